@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Rewind",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "RewindJSON", targets: ["RewindJSON"]),
+        .executable(name: "rewind", targets: ["rewind"]),
+        .executable(name: "rewind-bench", targets: ["RewindBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .target(name: "RewindJSON"),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        .executableTarget(
+            name: "rewind",
+            dependencies: [
+                "RewindJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "RewindBench",
+            dependencies: ["RewindJSON"]
+        ),
+        .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
+        .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+import RewindJSON
+print("rewind-bench")
