@@ -1,2 +1,54 @@
-import RewindJSON
-print("rewind-bench")
+import Foundation
+
+// rewind-bench [--json] [--filter TEXT] [--list]
+// Every group registered here runs in one process, so each figure and its baseline are
+// measured in the same run on the same machine.
+let groups: [BenchGroup] = [
+]
+
+var arguments = CommandLine.arguments.dropFirst()
+var json = false
+var filters: [String] = []
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--json": json = true
+    case "--filter":
+        guard let value = arguments.popFirst() else {
+            FileHandle.standardError.write(Data("rewind-bench: --filter needs a value\n".utf8))
+            exit(2)
+        }
+        filters.append(value)
+    case "--list":
+        for group in groups { print(group.name) }
+        exit(0)
+    case "-h", "--help":
+        print("usage: rewind-bench [--json] [--filter TEXT]... [--list]")
+        print("Runs Rewind's benchmarks; --json prints one JSON object per figure.")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("rewind-bench: unknown argument '\(argument)'\n".utf8))
+        exit(2)
+    }
+}
+
+let selected = groups.filter { group in filters.isEmpty || filters.contains { group.name.contains($0) } }
+if !json {
+    print("name".padding(toLength: 44, withPad: " ", startingAt: 0) + "  " + "value".leftPad(12) + "  unit      " + "baseline".leftPad(12) + "  " + "ratio".leftPad(7) + "  note")
+}
+var failed = false
+for group in selected {
+    do {
+        for result in try group.run() {
+            if json {
+                print(result.jsonLine)
+            } else {
+                print(result.tableRow)
+            }
+            fflush(stdout)
+        }
+    } catch {
+        FileHandle.standardError.write(Data("rewind-bench: \(group.name) failed: \(error)\n".utf8))
+        failed = true
+    }
+}
+exit(failed ? 1 : 0)
