@@ -33,18 +33,14 @@ while let argument = arguments.popFirst() {
 
 let selected = groups.filter { group in filters.isEmpty || filters.contains { group.name.contains($0) } }
 if !json {
-    print("name".padding(toLength: 44, withPad: " ", startingAt: 0) + "  " + "value".leftPad(12) + "  unit      " + "baseline".leftPad(12) + "  " + "ratio".leftPad(7) + "  note")
+    FileHandle.standardOutput.write(Data(("name".padding(toLength: 44, withPad: " ", startingAt: 0) + "  " + "value".leftPad(12) + "  unit      " + "baseline".leftPad(12) + "  " + "ratio".leftPad(7) + "  note\n").utf8))
 }
 var failed = false
 for group in selected {
     do {
         for result in try group.run() {
-            if json {
-                print(result.jsonLine)
-            } else {
-                print(result.tableRow)
-            }
-            fflush(stdout)
+            // Written straight to the file descriptor so each figure shows as soon as it is measured.
+            FileHandle.standardOutput.write(Data(((json ? result.jsonLine : result.tableRow) + "\n").utf8))
         }
     } catch {
         FileHandle.standardError.write(Data("rewind-bench: \(group.name) failed: \(error)\n".utf8))
