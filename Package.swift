@@ -37,6 +37,8 @@ let package = Package(
         ),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
+        // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
+        .testTarget(name: "RewindCLITests", dependencies: ["rewind"]),
     ],
     swiftLanguageModes: [.v6]
 )
