@@ -22,6 +22,13 @@ enum RandomJSON {
         return scalar(&rng)
     }
 
+    /// An object with a few members at the top, as application states are.
+    static func state(_ rng: inout SeededRandom) -> JSONValue {
+        var object = JSONObject()
+        for _ in 0..<rng.int(3..<9) { object[rng.pick(keys)] = document(&rng, depth: 1) }
+        return .object(object)
+    }
+
     static func recordList(_ rng: inout SeededRandom, depth: Int) -> JSONValue {
         let idKey = rng.chance(0.7) ? "id" : "_id"
         let count = rng.int(0..<25)
