@@ -57,18 +57,26 @@ struct DiffBuilder {
     private mutating func diffObjects(_ x: JSONObject, _ y: JSONObject) {
         let xKeys = x.keys, yKeys = y.keys
         var matched = 0
-        for i in 0..<xKeys.count {
-            let key = xKeys[i]
-            // Objects that kept their key order line up position by position.
-            let j = (i < yKeys.count && yKeys[i] == key) ? i : y.index(forKey: key)
-            path.append(.key(key))
-            if let j {
-                matched += 1
-                diff(x.value(at: i), y.value(at: j))
-            } else {
-                remove(x.value(at: i))
+        x.withValueBuffer { xValues in
+            y.withValueBuffer { yValues in
+                for i in 0..<xKeys.count {
+                    let key = xKeys[i]
+                    // Objects that kept their key order line up position by position.
+                    let j = (i < yKeys.count && yKeys[i] == key) ? i : y.index(forKey: key)
+                    if let j {
+                        matched += 1
+                        // Untouched members of an edited copy are the very same bytes.
+                        if isBitwiseIdentical(xValues.baseAddress! + i, yValues.baseAddress! + j) { continue }
+                        path.append(.key(key))
+                        diff(xValues[i], yValues[j])
+                        path.removeLast()
+                    } else {
+                        path.append(.key(key))
+                        remove(xValues[i])
+                        path.removeLast()
+                    }
+                }
             }
-            path.removeLast()
         }
         guard matched < yKeys.count else { return }
         for j in 0..<yKeys.count where x.index(forKey: yKeys[j]) == nil {
@@ -84,17 +92,38 @@ struct DiffBuilder {
         x.withUnsafeBufferPointer { xs in
             y.withUnsafeBufferPointer { ys in
                 if xs.baseAddress == ys.baseAddress, xs.count == ys.count { return }
+                // An empty array may have no buffer at all.
+                if xs.isEmpty, ys.isEmpty { return }
+                if xs.isEmpty || ys.isEmpty { return diffAgainstEmpty(xs, ys) }
                 diffArrays(xs, ys)
             }
         }
     }
 
+    /// All elements removed (each in turn at index 0) or all added.
+    private mutating func diffAgainstEmpty(_ x: UnsafeBufferPointer<JSONValue>, _ y: UnsafeBufferPointer<JSONValue>) {
+        for i in x.indices {
+            path.append(.index(new: 0, old: i))
+            remove(x[i])
+            path.removeLast()
+        }
+        for j in y.indices {
+            path.append(.index(new: j, old: -1))
+            add(y[j])
+            path.removeLast()
+        }
+    }
+
     private mutating func diffArrays(_ x: UnsafeBufferPointer<JSONValue>, _ y: UnsafeBufferPointer<JSONValue>) {
         let n = x.count, m = y.count
+        let xBase = x.baseAddress!, yBase = y.baseAddress!
+        func same(_ i: Int, _ j: Int) -> Bool {
+            isBitwiseIdentical(xBase + i, yBase + j) || x[i].isFastEqual(to: y[j])
+        }
         var head = 0
-        while head < n, head < m, x[head].isFastEqual(to: y[head]) { head += 1 }
+        while head < n, head < m, same(head, head) { head += 1 }
         var tail = 0
-        while tail < n - head, tail < m - head, x[n - 1 - tail].isFastEqual(to: y[m - 1 - tail]) { tail += 1 }
+        while tail < n - head, tail < m - head, same(n - 1 - tail, m - 1 - tail) { tail += 1 }
         let xRange = head..<(n - tail), yRange = head..<(m - tail)
         if xRange.isEmpty, yRange.isEmpty { return }
 

@@ -9,24 +9,32 @@ extension JSONValue {
             if a.sharesStorage(with: b) { return true }
             guard a.count == b.count else { return false }
             let aKeys = a.keys, bKeys = b.keys
-            for i in 0..<aKeys.count {
-                let j: Int
-                if aKeys[i] == bKeys[i] {
-                    j = i
-                } else {
-                    guard let found = b.index(forKey: aKeys[i]) else { return false }
-                    j = found
+            return a.withValueBuffer { av in
+                b.withValueBuffer { bv in
+                    for i in 0..<aKeys.count {
+                        let j: Int
+                        if aKeys[i] == bKeys[i] {
+                            j = i
+                        } else {
+                            guard let found = b.index(forKey: aKeys[i]) else { return false }
+                            j = found
+                        }
+                        if isBitwiseIdentical(av.baseAddress! + i, bv.baseAddress! + j) { continue }
+                        if !av[i].isFastEqual(to: bv[j]) { return false }
+                    }
+                    return true
                 }
-                if !a.value(at: i).isFastEqual(to: b.value(at: j)) { return false }
             }
-            return true
         case .array(let a):
             guard case .array(let b) = other else { return false }
             guard a.count == b.count else { return false }
             return a.withUnsafeBufferPointer { pa in
                 b.withUnsafeBufferPointer { pb in
-                    if pa.baseAddress == pb.baseAddress { return true }
-                    for i in 0..<pa.count where !pa[i].isFastEqual(to: pb[i]) { return false }
+                    if pa.baseAddress == pb.baseAddress || pa.isEmpty { return true }
+                    let aBase = pa.baseAddress!, bBase = pb.baseAddress!
+                    for i in 0..<pa.count where !isBitwiseIdentical(aBase + i, bBase + i) {
+                        if !pa[i].isFastEqual(to: pb[i]) { return false }
+                    }
                     return true
                 }
             }
