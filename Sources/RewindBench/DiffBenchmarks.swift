@@ -21,6 +21,7 @@ func runDiffBenchmarks() throws -> [BenchResult] {
     var changed = state
     try changed.apply(.replace(path: JSONPointer("/users/12345/settings/theme"), value: "dark-high-contrast"))
     results += try DiffBenchCase(name: "10MB state 1 field", a: state, b: changed).run()
+    results += try runReplayBenchmarks()
     return results
 }
 

@@ -28,38 +28,59 @@ public struct JSONPointer: Sendable, Hashable {
     /// Throws when the text is neither empty nor starts with `/`, or when a `~` is not followed
     /// by `0` or `1`.
     public init(_ string: String) throws(JSONPointerError) {
-        if string.isEmpty {
-            tokens = []
-            return
+        var text = string
+        let result = text.withUTF8 { utf8 -> Result<[String], JSONPointerError> in
+            Result { () throws(JSONPointerError) in try Self.parseTokens(utf8, text: string) }
         }
-        let utf8 = Array(string.utf8)
+        tokens = try result.get()
+    }
+
+    private static func parseTokens(_ utf8: UnsafeBufferPointer<UInt8>, text: String) throws(JSONPointerError) -> [String] {
+        guard !utf8.isEmpty else { return [] }
         guard utf8[0] == UInt8(ascii: "/") else {
-            throw JSONPointerError(pointer: string, offset: 0, reason: .missingLeadingSlash)
+            throw JSONPointerError(pointer: text, offset: 0, reason: .missingLeadingSlash)
         }
         var tokens: [String] = []
-        var token: [UInt8] = []
+        var start = 1
+        var hasEscape = false
         var i = 1
-        while i < utf8.count {
-            let b = utf8[i]
-            switch b {
-            case UInt8(ascii: "/"):
-                tokens.append(String(decoding: token, as: UTF8.self))
-                token.removeAll(keepingCapacity: true)
-            case UInt8(ascii: "~"):
-                let next = i + 1 < utf8.count ? utf8[i + 1] : nil
-                switch next {
-                case UInt8(ascii: "0"): token.append(UInt8(ascii: "~"))
-                case UInt8(ascii: "1"): token.append(UInt8(ascii: "/"))
-                default: throw JSONPointerError(pointer: string, offset: i, reason: .invalidEscape)
+        func token(_ end: Int, escaped: Bool) throws(JSONPointerError) -> String {
+            let bytes = UnsafeBufferPointer(rebasing: utf8[start..<end])
+            guard escaped else { return String(decoding: bytes, as: UTF8.self) }
+            var unescaped: [UInt8] = []
+            unescaped.reserveCapacity(bytes.count)
+            var k = 0
+            while k < bytes.count {
+                if bytes[k] == UInt8(ascii: "~") {
+                    let next: UInt8? = k + 1 < bytes.count ? bytes[k + 1] : nil
+                    switch next {
+                    case UInt8(ascii: "0"): unescaped.append(UInt8(ascii: "~"))
+                    case UInt8(ascii: "1"): unescaped.append(UInt8(ascii: "/"))
+                    default: throw JSONPointerError(pointer: text, offset: start + k, reason: .invalidEscape)
+                    }
+                    k += 2
+                } else {
+                    unescaped.append(bytes[k])
+                    k += 1
                 }
-                i += 1
+            }
+            return String(decoding: unescaped, as: UTF8.self)
+        }
+        while i < utf8.count {
+            switch utf8[i] {
+            case UInt8(ascii: "/"):
+                tokens.append(try token(i, escaped: hasEscape))
+                start = i + 1
+                hasEscape = false
+            case UInt8(ascii: "~"):
+                hasEscape = true
             default:
-                token.append(b)
+                break
             }
             i += 1
         }
-        tokens.append(String(decoding: token, as: UTF8.self))
-        self.tokens = tokens
+        tokens.append(try token(utf8.count, escaped: hasEscape))
+        return tokens
     }
 
     /// `true` for the pointer to the whole document.
