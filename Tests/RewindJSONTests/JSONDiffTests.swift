@@ -119,6 +119,20 @@ struct JSONDiffTests {
         }
     }
 
+    @Test("deeply nested documents diff and patch without running out of stack")
+    func deepNesting() throws {
+        func nested(_ leaf: JSONValue, depth: Int) -> JSONValue {
+            var value = leaf
+            for k in 0..<depth { value = k % 2 == 0 ? .array([0, value]) : .object(["k": value]) }
+            return value
+        }
+        let a = nested(1, depth: 900), b = nested(2, depth: 900)
+        let diff = JSONDiff(from: a, to: try JSONValue(parsing: b.serialized()))
+        #expect(diff.forward.count == 1)
+        #expect(diff.forward.operations.first?.path.tokens.count == 900)
+        try roundTrip(a, b)
+    }
+
     @Test("very different long arrays fall back to pairing by position, still correct")
     func veryDifferentArrays() throws {
         let a = JSONValue.array((0..<3_000).map { .number(JSONNumber($0)) })
