@@ -13,7 +13,7 @@ public struct JSONObject: Sendable {
     @usableFromInline var _keys: [String]
     @usableFromInline var _values: [JSONValue]
     /// Key → position, present only for objects larger than `indexThreshold`.
-    @usableFromInline var _index: [String: Int]?
+    @usableFromInline var _index: KeyIndex?
 
     @usableFromInline static var indexThreshold: Int { 24 }
 
@@ -41,11 +41,16 @@ public struct JSONObject: Sendable {
         if keys.count > Self.indexThreshold { rebuildIndex() }
     }
 
+    /// Adopts keys already known to be unique, with their index when the object is large.
+    init(checkedKeys keys: [String], values: [JSONValue], index: KeyIndex?) {
+        _keys = keys
+        _values = values
+        _index = index
+    }
+
     @usableFromInline mutating func rebuildIndex() {
         if _keys.count > Self.indexThreshold {
-            var index = [String: Int](minimumCapacity: _keys.count)
-            for (i, key) in _keys.enumerated() { index[key] = i }
-            _index = index
+            _index = KeyIndex(keys: _keys)
         } else {
             _index = nil
         }
@@ -66,7 +71,7 @@ public struct JSONObject: Sendable {
     /// The position of `key`, or `nil` when the object does not have it.
     @inlinable
     public func index(forKey key: String) -> Int? {
-        if let index = _index { return index[key] }
+        if let index = _index { return index.position(of: key, in: _keys) }
         return _keys.withUnsafeBufferPointer { keys in
             for i in 0..<keys.count where keys[i] == key { return i }
             return nil
@@ -107,7 +112,7 @@ public struct JSONObject: Sendable {
         _keys.insert(key, at: position)
         _values.insert(value, at: position)
         if position == _keys.count - 1, _index != nil {
-            _index![key] = position
+            _index!.appendLast(of: _keys)
         } else {
             rebuildIndex()
         }
@@ -119,12 +124,7 @@ public struct JSONObject: Sendable {
         guard let i = index(forKey: key) else { return nil }
         _keys.remove(at: i)
         let old = _values.remove(at: i)
-        if i == _keys.count, _index != nil {
-            _index![key] = nil
-            if _keys.count <= Self.indexThreshold { _index = nil }
-        } else {
-            rebuildIndex()
-        }
+        rebuildIndex()
         return old
     }
 
