@@ -64,6 +64,9 @@ struct JSONParser: ~Copyable {
     var frames = UnsafeStack<Frame>(capacity: 16)
     /// Where strings with escapes are decoded.
     var scratch = ByteBuffer(capacity: 256)
+    /// Short strings seen before, for documents big enough to repeat them.
+    var cache = StringCache()
+    let usesCache: Bool
 
     struct Frame {
         var isObject: Bool
@@ -83,6 +86,7 @@ struct JSONParser: ~Copyable {
         self.p = p
         self.end = end
         self.maxDepth = maxDepth
+        usesCache = end >= 4096
     }
 
     @inline(never) func error(_ message: String, at offset: Int) -> JSONError {

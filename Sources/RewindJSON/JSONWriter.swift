@@ -80,10 +80,12 @@ struct JSONWriter: ~Copyable {
             return
         }
         out.append(UInt8(ascii: "["))
-        for k in 0..<elements.count {
-            if k > 0 { out.append(UInt8(ascii: ",")) }
-            newline(depth &+ 1)
-            write(elements[k], depth: depth &+ 1)
+        elements.withUnsafeBufferPointer { elements in
+            for k in 0..<elements.count {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                newline(depth &+ 1)
+                write(elements[k], depth: depth &+ 1)
+            }
         }
         newline(depth)
         out.append(UInt8(ascii: "]"))
@@ -95,13 +97,13 @@ struct JSONWriter: ~Copyable {
             return
         }
         out.append(UInt8(ascii: "{"))
-        if sortKeys {
-            for (k, position) in object.positionsSortedByKey.enumerated() {
-                writeMember(first: k == 0, key: object._keys[position], value: object._values[position], depth: depth)
-            }
-        } else {
-            for k in 0..<object.count {
-                writeMember(first: k == 0, key: object._keys[k], value: object._values[k], depth: depth)
+        let order = sortKeys ? object.positionsSortedByKey : nil
+        object._keys.withUnsafeBufferPointer { keys in
+            object._values.withUnsafeBufferPointer { values in
+                for k in 0..<keys.count {
+                    let position = order?[k] ?? k
+                    writeMember(first: k == 0, key: keys[position], value: values[position], depth: depth)
+                }
             }
         }
         newline(depth)
@@ -150,16 +152,16 @@ struct JSONWriter: ~Copyable {
         out.reserve(20)
         var magnitude = v.magnitude
         if v < 0 { out.appendUnchecked(UInt8(ascii: "-")) }
-        var digits = 1
-        var power: UInt64 = 10
-        while digits < 19, magnitude >= power {
-            digits &+= 1
-            power &*= 10
+        if magnitude < 10 {
+            out.appendUnchecked(UInt8(truncatingIfNeeded: magnitude) &+ 0x30)
+            return
         }
-        if digits == 19, magnitude >= power { digits = 20 }
+        // Digits go right to left into the reserved room past the 20 bytes the number can
+        // take, then move down into place.
+        out.reserve(40)
         let pairs = Self.digitPairs.utf8Start
-        let tail = out.tail
-        var k = digits
+        let tail = out.tail + 40
+        var k = 0
         while magnitude >= 100 {
             let pair = Int(magnitude % 100) &* 2
             magnitude /= 100
@@ -169,12 +171,15 @@ struct JSONWriter: ~Copyable {
         }
         if magnitude >= 10 {
             let pair = Int(magnitude) &* 2
-            tail[k &- 2] = pairs[pair]
-            tail[k &- 1] = pairs[pair &+ 1]
+            k &-= 2
+            tail[k] = pairs[pair]
+            tail[k &+ 1] = pairs[pair &+ 1]
         } else {
-            tail[k &- 1] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30
+            k &-= 1
+            tail[k] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30
         }
-        out.advance(by: digits)
+        out.tail.update(from: tail + k, count: -k)
+        out.advance(by: -k)
     }
 
     @inline(__always) mutating func writeString(_ s: String) {
@@ -186,6 +191,9 @@ struct JSONWriter: ~Copyable {
     }
 
     /// Writes `utf8` as a quoted JSON string, escaping what JSON requires and nothing more.
+    ///
+    /// Plain bytes are copied eight at a time as they are scanned: room for the whole string is
+    /// reserved first (and again after each escape), so a full 8-byte store never overruns.
     mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         let n = utf8.count
         out.reserve(n &+ 2)
@@ -195,24 +203,29 @@ struct JSONWriter: ~Copyable {
             return
         }
         var k = 0
-        var runStart = 0
         while true {
+            var dst = out.tail
+            let runStart = k
             while k &+ 8 <= n {
-                let special = SWAR.stringSpecialBytes(SWAR.load(base + k))
+                let w = SWAR.load(base + k)
+                UnsafeMutableRawPointer(dst).storeBytes(of: w.littleEndian, as: UInt64.self)
+                let special = SWAR.stringSpecialBytes(w)
                 if special == 0 {
                     k &+= 8
+                    dst += 8
                     continue
                 }
                 k &+= special.trailingZeroBitCount &>> 3
                 break
             }
+            out.advance(by: k &- runStart)
             while k < n {
                 let b = base[k]
                 if b < 0x20 || b == 0x22 || b == 0x5C { break }
+                out.appendUnchecked(b)
                 k &+= 1
             }
             if k >= n { break }
-            if runStart < k { out.appendUnchecked(base + runStart, k &- runStart) }
             // Room for this escape, the rest of the string and the closing quote.
             out.reserve(7 &+ n &- k)
             let b = base[k]
@@ -230,9 +243,7 @@ struct JSONWriter: ~Copyable {
                 out.appendUnchecked(Self.hexDigit(b & 0xF))
             }
             k &+= 1
-            runStart = k
         }
-        if runStart < n { out.appendUnchecked(base + runStart, n &- runStart) }
         out.appendUnchecked(UInt8(ascii: "\""))
     }
 

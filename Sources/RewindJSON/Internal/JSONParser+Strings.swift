@@ -27,9 +27,15 @@ extension JSONParser {
             guard i < end else { throw error("unexpected end of input inside a string") }
             let b = p[i]
             if b == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(start: p + start, count: i &- start)
+                let length = i &- start
+                let slice = UnsafeBufferPointer(start: p + start, count: length)
                 i &+= 1
-                if seen & 0x8080_8080_8080_8080 == 0 { return String(decoding: slice, as: UTF8.self) }
+                if seen & 0x8080_8080_8080_8080 == 0 {
+                    if usesCache, length <= 15, start &+ 16 <= end {
+                        return cache.string(at: p + start, length: length)
+                    }
+                    return String(decoding: slice, as: UTF8.self)
+                }
                 guard let s = String(validating: slice, as: UTF8.self) else {
                     throw error("invalid UTF-8 in a string", at: firstInvalidUTF8(from: start))
                 }
