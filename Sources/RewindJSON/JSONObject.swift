@@ -73,7 +73,7 @@ public struct JSONObject: Sendable {
     public func index(forKey key: String) -> Int? {
         if let index = _index { return index.position(of: key, in: _keys) }
         return _keys.withUnsafeBufferPointer { keys in
-            for i in 0..<keys.count where keys[i] == key { return i }
+            for i in 0..<keys.count where keys[i].hasSameBytes(as: key) { return i }
             return nil
         }
     }
@@ -151,7 +151,7 @@ extension JSONObject: Equatable {
         guard lhs.count == rhs.count else { return false }
         // Same order is the common case: compare positionally first, fall back to lookups.
         for i in 0..<lhs.count {
-            if lhs._keys[i] == rhs._keys[i] {
+            if lhs._keys[i].hasSameBytes(as: rhs._keys[i]) {
                 if lhs._values[i] != rhs._values[i] { return false }
             } else {
                 guard let j = rhs.index(forKey: lhs._keys[i]), lhs._values[i] == rhs._values[j] else {

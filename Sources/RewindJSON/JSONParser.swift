@@ -253,7 +253,7 @@ extension JSONObject {
         if n <= 8 {
             let unique = keys.withUnsafeBufferPointer { keys in
                 for a in 0..<n {
-                    for b in (a &+ 1)..<Swift.max(a &+ 1, n) where keys[a] == keys[b] { return false }
+                    for b in (a &+ 1)..<Swift.max(a &+ 1, n) where keys[a].hasSameBytes(as: keys[b]) { return false }
                 }
                 return true
             }

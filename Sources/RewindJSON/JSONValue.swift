@@ -2,7 +2,9 @@
 ///
 /// Objects keep their keys in the order they were read or inserted; numbers keep the exact text
 /// they were read from (see ``JSONNumber``). Equality is JSON equality: objects compare as
-/// unordered maps and numbers compare numerically, so `{"a":1.0,"b":2} == {"b":2,"a":1}`.
+/// unordered maps, numbers compare numerically, and strings and keys compare scalar by scalar
+/// (not by Swift's canonical equivalence), so `{"a":1.0,"b":2} == {"b":2,"a":1}` while
+/// `"\u00e9" != "e\u0301"`.
 ///
 /// ```swift
 /// let state: JSONValue = ["user": ["name": "Ada", "age": 36], "tags": ["a", "b"]]
@@ -87,7 +89,7 @@ extension JSONValue: Equatable {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.number(let a), .number(let b)): return a == b
-        case (.string(let a), .string(let b)): return a == b
+        case (.string(let a), .string(let b)): return a.hasSameBytes(as: b)
         case (.array(let a), .array(let b)):
             guard a.count == b.count else { return false }
             return a.withUnsafeBufferPointer { pa in

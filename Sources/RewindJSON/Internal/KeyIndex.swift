@@ -37,7 +37,7 @@
                     slots[s] = Int32(truncatingIfNeeded: position)
                     break
                 }
-                if keys[Int(occupant)] == key { return false }
+                if keys[Int(occupant)].hasSameBytes(as: key) { return false }
                 s = (s &+ 1) & mask
             }
         }
@@ -60,7 +60,7 @@
         while true {
             let occupant = slots[s]
             if occupant < 0 { return nil }
-            if keys[Int(occupant)] == key { return Int(occupant) }
+            if keys[Int(occupant)].hasSameBytes(as: key) { return Int(occupant) }
             s = (s &+ 1) & mask
         }
     }
