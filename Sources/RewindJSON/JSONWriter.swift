@@ -64,7 +64,13 @@ struct JSONWriter: ~Copyable {
     }
 
     mutating func write(_ value: JSONValue, depth: Int) {
-        switch value {
+        withUnsafePointer(to: value) { write(at: $0, depth: depth) }
+    }
+
+    /// Writes the value at `value`; reading through the pointer lets the payloads be borrowed
+    /// rather than copied (retained and released) on the way down.
+    mutating func write(at value: UnsafePointer<JSONValue>, depth: Int) {
+        switch value.pointee {
         case .null: out.append("null")
         case .bool(let b): b ? out.append("true") : out.append("false")
         case .number(let n): writeNumber(n)
@@ -84,7 +90,7 @@ struct JSONWriter: ~Copyable {
             for k in 0..<elements.count {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 newline(depth &+ 1)
-                write(elements[k], depth: depth &+ 1)
+                write(at: elements.baseAddress! + k, depth: depth &+ 1)
             }
         }
         newline(depth)
@@ -102,7 +108,7 @@ struct JSONWriter: ~Copyable {
             object._values.withUnsafeBufferPointer { values in
                 for k in 0..<keys.count {
                     let position = order?[k] ?? k
-                    writeMember(first: k == 0, key: keys[position], value: values[position], depth: depth)
+                    writeMember(first: k == 0, key: keys.baseAddress! + position, value: values.baseAddress! + position, depth: depth)
                 }
             }
         }
@@ -110,12 +116,13 @@ struct JSONWriter: ~Copyable {
         out.append(UInt8(ascii: "}"))
     }
 
-    @inline(__always) private mutating func writeMember(first: Bool, key: String, value: JSONValue, depth: Int) {
+    @inline(__always) private mutating func writeMember(first: Bool, key: UnsafePointer<String>, value: UnsafePointer<JSONValue>, depth: Int) {
         if !first { out.append(UInt8(ascii: ",")) }
         newline(depth &+ 1)
-        writeString(key)
+        let done: Void? = key.pointee.utf8.withContiguousStorageIfAvailable { writeEscaped($0) }
+        if done == nil { writeString(key.pointee) }
         if pretty { out.append(": ") } else { out.append(UInt8(ascii: ":")) }
-        write(value, depth: depth &+ 1)
+        write(at: value, depth: depth &+ 1)
     }
 
     @inline(__always) private mutating func newline(_ depth: Int) {
