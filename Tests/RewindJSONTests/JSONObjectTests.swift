@@ -77,13 +77,13 @@ struct JSONObjectTests {
         #expect(a != ["x": 1, "y": [true]])
     }
 
-    @Test("a large parsed document reads every short string back exactly")
+    @Test("a large parsed document reads every repeated string back exactly")
     func repeatedShortStrings() throws {
-        // Long enough for the parser's short-string reuse; lengths around 8 and 15 bytes, shared
+        // Long enough for the parser's string reuse; lengths around 8, 15 and 64 bytes, shared
         // prefixes, and strings that end right at the end of the input.
         var strings: [String] = []
-        for round in 0..<40 {
-            for length in 0...17 {
+        for round in 0..<12 {
+            for length in 0...70 {
                 strings.append(String(repeating: "k", count: length))
                 strings.append(String(repeating: "k", count: max(0, length - 1)) + "\(round % 3)")
             }

@@ -31,8 +31,9 @@ extension JSONParser {
                 let slice = UnsafeBufferPointer(start: p + start, count: length)
                 i &+= 1
                 if seen & 0x8080_8080_8080_8080 == 0 {
-                    if usesCache, length <= 15, start &+ 16 <= end {
-                        return cache.string(at: p + start, length: length)
+                    if usesCache {
+                        if length <= 15, start &+ 16 <= end { return cache.shortString(at: p + start, length: length) }
+                        if length > 15, length <= StringCache.longLimit { return cache.longString(at: p + start, length: length) }
                     }
                     return String(decoding: slice, as: UTF8.self)
                 }
