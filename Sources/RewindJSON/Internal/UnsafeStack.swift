@@ -51,10 +51,13 @@ struct UnsafeStack<Element>: ~Copyable {
         if n == 0 { return [] }
         let source = base + start
         count = start
-        return Array(unsafeUninitializedCapacity: n) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: source, count: n)
-            initialized = n
-        }
+        // `reserveCapacity` on an empty array takes a path specialized for `Element`, while
+        // `Array(unsafeUninitializedCapacity:)` looks up the storage class's metadata at run time
+        // on every call, which costs more than the moves.
+        var array: [Element] = []
+        array.reserveCapacity(n)
+        for k in 0..<n { array.append((source + k).move()) }
+        return array
     }
 
     /// The elements at `start...`, still on the stack.
