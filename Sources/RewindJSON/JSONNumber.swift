@@ -160,6 +160,7 @@ public struct JSONNumber: Sendable {
 }
 
 extension JSONNumber: Equatable {
+    /// Numeric, exact equality: `1.0 == 1`, `-0 == 0`.
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
         switch (lhs.storage, rhs.storage) {
         case (.int(let a), .int(let b)): return a == b
@@ -173,16 +174,19 @@ extension JSONNumber: Equatable {
 }
 
 extension JSONNumber: Hashable {
+    /// Hashes the canonical text, so numerically equal numbers hash equal.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(canonicalText)
     }
 }
 
 extension JSONNumber: CustomStringConvertible {
+    /// The number's exact JSON text.
     public var description: String { text }
 }
 
 extension JSONNumber: ExpressibleByIntegerLiteral {
+    /// The integer `value`.
     public init(integerLiteral value: Int) { self.init(value) }
 }
 

@@ -137,16 +137,22 @@ public struct JSONObject: Sendable {
 }
 
 extension JSONObject: RandomAccessCollection {
+    /// A member: its key and its value.
     public typealias Element = (key: String, value: JSONValue)
+    /// Members are indexed by position.
     public typealias Index = Int
+    /// The position of the first member.
     public var startIndex: Int { 0 }
+    /// One past the position of the last member.
     public var endIndex: Int { _keys.count }
+    /// The member at `position`.
     public subscript(position: Int) -> (key: String, value: JSONValue) {
         (key: _keys[position], value: _values[position])
     }
 }
 
 extension JSONObject: Equatable {
+    /// The same keys (compared scalar by scalar) with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
         // Same order is the common case: compare positionally first, fall back to lookups.
@@ -164,6 +170,7 @@ extension JSONObject: Equatable {
 }
 
 extension JSONObject: Hashable {
+    /// Hashes the members independently of their order.
     public func hash(into hasher: inout Hasher) {
         // Order-independent: members combine commutatively.
         var folded = 0
@@ -179,6 +186,7 @@ extension JSONObject: Hashable {
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// An object with these members in this order.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }

@@ -84,6 +84,7 @@ extension JSONValue {
 // MARK: - Equality and hashing
 
 extension JSONValue: Equatable {
+    /// JSON equality: see ``JSONValue``.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -105,6 +106,7 @@ extension JSONValue: Equatable {
 }
 
 extension JSONValue: Hashable {
+    /// Hashes consistently with `==`: object member order and number spelling do not matter.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0 as UInt8)
@@ -123,18 +125,22 @@ extension JSONValue: Hashable {
 // MARK: - Literals
 
 extension JSONValue: ExpressibleByNilLiteral {
+    /// `null`.
     public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
+    /// A boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
+    /// An integer.
     public init(integerLiteral value: Int) { self = .number(JSONNumber(value)) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
+    /// A number, printed as Swift's shortest round-tripping text.
     public init(floatLiteral value: Double) {
         // A float literal is always finite.
         self = .number(JSONNumber(value)!)
@@ -142,14 +148,17 @@ extension JSONValue: ExpressibleByFloatLiteral {
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
+    /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
+    /// An array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
+    /// An object with these members in this order (a repeated key keeps its last value).
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements))
     }

@@ -59,9 +59,4 @@ struct UnsafeStack<Element>: ~Copyable {
         for k in 0..<n { array.append((source + k).move()) }
         return array
     }
-
-    /// The elements at `start...`, still on the stack.
-    @inline(__always) func elements(from start: Int) -> UnsafeMutableBufferPointer<Element> {
-        UnsafeMutableBufferPointer(start: base + start, count: count &- start)
-    }
 }
