@@ -3,7 +3,8 @@ import Foundation
 /// Options for ``JSONValue/init(parsing:options:)-(_,_)``.
 public struct JSONParseOptions: Sendable {
     /// The deepest nesting of arrays and objects accepted; deeper input is an error, never a
-    /// stack overflow.
+    /// stack overflow. Parsing itself uses no call stack per level, but printing, comparing and
+    /// freeing a value recurse on its nesting, so raise this far past the default with care.
     public var maxDepth: Int
 
     /// Options with `maxDepth` (1,000 unless given).
