@@ -1,7 +1,7 @@
 import Foundation
 
-/// Finds `shared/testdata`: `$REWIND_SHARED_TESTDATA`, else the first `shared/testdata` in the
-/// current directory or one of its ancestors (so a git worktree finds it too).
+/// Finds `shared/testdata`: `$REWIND_SHARED_TESTDATA`, else the first `shared/testdata` above the
+/// current directory or above the executable (so a git worktree finds it too).
 enum SharedTestData {
     struct NotFound: Error, CustomStringConvertible {
         var description: String {
@@ -9,17 +9,34 @@ enum SharedTestData {
         }
     }
 
-    static func root() throws -> URL {
+    /// The `shared/testdata` folder that holds `child`, or `nil` when there is none.
+    static func directory(containing child: String) -> URL? {
+        let fm = FileManager.default
         if let override = ProcessInfo.processInfo.environment["REWIND_SHARED_TESTDATA"] {
-            return URL(fileURLWithPath: override)
+            let url = URL(fileURLWithPath: override)
+            return fm.fileExists(atPath: url.appendingPathComponent(child).path) ? url : nil
         }
-        var dir = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        while true {
-            let candidate = dir.appendingPathComponent("shared/testdata")
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            if dir.path == "/" { throw NotFound() }
-            dir = dir.deletingLastPathComponent()
+        var starts = [URL(fileURLWithPath: fm.currentDirectoryPath)]
+        if let executable = Bundle.main.executableURL {
+            starts.append(executable.resolvingSymlinksInPath().deletingLastPathComponent())
         }
+        for start in starts {
+            var dir = start.standardizedFileURL
+            while true {
+                let candidate = dir.appendingPathComponent("shared/testdata")
+                if fm.fileExists(atPath: candidate.appendingPathComponent(child).path) { return candidate }
+                let parent = dir.deletingLastPathComponent()
+                if parent.path == dir.path { break }
+                dir = parent
+            }
+        }
+        return nil
+    }
+
+    /// The `shared/testdata` folder, or a ``NotFound`` error.
+    static func root() throws -> URL {
+        guard let root = directory(containing: "") else { throw NotFound() }
+        return root
     }
 
     static func bytes(_ relativePath: String) throws -> [UInt8] {
