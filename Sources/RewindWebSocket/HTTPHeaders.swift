@@ -13,6 +13,7 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
         self.fields = fields
     }
 
+    /// Headers from a literal, in the order written.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.fields = elements.map { (name: $0.0, value: $0.1) }
     }
@@ -38,15 +39,18 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, S
     /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 
+    /// The fields in order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }
 
+    /// Equal when the same fields come in the same order.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
+    /// Hashes the fields in order.
     public func hash(into hasher: inout Hasher) {
         for field in fields {
             hasher.combine(field.name)

@@ -19,8 +19,12 @@ public protocol WebSocketClientDelegate: AnyObject, Sendable {
 }
 
 extension WebSocketClientDelegate {
+    /// Default: does nothing.
     public func didConnect(_ connection: WebSocketConnection) {}
+    /// Default: does nothing.
     public func didFailToConnect(reason: String) {}
+    /// Default: drops the message.
     public func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {}
+    /// Default: does nothing.
     public func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {}
 }

@@ -32,6 +32,7 @@ public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomSt
     /// 1011: the endpoint hit an unexpected condition.
     public static let internalError = WebSocketCloseCode(rawValue: 1011)
 
+    /// The number with its name, e.g. `1001 (going away)`.
     public var description: String {
         switch rawValue {
         case 1000: "1000 (normal)"

@@ -17,7 +17,7 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
     public let path: String
     /// The subprotocol spoken, e.g. `rewind.app.v1` (empty when none was negotiated).
     public let subprotocol: String
-    /// The peer's address and port, e.g. `127.0.0.1:51234`.
+    /// The peer's address and port, e.g. `127.0.0.1:51234` (client side: the URL's host and port).
     public let remoteAddress: String
     /// The upgrade request that opened this connection (server side), or `nil` (client side).
     public let request: WebSocketUpgradeRequest?
@@ -68,14 +68,17 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
     /// Payload bytes waiting to be written.
     public var queuedByteCount: Int { core.queuedByteCount }
 
+    /// `WebSocketConnection #7 /app [rewind.app.v1] from 127.0.0.1:51234`.
     public var description: String {
         "WebSocketConnection #\(id) \(path) [\(subprotocol)] from \(remoteAddress)"
     }
 
+    /// The same connection (identity).
     public static func == (lhs: WebSocketConnection, rhs: WebSocketConnection) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }

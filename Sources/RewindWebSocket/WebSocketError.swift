@@ -12,6 +12,7 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `start()` or `connect()` was called a second time.
     case alreadyStarted
 
+    /// One sentence saying what failed and where.
     public var description: String {
         switch self {
         case let .cannotListen(host, port, reason):

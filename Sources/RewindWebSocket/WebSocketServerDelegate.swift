@@ -25,9 +25,14 @@ public protocol WebSocketServerDelegate: AnyObject, Sendable {
 }
 
 extension WebSocketServerDelegate {
+    /// Default: accepts every request that matched an endpoint.
     public func shouldAccept(_ request: WebSocketUpgradeRequest) -> Bool { true }
+    /// Default: does nothing.
     public func didOpen(_ connection: WebSocketConnection) {}
+    /// Default: drops the message.
     public func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {}
+    /// Default: does nothing.
     public func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {}
+    /// Default: ``HTTPResponse/notFound``.
     public func respond(to request: HTTPRequest) -> HTTPResponse { .notFound }
 }

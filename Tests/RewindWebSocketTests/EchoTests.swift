@@ -45,7 +45,10 @@ struct EchoTests {
         let delegate = TestClientDelegate()
         try client.connect(delegate: delegate)
         #expect(delegate.state.wait { $0.received.count == 1 })
-        #expect(delegate.state.value.received == [WebSocketMessage(text: "early")])
+        // Sends after the connection opened still wake the service thread.
+        #expect(client.send(text: "later") == .enqueued)
+        #expect(delegate.state.wait { $0.received.count == 2 })
+        #expect(delegate.state.value.received == [WebSocketMessage(text: "early"), WebSocketMessage(text: "later")])
         #expect(throws: WebSocketError.alreadyStarted) { try client.connect(delegate: delegate) }
         client.close()
         #expect(client.waitUntilFinished(timeout: .seconds(10)))

@@ -11,7 +11,6 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
 
     struct Control {
         var phase = Phase.idle
-        var forceStop = false
     }
 
     /// The local protocol name when no subprotocol is asked for.
@@ -68,12 +67,6 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         guard thread.start(name: "rewind-ws-client", body: { self.run() }) else { throw .alreadyStarted }
     }
 
-    /// Drops the connection at once, without a close handshake (for teardown paths).
-    func abort() {
-        control.withLock { $0.forceStop = true }
-        waker.wake()
-    }
-
     // MARK: Service thread
 
     private func run() {
@@ -109,7 +102,7 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         info.port = Int32(url.port)
         info.path = context.cString(url.pathAndQuery)
         info.host = context.cString(url.hostHeader)
-        info.origin = configuration.origin.map { context.cString($0) }
+        // Not info.origin: lws 4.1 writes it as "http://" + origin, mangling a real Origin.
         let localName = context.cString(configuration.subprotocol ?? Self.anonymousProtocolName)
         info.protocol = configuration.subprotocol == nil ? nil : localName
         info.local_protocol_name = localName
@@ -123,7 +116,6 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
 
     private func serviceLoop(_ pointer: OpaquePointer) {
         while !ended {
-            if control.withLock({ $0.forceStop }) { break }
             if lws_service(pointer, 0) < 0 { break }
         }
     }
@@ -171,12 +163,14 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
     }
 
     private func appendHeaders(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard !configuration.headers.isEmpty else { return 0 }
+        var headers = configuration.headers
+        if let origin = configuration.origin { headers.set("origin", origin) }
+        guard !headers.isEmpty else { return 0 }
         guard let input else { return -1 }
         let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = cursor.pointee else { return -1 }
         let end = start + length
-        for field in configuration.headers {
+        for field in headers {
             var name = Array((field.name.lowercased() + ":").utf8) + [0]
             var value = Array(field.value.utf8)
             guard lws_add_http_header_by_name(wsi, &name, &value, Int32(value.count), cursor, end) == 0 else { return -1 }

@@ -14,8 +14,12 @@ final class ConnectionCore: @unchecked Sendable {
     private struct Shared {
         var queue: OutgoingQueue
         var closeRequest: (code: WebSocketCloseCode, reason: [UInt8])?
+        /// The close handshake is under way (peer's close, or an oversized message).
+        var isClosing = false
         var isClosed = false
         var wakeQueued = false
+
+        var acceptsSends: Bool { !isClosed && !isClosing && closeRequest == nil }
     }
 
     let id: UInt64
@@ -42,7 +46,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     func enqueue(_ message: WebSocketMessage) -> WebSocketSendResult {
         lock.lock()
-        guard !shared.isClosed, shared.closeRequest == nil else {
+        guard shared.acceptsSends else {
             lock.unlock()
             return .closed
         }
@@ -63,7 +67,7 @@ final class ConnectionCore: @unchecked Sendable {
         var reasonBytes = Array(reason.utf8)
         if reasonBytes.count > 123 { reasonBytes.removeLast(reasonBytes.count - 123) }  // 125-byte control payload
         lock.lock()
-        guard !shared.isClosed, shared.closeRequest == nil else {
+        guard shared.acceptsSends else {
             lock.unlock()
             return
         }
@@ -75,7 +79,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     var isOpen: Bool {
-        lock.withLock { !shared.isClosed && shared.closeRequest == nil }
+        lock.withLock { shared.acceptsSends }
     }
 
     var queuedMessageCount: Int { lock.withLock { shared.queue.count } }
@@ -93,24 +97,22 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Whether anything (a message or the close) waits to be written.
     var hasPendingOutput: Bool {
-        lock.withLock { !shared.isClosed && (!shared.queue.isEmpty || shared.closeRequest != nil) }
+        lock.withLock { !shared.isClosed && !shared.isClosing && (!shared.queue.isEmpty || shared.closeRequest != nil) }
     }
 
     /// Takes the next message, or the close once the queue is empty.
     func next() -> Next {
         lock.lock()
         defer { lock.unlock() }
-        if shared.isClosed { return .nothing }
+        if shared.isClosed || shared.isClosing { return .nothing }
         if let message = shared.queue.pop() { return .message(message) }
         if let request = shared.closeRequest { return .close(request.code, reason: request.reason) }
         return .nothing
     }
 
-    /// Refuses further sends without writing a close (the peer closed, or the link is going).
+    /// Refuses further sends without writing a close (lws is already closing the connection).
     func stopAccepting() {
-        lock.withLock {
-            if shared.closeRequest == nil { shared.closeRequest = (.normal, []) }
-        }
+        lock.withLock { shared.isClosing = true }
     }
 
     /// Drops what is queued; every later send reports `.closed`.

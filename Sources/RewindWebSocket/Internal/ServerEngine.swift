@@ -51,7 +51,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     func start() throws(WebSocketError) -> Int {
         try Self.validate(configuration)
         let begun = control.withLock { control -> Bool in
-            guard control.phase == .idle else { return false }
+            guard control.phase == .idle, control.shutdownCode == nil else { return false }
             control.phase = .starting
             return true
         }
@@ -144,6 +144,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         info.gid = -1
         info.uid = -1
         info.max_http_header_data = 16 * 1024  // cookies for localhost pile up across dev servers
+        info.server_string = context.cString("rewind")
         guard context.create(&info), let pointer = context.pointer else {
             return .contextCreationFailed("lws_create_context failed (out of memory or file descriptors?)")
         }

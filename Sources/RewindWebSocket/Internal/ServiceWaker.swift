@@ -11,9 +11,13 @@ final class ServiceWaker: @unchecked Sendable {
 
     private let state = Locked(State())
 
-    /// Lets wake-ups through to `context` (service thread, once the context exists).
+    /// Lets wake-ups through to `context` (service thread, once the context exists). Connections
+    /// queued before (a client sending before it connects) are looked at on the first service pass.
     func attach(_ context: OpaquePointer) {
-        state.withLock { $0.context = context }
+        state.withLock { state in
+            state.context = context
+            if !state.pending.isEmpty { lws_cancel_service(context) }
+        }
     }
 
     /// Stops wake-ups before the context is destroyed (service thread). Holding the lock while

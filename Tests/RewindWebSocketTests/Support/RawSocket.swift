@@ -94,3 +94,10 @@ final class RawSocket {
         return String(decoding: read(until: Array("\r\n\r\n".utf8)), as: UTF8.self)
     }
 }
+
+/// The status code of an HTTP response head (`HTTP/1.x 403 Forbidden` gives 403), or 0.
+func statusCode(of head: String) -> Int {
+    let parts = head.split(separator: " ", maxSplits: 2)
+    guard parts.count >= 2, parts[0].hasPrefix("HTTP/") else { return 0 }
+    return Int(parts[1]) ?? 0
+}
