@@ -95,7 +95,7 @@ struct LifecycleTests {
 
         let (client, delegate) = try connectClient(port: port)
         #expect(!delegate.state.value.connected)
-        #expect(delegate.state.value.failure != nil)
+        #expect(delegate.state.value.failure?.isEmpty == false)
         #expect(client.waitUntilFinished(timeout: .seconds(10)))
         #expect(client.send(text: "nobody") == .closed)
     }

@@ -20,7 +20,7 @@ struct UpgradeRefusalTests {
 
         let (_, refused) = try connectClient(port: port, origin: "http://evil.example")
         #expect(!refused.state.value.connected)
-        #expect(refused.state.value.failure != nil)
+        #expect(refused.state.value.failure?.contains("101") == true, "lws' reason: \(refused.state.value.failure ?? "none")")
         #expect(serverDelegate.state.value.upgradeRequests.last?.origin == "http://evil.example")
 
         let raw = try RawSocket(port: port)

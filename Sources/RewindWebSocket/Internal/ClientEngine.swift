@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Foundation
 
 /// The machinery behind ``WebSocketClient``: one lws context with one client connection, driven
 /// by one service thread that ends (destroying the context) when the connection does.
@@ -137,8 +138,7 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
             if core.hasPendingOutput { lws_callback_on_writable(wsi) }
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-            if !ended { report(failure: text.flatMap { $0.isEmpty ? nil : $0 } ?? "connection failed") }
+            if !ended { report(failure: Self.reason(input, length) ?? "connection failed") }
             return 0
         case LWS_CALLBACK_CLIENT_RECEIVE:
             var closeNow = false
@@ -176,6 +176,17 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
             guard lws_add_http_header_by_name(wsi, &name, &value, Int32(value.count), cursor, end) == 0 else { return -1 }
         }
         return 0
+    }
+
+    /// The reason lws gives with `CLIENT_CONNECTION_ERROR`: `len` bytes when it says how many,
+    /// else a C string.
+    private static func reason(_ input: UnsafeMutableRawPointer?, _ length: Int) -> String? {
+        guard let input else { return nil }
+        let text = length > 0
+            ? String(decoding: UnsafeRawBufferPointer(start: input, count: length), as: UTF8.self)
+            : String(cString: input.assumingMemoryBound(to: CChar.self))
+        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\0").union(.whitespacesAndNewlines))
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     private func reportClosed() {
