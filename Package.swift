@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "RewindJSON", targets: ["RewindJSON"]),
+        .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
     ],
@@ -24,6 +25,8 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // The one libwebsockets wrapper (server and client); no other module imports CLibWebSockets.
+        .target(name: "RewindWebSocket", dependencies: ["CLibWebSockets"]),
         .executableTarget(
             name: "rewind",
             dependencies: [
@@ -36,6 +39,7 @@ let package = Package(
             dependencies: ["RewindJSON"]
         ),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
+        .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         .testTarget(name: "RewindCLITests", dependencies: ["rewind"]),

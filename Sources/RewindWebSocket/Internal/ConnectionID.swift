@@ -1,0 +1,13 @@
+import Foundation
+
+/// Hands out process-wide unique connection numbers.
+enum ConnectionID {
+    private static let counter = Locked<UInt64>(0)
+
+    static func next() -> UInt64 {
+        counter.withLock { value in
+            value += 1
+            return value
+        }
+    }
+}

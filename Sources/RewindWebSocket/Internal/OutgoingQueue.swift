@@ -1,0 +1,46 @@
+/// A FIFO of messages bounded in count and bytes.
+struct OutgoingQueue {
+    let limits: WebSocketQueueLimits
+    private var items: [WebSocketMessage] = []
+    private var head = 0
+    private(set) var byteCount = 0
+
+    init(limits: WebSocketQueueLimits) {
+        self.limits = limits
+    }
+
+    var count: Int { items.count - head }
+    var isEmpty: Bool { head == items.count }
+
+    /// Appends `message` unless that would pass a limit.
+    mutating func push(_ message: WebSocketMessage) -> Bool {
+        let size = message.bytes.count
+        guard count < limits.maxMessages, size <= limits.maxBytes - byteCount else { return false }
+        items.append(message)
+        byteCount += size
+        return true
+    }
+
+    /// Removes and returns the oldest message.
+    mutating func pop() -> WebSocketMessage? {
+        guard head < items.count else { return nil }
+        let message = items[head]
+        items[head] = .binary([])  // let the payload go now, not when the slot is compacted
+        head += 1
+        byteCount -= message.bytes.count
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 256, head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return message
+    }
+
+    mutating func removeAll() {
+        items.removeAll()
+        head = 0
+        byteCount = 0
+    }
+}

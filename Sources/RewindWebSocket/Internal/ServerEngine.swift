@@ -1,0 +1,250 @@
+import CLibWebSockets
+
+/// The machinery behind ``WebSocketServer``: one lws context with one vhost, driven by one service
+/// thread. Properties marked "service thread" are touched only there; `control` is how other
+/// threads ask for a shutdown and learn how start went.
+final class ServerEngine: LWSEventHandler, @unchecked Sendable {
+    enum Phase: Equatable {
+        case idle
+        case starting
+        case running(port: Int)
+        case failed(WebSocketError)
+        case stopped
+    }
+
+    struct Control {
+        var phase = Phase.idle
+        var shutdownCode: WebSocketCloseCode?
+        var forceStop = false
+        var openConnections = 0
+    }
+
+    /// The name of protocols[0], where plain HTTP lands; no client ever needs to offer it.
+    static let httpProtocolName = "rewind-http-internal"
+
+    let configuration: WebSocketServerConfiguration
+    let control = Locked(Control())
+    let waker = ServiceWaker()
+    let thread = ServiceThread()
+    let endpointsByPath: [String: WebSocketEndpoint]
+    let subprotocols: Set<String>
+
+    // Service thread.
+    var delegate: (any WebSocketServerDelegate)?
+    var context: LWSContext?
+    var connections: [OpaquePointer: WebSocketConnection] = [:]
+    var upgrades: [OpaquePointer: WebSocketUpgradeRequest] = [:]
+    var transfers: [OpaquePointer: HTTPTransfer] = [:]
+    var shutdownCode: WebSocketCloseCode?
+    let scratch = ScratchBuffer()
+
+    init(configuration: WebSocketServerConfiguration, delegate: any WebSocketServerDelegate) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.endpointsByPath = Dictionary(configuration.endpoints.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        self.subprotocols = Set(configuration.endpoints.map(\.subprotocol))
+    }
+
+    // MARK: Any thread
+
+    /// Starts the service thread and waits until it listens (returning the port) or fails.
+    func start() throws(WebSocketError) -> Int {
+        try Self.validate(configuration)
+        let begun = control.withLock { control -> Bool in
+            guard control.phase == .idle, control.shutdownCode == nil else { return false }
+            control.phase = .starting
+            return true
+        }
+        guard begun else { throw .alreadyStarted }
+        guard thread.start(name: "rewind-ws-server", body: { self.run() }) else { throw .alreadyStarted }
+        _ = control.wait { $0.phase != .starting }
+        switch control.withLock({ $0.phase }) {
+        case .running(let port):
+            return port
+        case .failed(let error):
+            thread.join()
+            throw error
+        default:
+            thread.join()
+            throw .contextCreationFailed("the service thread stopped while starting")
+        }
+    }
+
+    /// Stops accepting, closes every connection with `code` after its queued output, and waits
+    /// up to the grace period before dropping what is left. From the service thread itself
+    /// (a delegate method) it only asks, since the thread cannot wait for itself.
+    func shutdown(code: WebSocketCloseCode, wait: Bool = true) {
+        control.withLock { control in
+            if control.shutdownCode == nil { control.shutdownCode = code }
+        }
+        waker.wake()
+        guard wait, !thread.isCurrent else { return }
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        if !thread.join(until: deadline) {
+            control.withLock { $0.forceStop = true }
+            waker.wake()
+            thread.join()
+        }
+    }
+
+    static func validate(_ configuration: WebSocketServerConfiguration) throws(WebSocketError) {
+        guard (0...65_535).contains(configuration.port) else {
+            throw .invalidConfiguration("port \(configuration.port) is outside 0...65535")
+        }
+        guard configuration.maxMessageSize > 0 else {
+            throw .invalidConfiguration("maxMessageSize must be positive")
+        }
+        guard configuration.queueLimits.maxMessages > 0, configuration.queueLimits.maxBytes > 0 else {
+            throw .invalidConfiguration("queue limits must be positive")
+        }
+        var paths = Set<String>()
+        var names = Set<String>()
+        for endpoint in configuration.endpoints {
+            guard endpoint.path.hasPrefix("/") else {
+                throw .invalidConfiguration("endpoint path '\(endpoint.path)' must start with '/'")
+            }
+            guard !endpoint.subprotocol.isEmpty, endpoint.subprotocol != httpProtocolName,
+                  !endpoint.subprotocol.contains(where: { $0 == "," || $0 == " " }) else {
+                throw .invalidConfiguration("endpoint subprotocol '\(endpoint.subprotocol)' is not a usable token")
+            }
+            guard paths.insert(endpoint.path).inserted else {
+                throw .invalidConfiguration("path '\(endpoint.path)' is configured twice")
+            }
+            guard names.insert(endpoint.subprotocol).inserted else {
+                throw .invalidConfiguration("subprotocol '\(endpoint.subprotocol)' is configured twice")
+            }
+        }
+    }
+
+    // MARK: Service thread
+
+    private func run() {
+        let context = LWSContext(handler: self)
+        self.context = context
+        if let failure = createContextAndVhost(context) {
+            context.destroy()
+            self.context = nil
+            delegate = nil
+            control.withLock { $0.phase = .failed(failure) }
+            return
+        }
+        serviceLoop(context)
+        waker.detach()
+        context.destroy()  // remaining connections get CLOSED (and didClose) here
+        self.context = nil
+        delegate = nil
+        control.withLock { $0.phase = .stopped }
+    }
+
+    /// Returns the error, or `nil` once the vhost listens and the phase says so.
+    private func createContextAndVhost(_ context: LWSContext) -> WebSocketError? {
+        var info = lws_context_creation_info()
+        info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.gid = -1
+        info.uid = -1
+        info.max_http_header_data = 16 * 1024  // cookies for localhost pile up across dev servers
+        info.server_string = context.cString("rewind")
+        guard context.create(&info), let pointer = context.pointer else {
+            return .contextCreationFailed("lws_create_context failed (out of memory or file descriptors?)")
+        }
+        var vhost = lws_context_creation_info()
+        vhost.port = Int32(configuration.port)
+        vhost.iface = context.cString(configuration.host)
+        vhost.vhost_name = context.cString("rewind")
+        vhost.protocols = context.protocols(named: [Self.httpProtocolName] + configuration.endpoints.map(\.subprotocol))
+        vhost.retry_and_idle_policy = context.retryPolicy(for: configuration.keepAlive)
+        vhost.gid = -1
+        vhost.uid = -1
+        var options = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        if !configuration.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        vhost.options = options
+        guard let created = lws_create_vhost(pointer, &vhost) else {
+            let reason = SocketAddress.bindFailureReason(host: configuration.host, port: configuration.port)
+            return .cannotListen(host: configuration.host, port: configuration.port, reason: reason)
+        }
+        let port = Int(lws_get_vhost_listen_port(created))
+        waker.attach(pointer)
+        control.withLock { $0.phase = .running(port: port) }
+        return nil
+    }
+
+    private func serviceLoop(_ context: LWSContext) {
+        guard let pointer = context.pointer else { return }
+        while true {
+            let (requested, force) = control.withLock { ($0.shutdownCode, $0.forceStop) }
+            if force { break }
+            if let requested, shutdownCode == nil { beginShutdown(code: requested) }
+            if shutdownCode != nil, connections.isEmpty, transfers.isEmpty { break }
+            if lws_service(pointer, 0) < 0 { break }
+        }
+    }
+
+    private func beginShutdown(code: WebSocketCloseCode) {
+        shutdownCode = code
+        for connection in connections.values {
+            connection.core.requestClose(code: code, reason: "server shutting down", wake: false)
+            if let wsi = connection.core.wsi { lws_callback_on_writable(wsi) }
+        }
+    }
+
+    func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            for core in waker.takePending() { WebSocketIO.wake(core) }
+            return 0
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            return shutdownCode == nil ? 0 : 1
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            return confirmUpgrade(wsi, upgradeType: input)
+        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+            return checkBoundProtocol(wsi)
+        case LWS_CALLBACK_ESTABLISHED:
+            return opened(wsi)
+        case LWS_CALLBACK_RECEIVE:
+            return received(wsi, input, length)
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            guard let connection = connections[wsi] else { return 0 }
+            return WebSocketIO.writable(on: connection.core, wsi: wsi, scratch: scratch)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if let connection = connections[wsi] { WebSocketIO.peerClosing(connection.core, input: input, length: length) }
+            return 0
+        case LWS_CALLBACK_CLOSED:
+            closed(wsi)
+            return 0
+        case LWS_CALLBACK_HTTP:
+            return respondToHTTP(wsi)
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            return httpWritable(wsi)
+        case LWS_CALLBACK_CLOSED_HTTP:
+            transfers[wsi] = nil
+            upgrades[wsi] = nil
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            transfers[wsi] = nil
+            upgrades[wsi] = nil
+            closed(wsi)
+            return 0
+        default:
+            return 0
+        }
+    }
+
+    private func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        guard let connection = connections[wsi] else { return -1 }
+        var closeNow = false
+        if let message = WebSocketIO.receive(on: connection.core, wsi: wsi, input: input, length: length, closeNow: &closeNow) {
+            delegate?.didReceive(message, from: connection)
+        }
+        return closeNow ? -1 : 0
+    }
+
+    private func closed(_ wsi: OpaquePointer) {
+        guard let connection = connections.removeValue(forKey: wsi) else { return }
+        let core = connection.core
+        let code = core.closeCode ?? shutdownCode ?? .abnormalClosure
+        core.markClosed()
+        control.withLock { $0.openConnections -= 1 }
+        delegate?.didClose(connection, code: code)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The one thread that makes every libwebsockets call for a server or a client.
+final class ServiceThread: @unchecked Sendable {
+    private struct State {
+        var started = false
+        var finished = false
+        var thread: pthread_t?
+    }
+
+    private let state = Locked(State())
+
+    /// Starts `body` on a new thread named `name`; returns `false` when already started.
+    func start(name: String, body: @escaping @Sendable () -> Void) -> Bool {
+        let first = state.withLock { state -> Bool in
+            if state.started { return false }
+            state.started = true
+            return true
+        }
+        guard first else { return false }
+        let thread = Thread { [state] in
+            state.withLock { $0.thread = pthread_self() }
+            body()
+            state.withLock { $0.finished = true }
+        }
+        thread.name = name
+        thread.start()
+        return true
+    }
+
+    /// Whether the caller is running on this service thread.
+    var isCurrent: Bool {
+        let me = pthread_self()
+        return state.withLock { state in state.thread.map { pthread_equal($0, me) != 0 } ?? false }
+    }
+
+    /// Whether the thread ran and returned.
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Waits until the thread has returned (or never started), or until `deadline`.
+    @discardableResult
+    func join(until deadline: ContinuousClock.Instant? = nil) -> Bool {
+        state.wait(until: deadline) { !$0.started || $0.finished }
+    }
+}

@@ -1,0 +1,46 @@
+/// Where a ``WebSocketClient`` connects and how it behaves.
+///
+/// ```swift
+/// var configuration = WebSocketClientConfiguration(url: "ws://127.0.0.1:7433/app", subprotocol: "rewind.app.v1")
+/// configuration.headers = ["Authorization": "Bearer \(token)"]
+/// ```
+public struct WebSocketClientConfiguration: Sendable, Hashable {
+    /// `ws://host[:port]/path[?query]`; the port defaults to 80. (`wss` is not supported.)
+    public var url: String
+    /// The subprotocol to ask for, or `nil` to ask for none.
+    public var subprotocol: String?
+    /// The `Origin` header to send, or `nil` for none.
+    public var origin: String?
+    /// Extra handshake headers, e.g. `Authorization`.
+    public var headers: HTTPHeaders
+    /// The largest incoming message, in bytes (default 16 MiB); a larger one closes the
+    /// connection with ``WebSocketCloseCode/messageTooLarge``.
+    public var maxMessageSize: Int
+    /// Bounds on the outgoing queue.
+    public var queueLimits: WebSocketQueueLimits
+    /// Idle pings and hang-up; `nil` turns both off.
+    public var keepAlive: WebSocketKeepAlive?
+    /// Seconds allowed to connect and finish the handshake (default 10).
+    public var connectTimeoutSeconds: UInt32
+
+    /// A configuration for `url` with defaults for the rest.
+    public init(
+        url: String,
+        subprotocol: String? = nil,
+        origin: String? = nil,
+        headers: HTTPHeaders = [:],
+        maxMessageSize: Int = 16 << 20,
+        queueLimits: WebSocketQueueLimits = WebSocketQueueLimits(),
+        keepAlive: WebSocketKeepAlive? = WebSocketKeepAlive(),
+        connectTimeoutSeconds: UInt32 = 10
+    ) {
+        self.url = url
+        self.subprotocol = subprotocol
+        self.origin = origin
+        self.headers = headers
+        self.maxMessageSize = maxMessageSize
+        self.queueLimits = queueLimits
+        self.keepAlive = keepAlive
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+    }
+}

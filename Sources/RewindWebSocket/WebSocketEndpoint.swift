@@ -1,0 +1,16 @@
+/// A WebSocket path and the one subprotocol spoken there.
+///
+/// An upgrade to `path` is accepted only when the client offers `subprotocol` (and offers no other
+/// configured subprotocol before it); anything else is answered `403 Forbidden`.
+public struct WebSocketEndpoint: Sendable, Hashable {
+    /// The exact request path, e.g. `/app`.
+    public var path: String
+    /// The `Sec-WebSocket-Protocol` name, e.g. `rewind.app.v1`.
+    public var subprotocol: String
+
+    /// The endpoint speaking `subprotocol` at `path`.
+    public init(path: String, subprotocol: String) {
+        self.path = path
+        self.subprotocol = subprotocol
+    }
+}

@@ -1,0 +1,52 @@
+/// Everything a ``WebSocketServer`` needs to know before it starts.
+///
+/// ```swift
+/// var configuration = WebSocketServerConfiguration(endpoints: [
+///     WebSocketEndpoint(path: "/app", subprotocol: "rewind.app.v1"),
+///     WebSocketEndpoint(path: "/inspect", subprotocol: "rewind.inspect.v1"),
+/// ])
+/// configuration.port = 7433
+/// ```
+public struct WebSocketServerConfiguration: Sendable, Hashable {
+    /// The numeric address to listen on (an IPv4 or IPv6 literal, or an interface name such as
+    /// `lo`); default `127.0.0.1`.
+    public var host: String
+    /// The TCP port; 0 lets the system pick one (read it back from ``WebSocketServer/port``).
+    public var port: Int
+    /// The WebSocket paths and their subprotocols.
+    public var endpoints: [WebSocketEndpoint]
+    /// The largest incoming message, in bytes (default 16 MiB). A connection whose message grows
+    /// past it is closed with ``WebSocketCloseCode/messageTooLarge`` and the message is dropped.
+    public var maxMessageSize: Int
+    /// Bounds on each connection's outgoing queue.
+    public var queueLimits: WebSocketQueueLimits
+    /// Idle pings and hang-up; `nil` turns both off.
+    public var keepAlive: WebSocketKeepAlive?
+    /// How long ``WebSocketServer/shutdown(closeCode:)`` lets queued output drain and close
+    /// handshakes finish before it drops what is left (default 2 s).
+    public var shutdownGracePeriod: Duration
+    /// Header names outside libwebsockets' built-in list that requests should carry, e.g.
+    /// `x-rewind-token` (lower case, no colon).
+    public var customHeaderNames: [String]
+
+    /// A configuration with the given endpoints and defaults for the rest.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        endpoints: [WebSocketEndpoint] = [],
+        maxMessageSize: Int = 16 << 20,
+        queueLimits: WebSocketQueueLimits = WebSocketQueueLimits(),
+        keepAlive: WebSocketKeepAlive? = WebSocketKeepAlive(),
+        shutdownGracePeriod: Duration = .seconds(2),
+        customHeaderNames: [String] = []
+    ) {
+        self.host = host
+        self.port = port
+        self.endpoints = endpoints
+        self.maxMessageSize = maxMessageSize
+        self.queueLimits = queueLimits
+        self.keepAlive = keepAlive
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.customHeaderNames = customHeaderNames
+    }
+}
