@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "RewindJSON", targets: ["RewindJSON"]),
+        .library(name: "RewindLog", targets: ["RewindLog"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
     ],
@@ -14,6 +15,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "RewindJSON"),
+        .target(name: "RewindLog", dependencies: ["RewindJSON", "CSQLite"]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -33,9 +35,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON"]
+            dependencies: ["RewindJSON", "RewindLog"]
         ),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
+        .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         .testTarget(name: "RewindCLITests", dependencies: ["rewind"]),

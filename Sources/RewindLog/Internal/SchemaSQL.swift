@@ -1,0 +1,84 @@
+/// The SQL of each schema version, applied in order by ``LogOpener``.
+enum SchemaSQL {
+    /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
+    static let migrations: [String] = [version1]
+
+    static let version1 = """
+        CREATE TABLE rewind_schema(
+            version    INTEGER PRIMARY KEY,
+            applied_at REAL NOT NULL
+        );
+        CREATE TABLE sessions(
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            uuid       TEXT NOT NULL UNIQUE,
+            app        TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            ended_at   REAL,
+            meta       TEXT NOT NULL DEFAULT '{}',
+            replay_of  TEXT
+        );
+        CREATE TABLE events(
+            id          INTEGER PRIMARY KEY,
+            session_id  INTEGER NOT NULL REFERENCES sessions(id),
+            seq         INTEGER NOT NULL,
+            at          REAL NOT NULL,
+            action_type TEXT NOT NULL,
+            action      TEXT NOT NULL,
+            patch       TEXT NOT NULL,
+            inverse     TEXT NOT NULL,
+            hash        INTEGER NOT NULL,
+            duration_ns INTEGER NOT NULL DEFAULT 0,
+            cause       INTEGER,
+            coalesced   INTEGER NOT NULL DEFAULT 0,
+            UNIQUE(session_id, seq)
+        );
+        CREATE TABLE keyframes(
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            seq        INTEGER NOT NULL,
+            state      TEXT NOT NULL,
+            PRIMARY KEY(session_id, seq)
+        );
+        CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id');
+        CREATE TABLE rewind_prune(session_id INTEGER PRIMARY KEY);
+
+        CREATE TRIGGER events_extend_session BEFORE INSERT ON events
+        WHEN NEW.seq IS NOT coalesce(
+            (SELECT max(seq) + 1 FROM events WHERE session_id = NEW.session_id),
+            (SELECT 0 FROM sessions WHERE id = NEW.session_id))
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: an event must extend its session: seqs are gap-free from 0 and the session must exist');
+        END;
+        CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: events are append-only: UPDATE is not allowed');
+        END;
+        CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: events are append-only: only prune deletes, whole sessions at a time');
+        END;
+        CREATE TRIGGER keyframes_need_event BEFORE INSERT ON keyframes
+        WHEN NOT EXISTS (SELECT 1 FROM events WHERE session_id = NEW.session_id AND seq = NEW.seq)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: a keyframe must belong to a stored event');
+        END;
+        CREATE TRIGGER keyframes_no_update BEFORE UPDATE ON keyframes
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: keyframes are append-only: UPDATE is not allowed');
+        END;
+        CREATE TRIGGER keyframes_no_delete BEFORE DELETE ON keyframes
+        WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: keyframes are append-only: only prune deletes, whole sessions at a time');
+        END;
+        CREATE TRIGGER sessions_identity_fixed BEFORE UPDATE OF id, uuid, app, started_at, meta, replay_of ON sessions
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: a session''s identity is fixed: only ended_at may change');
+        END;
+        CREATE TRIGGER sessions_no_delete BEFORE DELETE ON sessions
+        WHEN OLD.id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: sessions are removed only by prune');
+        END;
+        """
+}
