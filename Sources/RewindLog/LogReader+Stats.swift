@@ -25,9 +25,9 @@ extension LogReader {
             keyframeBytes = pages.filter { $0.key == "keyframes" || $0.key.hasPrefix("sqlite_autoindex_keyframes") }.values.reduce(0, +)
             textBytes = pages.filter { $0.key.hasPrefix("events_fts") }.values.reduce(0, +)
         }
-        let files = FileManager.default
         func size(_ file: String) -> Int64 {
-            ((try? files.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value ?? 0
+            var info = stat()
+            return stat(file, &info) == 0 ? Int64(info.st_size) : 0
         }
         return LogStats(
             sessions: Int(try scalar("SELECT count(*) FROM sessions")),

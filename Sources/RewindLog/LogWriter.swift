@@ -44,16 +44,12 @@ public final class LogWriter: Sendable {
         let opened = CallResult<Bool>()
         let queue = self.queue
         let thread = Thread {
-            do {
-                let engine: WriterEngine
-                do throws(LogError) {
-                    engine = try WriterEngine(path: path, options: options, queue: queue)
-                } catch {
-                    opened.fulfil(.failure(error))
-                    return
-                }
+            do throws(LogError) {
+                let engine = try WriterEngine(path: path, options: options, queue: queue)
                 opened.fulfil(.success(true))
                 WriterEngine.run(engine)
+            } catch {
+                opened.fulfil(.failure(error))
             }
             // The engine and its connection are gone by now: the file is closed.
             queue.markFinished()
@@ -142,7 +138,7 @@ public final class LogWriter: Sendable {
     package var commitCount: Int { queue.commitCount }
 
     /// Runs `body` on the writer thread after committing what is pending, and waits for it.
-    private func call<T: Sendable>(_ body: @escaping @Sendable (WriterEngine) throws(LogError) -> T) throws(LogError) -> T {
+    func call<T: Sendable>(_ body: @escaping @Sendable (WriterEngine) throws(LogError) -> T) throws(LogError) -> T {
         let result = CallResult<T>()
         let job = WriterQueue.Job.call { engine in
             result.fulfil(Result { () throws(LogError) in try body(engine) })

@@ -38,9 +38,14 @@ enum RowDecoder {
             durationNs: row.int64(8),
             cause: row.isNull(9) ? nil : row.int64(9),
             coalesced: row.int64(10) != 0,
-            keyframe: try keyframeColumn.flatMap { column throws(LogError) in
-                row.isNull(column) ? nil : try json(row, column, column: "keyframes.state", path: path)
-            })
+            keyframe: try keyframe(row, keyframeColumn, path: path))
+    }
+
+    /// The keyframe column when it was selected and holds a state. (Spelled out: a bare `nil`
+    /// in a `JSONValue?` ternary is JSON null, since `JSONValue` takes nil literals too.)
+    private static func keyframe(_ row: Statement, _ column: Int32?, path: String) throws(LogError) -> JSONValue? {
+        guard let column, !row.isNull(column) else { return Optional.none }
+        return try json(row, column, column: "keyframes.state", path: path)
     }
 
     /// Parses the JSON text in `index`, naming the column when it is not JSON.
