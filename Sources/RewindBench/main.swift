@@ -4,6 +4,7 @@ import Foundation
 // Every group registered here runs in one process, so each figure and its baseline are
 // measured in the same run on the same machine.
 let groups: [BenchGroup] = [
+    LogBenchmarks.group,
 ]
 
 var arguments = CommandLine.arguments.dropFirst()

@@ -32,15 +32,22 @@ package final class Connection {
     }
 
     let handle: OpaquePointer
+    /// Kept alive here because SQLite holds only a raw pointer to it.
+    private var walHook: WALHookBox?
     /// The file name the connection was opened with.
     package let path: String
 
     /// Opens `path`; the file is not read until the first statement runs.
-    package init(path: String, flags: OpenFlags = [.readWrite, .create], busyTimeoutMs: Int32 = 5_000) throws(LogError) {
+    ///
+    /// `serialized` keeps SQLite's per-connection mutex, needed when several threads may use the
+    /// connection (a reader and its cursors); a connection only one thread ever touches (the
+    /// writer's) skips it.
+    package init(path: String, flags: OpenFlags = [.readWrite, .create], serialized: Bool = true,
+                 busyTimeoutMs: Int32 = 5_000) throws(LogError) {
         self.path = path
         var db: OpaquePointer?
-        // FULLMUTEX: a cursor may be stepped on another thread than its reader's other calls.
-        let code = sqlite3_open_v2(path, &db, flags.rawValue | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        let threading = serialized ? SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags.rawValue | threading | SQLITE_OPEN_EXRESCODE, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(db)
@@ -116,10 +123,31 @@ package final class Connection {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
+    /// Calls `hook` with the WAL's size in frames after each commit, instead of SQLite's automatic
+    /// checkpoint (a WAL hook replaces it). `nil` restores the automatic checkpoint.
+    package func setWALHook(_ hook: ((Int32) -> Void)?) {
+        walHook = hook.map(WALHookBox.init)
+        guard let walHook else {
+            sqlite3_wal_autocheckpoint(handle, 1_000)
+            return
+        }
+        let context = Unmanaged.passUnretained(walHook).toOpaque()
+        sqlite3_wal_hook(handle, { context, _, _, frames in
+            Unmanaged<WALHookBox>.fromOpaque(context!).takeUnretainedValue().hook(frames)
+            return SQLITE_OK
+        }, context)
+    }
+
     /// An error for `code`, with the connection's current message unless one is given.
     func error(code: Int32, message: String? = nil, sql: String?) -> LogError {
         let text = message ?? String(cString: sqlite3_errmsg(handle))
         let kind: LogError.Kind = code & 0xFF == SQLITE_NOTADB ? .notARewindLog : .sqlite
         return LogError(kind: kind, code: code, message: text, sql: sql, path: path)
     }
+}
+
+/// The closure behind ``Connection/setWALHook(_:)``, boxed so SQLite can carry a pointer to it.
+private final class WALHookBox {
+    let hook: (Int32) -> Void
+    init(_ hook: @escaping (Int32) -> Void) { self.hook = hook }
 }

@@ -17,7 +17,9 @@ enum LogOpener {
         }
         let connection: Connection
         do {
-            connection = try Connection(path: path, flags: access == .write ? [.readWrite, .create] : [.readWrite])
+            // The writer's connection lives on one thread; a reader's may be shared with its cursors.
+            connection = try Connection(path: path, flags: access == .write ? [.readWrite, .create] : [.readWrite],
+                                        serialized: access == .read)
         } catch where access == .read {
             // A file we may not write to can still be read.
             connection = try Connection(path: path, flags: [.readOnly])

@@ -19,24 +19,24 @@ enum SchemaSQL {
         );
         CREATE TABLE events(
             id          INTEGER PRIMARY KEY,
-            session_id  INTEGER NOT NULL REFERENCES sessions(id),
-            seq         INTEGER NOT NULL,
-            at          REAL NOT NULL,
-            action_type TEXT NOT NULL,
-            action      TEXT NOT NULL,
-            patch       TEXT NOT NULL,
-            inverse     TEXT NOT NULL,
-            hash        INTEGER NOT NULL,
-            duration_ns INTEGER NOT NULL DEFAULT 0,
+            session_id  INTEGER NOT NULL ON CONFLICT FAIL REFERENCES sessions(id),
+            seq         INTEGER NOT NULL ON CONFLICT FAIL,
+            at          REAL NOT NULL ON CONFLICT FAIL,
+            action_type TEXT NOT NULL ON CONFLICT FAIL,
+            action      TEXT NOT NULL ON CONFLICT FAIL,
+            patch       TEXT NOT NULL ON CONFLICT FAIL,
+            inverse     TEXT NOT NULL ON CONFLICT FAIL,
+            hash        INTEGER NOT NULL ON CONFLICT FAIL,
+            duration_ns INTEGER NOT NULL ON CONFLICT FAIL DEFAULT 0,
             cause       INTEGER,
-            coalesced   INTEGER NOT NULL DEFAULT 0,
-            UNIQUE(session_id, seq)
+            coalesced   INTEGER NOT NULL ON CONFLICT FAIL DEFAULT 0,
+            UNIQUE(session_id, seq) ON CONFLICT FAIL
         );
         CREATE TABLE keyframes(
-            session_id INTEGER NOT NULL REFERENCES sessions(id),
-            seq        INTEGER NOT NULL,
-            state      TEXT NOT NULL,
-            PRIMARY KEY(session_id, seq)
+            session_id INTEGER NOT NULL ON CONFLICT FAIL REFERENCES sessions(id),
+            seq        INTEGER NOT NULL ON CONFLICT FAIL,
+            state      TEXT NOT NULL ON CONFLICT FAIL,
+            PRIMARY KEY(session_id, seq) ON CONFLICT FAIL
         );
         CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id');
         CREATE TABLE rewind_prune(session_id INTEGER PRIMARY KEY);
@@ -46,7 +46,7 @@ enum SchemaSQL {
             (SELECT max(seq) + 1 FROM events WHERE session_id = NEW.session_id),
             (SELECT 0 FROM sessions WHERE id = NEW.session_id))
         BEGIN
-            SELECT RAISE(ABORT, 'rewind: an event must extend its session: seqs are gap-free from 0 and the session must exist');
+            SELECT RAISE(FAIL, 'rewind: an event must extend its session: seqs are gap-free from 0 and the session must exist');
         END;
         CREATE TRIGGER events_no_update BEFORE UPDATE ON events
         BEGIN
@@ -60,7 +60,7 @@ enum SchemaSQL {
         CREATE TRIGGER keyframes_need_event BEFORE INSERT ON keyframes
         WHEN NOT EXISTS (SELECT 1 FROM events WHERE session_id = NEW.session_id AND seq = NEW.seq)
         BEGIN
-            SELECT RAISE(ABORT, 'rewind: a keyframe must belong to a stored event');
+            SELECT RAISE(FAIL, 'rewind: a keyframe must belong to a stored event');
         END;
         CREATE TRIGGER keyframes_no_update BEFORE UPDATE ON keyframes
         BEGIN

@@ -24,10 +24,18 @@ final class WriterEngine {
     /// The rowid of the first event of the open transaction: the full-text index catches up from it.
     private var firstRowID: Int64?
 
+    /// Checkpoints on its own thread, so commits never wait for one.
+    private let checkpointer: Checkpointer
+
     init(path: String, options: LogWriter.Options, queue: WriterQueue) throws(LogError) {
         connection = try LogOpener.open(path: path, access: .write)
         self.options = options
         self.queue = queue
+        let checkpointer = Checkpointer(path: path)
+        self.checkpointer = checkpointer
+        connection.setWALHook { frames in
+            if frames >= 1_000 { checkpointer.request() }
+        }
         insertEvent = try connection.prepare("""
             INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -39,6 +47,10 @@ final class WriterEngine {
         loadSessionHead = try connection.prepare("""
             SELECT (SELECT max(seq) FROM events WHERE session_id = ?1), EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
             """)
+    }
+
+    deinit {
+        checkpointer.stop()
     }
 
     /// When the open transaction must commit, if one is open.

@@ -38,8 +38,9 @@ final class WriterQueue: @unchecked Sendable {
                 condition.wait()
             }
         }
-        defer { jobs.removeAll(keepingCapacity: true) }
-        return jobs
+        let taken = jobs
+        jobs = []
+        return taken
     }
 
     /// Called by the writer thread after its connection is closed.
