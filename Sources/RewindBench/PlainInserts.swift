@@ -34,16 +34,15 @@ enum PlainInserts {
         case seqIndex = "UNIQUE(session_id, seq)"
         case gapTrigger = "gap-free seq trigger"
         case textIndex = "FTS5 index at commit"
-        case textIndexNoDetail = "FTS5 detail=none at commit"
+        case textIndexNoSizes = "FTS5 columnsize=0 at commit"
         case noMutex = "UNIQUE, no connection mutex"
         case withoutRowid = "WITHOUT ROWID PRIMARY KEY(session_id, seq)"
         case logSchema = "the log's schema, one thread"
-        case logSchemaNoMerge = "the log's schema, FTS automerge=0"
     }
 
     /// Seconds from the first BEGIN to the last COMMIT.
     static func run(_ rows: [PlainRow], path: String, variant: Variant = .plain) throws -> Double {
-        if variant == .logSchema || variant == .logSchemaNoMerge {
+        if variant == .logSchema {
             // The real schema, made by the writer; then raw inserts on one thread.
             let writer = try LogWriter(path: path)
             _ = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
@@ -59,14 +58,12 @@ enum PlainInserts {
         switch variant {
         case .plain:
             schema += "CREATE TABLE events(id INTEGER PRIMARY KEY, \(columns));"
-        case .seqIndex, .gapTrigger, .textIndex, .textIndexNoDetail, .noMutex:
+        case .seqIndex, .gapTrigger, .textIndex, .textIndexNoSizes, .noMutex:
             schema += "CREATE TABLE events(id INTEGER PRIMARY KEY, \(columns), UNIQUE(session_id, seq) ON CONFLICT FAIL);"
         case .withoutRowid:
             schema += "CREATE TABLE events(\(columns), PRIMARY KEY(session_id, seq)) WITHOUT ROWID;"
         case .logSchema:
             schema = ""
-        case .logSchemaNoMerge:
-            schema = "INSERT INTO events_fts(events_fts, rank) VALUES ('automerge', 0);"
         }
         if variant == .gapTrigger {
             schema += """
@@ -78,8 +75,8 @@ enum PlainInserts {
         if variant == .textIndex {
             schema += "CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id');"
         }
-        if variant == .textIndexNoDetail {
-            schema += "CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id', detail=none);"
+        if variant == .textIndexNoSizes {
+            schema += "CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id', columnsize=0);"
         }
         try db.execute(schema)
         let insert = try db.prepare("""
@@ -87,7 +84,7 @@ enum PlainInserts {
             VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, 1200, NULL, 0)
             """)
         let insertKeyframe = try db.prepare("INSERT INTO keyframes(session_id, seq, state) VALUES (1, ?1, ?2)")
-        let index = [.textIndex, .textIndexNoDetail, .logSchema, .logSchemaNoMerge].contains(variant) ? try db.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1") : nil
+        let index = [.textIndex, .textIndexNoSizes, .logSchema].contains(variant) ? try db.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1") : nil
         let started = Measure.now()
         var start = 0
         while start < rows.count {

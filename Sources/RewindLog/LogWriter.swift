@@ -34,15 +34,16 @@ public final class LogWriter: Sendable {
 
     /// The log file.
     public let path: String
-    private let queue = WriterQueue()
+    private let queue: WriterQueue
 
     /// Opens (or creates) the log at `path` and starts the writer thread.
     ///
     /// Throws when the file is not a Rewind log or was written by a newer Rewind.
     public init(path: String, options: Options = Options()) throws(LogError) {
         self.path = path
+        let queue = WriterQueue(wakeThreshold: options.maxEventsPerCommit)
+        self.queue = queue
         let opened = CallResult<Bool>()
-        let queue = self.queue
         let thread = Thread {
             do throws(LogError) {
                 let engine = try WriterEngine(path: path, options: options, queue: queue)

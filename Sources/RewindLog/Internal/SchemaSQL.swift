@@ -38,7 +38,7 @@ enum SchemaSQL {
             state      TEXT NOT NULL ON CONFLICT FAIL,
             PRIMARY KEY(session_id, seq) ON CONFLICT FAIL
         );
-        CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id');
+        CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id', columnsize=0);
         CREATE TABLE rewind_prune(session_id INTEGER PRIMARY KEY);
 
         CREATE TRIGGER events_extend_session BEFORE INSERT ON events

@@ -61,21 +61,9 @@ final class WriterEngine {
     /// Validates `batch` against the expected seqs, then writes it into the open transaction, or
     /// reports why it cannot be written (nothing of it is stored then).
     func append(_ batch: PendingBatch) {
-        var heads: [Int64: Int64] = [:]
+        let heads: [(session: Int64, next: Int64)]
         do throws(LogError) {
-            for event in batch.events {
-                let expected: Int64
-                if let head = heads[event.sessionID] {
-                    expected = head
-                } else {
-                    expected = try expectedSeq(session: event.sessionID)
-                }
-                guard event.seq == expected else {
-                    throw LogError(kind: .seqOutOfOrder(session: event.sessionID, expected: expected, found: event.seq),
-                                   message: "", path: connection.path)
-                }
-                heads[event.sessionID] = expected + 1
-            }
+            heads = try validate(batch.events)
         } catch {
             batch.completion?(.failure(error))
             return
@@ -94,9 +82,26 @@ final class WriterEngine {
             recoverFromFailedInsert(of: batch, error)
             return
         }
-        nextSeq.merge(heads) { _, new in new }
+        for head in heads { nextSeq[head.session] = head.next }
         pending.append(batch)
         pendingEventCount += batch.events.count
+    }
+
+    /// Checks that each event continues its session; returns each session's next seq after the
+    /// batch. A batch rarely spans more than one session, so a short list beats a dictionary.
+    private func validate(_ events: [EncodedEvent]) throws(LogError) -> [(session: Int64, next: Int64)] {
+        var heads: [(session: Int64, next: Int64)] = []
+        for event in events {
+            let index = heads.firstIndex { $0.session == event.sessionID }
+            let expected: Int64
+            if let index { expected = heads[index].next } else { expected = try expectedSeq(session: event.sessionID) }
+            guard event.seq == expected else {
+                throw LogError(kind: .seqOutOfOrder(session: event.sessionID, expected: expected, found: event.seq),
+                               message: "", path: connection.path)
+            }
+            if let index { heads[index].next = expected + 1 } else { heads.append((event.sessionID, expected + 1)) }
+        }
+        return heads
     }
 
     /// The seq `session` expects next, read from the file the first time.
