@@ -87,8 +87,12 @@ public final class LogReader: @unchecked Sendable {
             guard let latest else { throw LogError(kind: .unknownSession(name), message: "the log has no sessions yet", path: path) }
             return latest
         }
-        if let id = Int64(name), let session = try? session(id: id) {
-            return session
+        if let id = Int64(name) {
+            do {
+                return try session(id: id)
+            } catch where error.kind == .unknownSession(String(id)) {
+                // Not an id: it may still be the start of a uuid.
+            }
         }
         guard !name.isEmpty else { throw LogError(kind: .unknownSession(name), message: "give an id, a uuid prefix or latest", path: path) }
         let matches = try withStatement(Self.sessionColumns + " WHERE substr(lower(s.uuid), 1, length(?1)) = lower(?1) ORDER BY s.id LIMIT 11") { statement throws(LogError) in

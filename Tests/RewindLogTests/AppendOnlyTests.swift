@@ -79,6 +79,21 @@ struct AppendOnlyTests {
         }
     }
 
+    @Test("A multi-row insert that runs into a gap stops there; what it stored is still gap-free")
+    func multiRowInsert() throws {
+        let (directory, connection) = try fixture()
+        defer { withExtendedLifetime(directory) {} }
+        let error = #expect(throws: LogError.self) {
+            try connection.execute("""
+                INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash)
+                SELECT 1, column1, 0, 'x', '{"type":"x"}', '[]', '[]', 0 FROM (VALUES (5), (6), (8), (9))
+                """)
+        }
+        #expect(error?.code == 1_811)
+        #expect(try connection.scalarInt("SELECT max(seq) FROM events") == 6)
+        #expect(try connection.scalarInt("SELECT count(*) FROM events") == 7)
+    }
+
     @Test("A keyframe needs its event")
     func keyframeNeedsEvent() throws {
         let (directory, connection) = try fixture()

@@ -1,4 +1,11 @@
-/// The SQL of each schema version, applied in order by ``LogOpener``.
+/// The SQL of each schema version, applied in order by ``LogOpener``. `Docs/LogFormat.md`
+/// explains every table, column and trigger.
+///
+/// The insert path's constraints say `ON CONFLICT FAIL` and its triggers `RAISE(FAIL, …)`, not the
+/// default ABORT: ABORT obliges SQLite to journal every INSERT in a statement transaction (a page
+/// copy per page touched) in case it must undo part of it, which cost the writer a quarter of its
+/// speed. FAIL keeps earlier rows of a multi-row statement; each of those rows passed the same
+/// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
 enum SchemaSQL {
     /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
     static let migrations: [String] = [version1]
@@ -38,7 +45,10 @@ enum SchemaSQL {
             state      TEXT NOT NULL ON CONFLICT FAIL,
             PRIMARY KEY(session_id, seq) ON CONFLICT FAIL
         );
+        -- Full-text index of events.action; the writer adds each commit's rows in one statement.
+        -- columnsize=0: no per-row size table (we never rank by bm25), a third cheaper to fill.
         CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id', columnsize=0);
+        -- Sessions being pruned, inside prune's transaction only: the delete triggers let them go.
         CREATE TABLE rewind_prune(session_id INTEGER PRIMARY KEY);
 
         CREATE TRIGGER events_extend_session BEFORE INSERT ON events

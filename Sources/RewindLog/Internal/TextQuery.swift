@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns what a user typed into an FTS5 query that cannot be misread as FTS5 syntax.
 enum TextQuery {
     /// Each whitespace-separated word becomes a quoted phrase (`"` doubled inside), and the
@@ -8,15 +10,5 @@ enum TextQuery {
         let words = text.split(whereSeparator: { $0.isWhitespace })
         guard !words.isEmpty else { return nil }
         return words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
-    }
-}
-
-extension Substring {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        var out = ""
-        for character in self {
-            if String(character) == target { out += replacement } else { out.append(character) }
-        }
-        return out
     }
 }

@@ -96,29 +96,3 @@ final class WriterQueue: @unchecked Sendable {
         return commits
     }
 }
-
-/// Monotonic seconds, for commit deadlines that wall-clock changes cannot move.
-enum MonotonicClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
-/// Carries one synchronous call's result from the writer thread back to its caller.
-final class CallResult<T: Sendable>: @unchecked Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    // Written once on the writer thread before `signal`, read after `wait`: the semaphore orders them.
-    private var result: Result<T, LogError>?
-
-    func fulfil(_ result: Result<T, LogError>) {
-        self.result = result
-        semaphore.signal()
-    }
-
-    func wait() -> Result<T, LogError> {
-        semaphore.wait()
-        return result!
-    }
-}
