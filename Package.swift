@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "RewindJSON", targets: ["RewindJSON"]),
         .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
+        .library(name: "RewindLog", targets: ["RewindLog"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
     ],
@@ -15,6 +16,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "RewindJSON"),
+        .target(name: "RewindLog", dependencies: ["RewindJSON", "CSQLite"]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -36,10 +38,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON"]
+            dependencies: ["RewindJSON", "RewindLog"]
         ),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
+        .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         .testTarget(name: "RewindCLITests", dependencies: ["rewind"]),

@@ -6,6 +6,7 @@ import Foundation
 let groups: [BenchGroup] = [
     JSONBenchmarks.group,
     .diff,
+    LogBenchmarks.group,
 ]
 
 var arguments = CommandLine.arguments.dropFirst()

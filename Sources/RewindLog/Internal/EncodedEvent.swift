@@ -1,0 +1,43 @@
+import RewindJSON
+
+/// A ``LogEvent`` as the bytes that go into its row: encoded on the caller's thread, so the
+/// writer thread only binds and steps.
+struct EncodedEvent: Sendable {
+    var sessionID: Int64
+    var seq: Int64
+    var at: Double
+    var actionType: String
+    var action: [UInt8]
+    var patch: [UInt8]
+    var inverse: [UInt8]
+    var hash: Int64
+    var durationNs: Int64
+    var cause: Int64?
+    var coalesced: Bool
+    var keyframe: [UInt8]?
+
+    init(_ event: LogEvent) throws(LogError) {
+        guard case .array = event.patch, case .array = event.inverse else {
+            throw LogError(kind: .invalidEvent(session: event.sessionID, seq: event.seq),
+                           message: "its patch and inverse must be JSON arrays (RFC 6902)")
+        }
+        sessionID = event.sessionID
+        seq = event.seq
+        at = event.at.timeIntervalSince1970
+        actionType = event.actionType
+        action = event.action.serializedBytes(.compact)
+        patch = event.patch.serializedBytes(.compact)
+        inverse = event.inverse.serializedBytes(.compact)
+        hash = Int64(bitPattern: event.hash)
+        durationNs = event.durationNs
+        cause = event.cause
+        coalesced = event.coalesced
+        keyframe = event.keyframe?.serializedBytes(.compact)
+    }
+}
+
+/// What one ``LogWriter/append(_:completion:)`` call handed over: written all together or not at all.
+struct PendingBatch: Sendable {
+    var events: [EncodedEvent]
+    var completion: (@Sendable (Result<Void, LogError>) -> Void)?
+}

@@ -1,0 +1,94 @@
+/// The SQL of each schema version, applied in order by ``LogOpener``. `Docs/LogFormat.md`
+/// explains every table, column and trigger.
+///
+/// The insert path's constraints say `ON CONFLICT FAIL` and its triggers `RAISE(FAIL, …)`, not the
+/// default ABORT: ABORT obliges SQLite to journal every INSERT in a statement transaction (a page
+/// copy per page touched) in case it must undo part of it, which cost the writer a quarter of its
+/// speed. FAIL keeps earlier rows of a multi-row statement; each of those rows passed the same
+/// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
+enum SchemaSQL {
+    /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
+    static let migrations: [String] = [version1]
+
+    static let version1 = """
+        CREATE TABLE rewind_schema(
+            version    INTEGER PRIMARY KEY,
+            applied_at REAL NOT NULL
+        );
+        CREATE TABLE sessions(
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            uuid       TEXT NOT NULL UNIQUE,
+            app        TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            ended_at   REAL,
+            meta       TEXT NOT NULL DEFAULT '{}',
+            replay_of  TEXT
+        );
+        CREATE TABLE events(
+            id          INTEGER PRIMARY KEY,
+            session_id  INTEGER NOT NULL ON CONFLICT FAIL REFERENCES sessions(id),
+            seq         INTEGER NOT NULL ON CONFLICT FAIL,
+            at          REAL NOT NULL ON CONFLICT FAIL,
+            action_type TEXT NOT NULL ON CONFLICT FAIL,
+            action      TEXT NOT NULL ON CONFLICT FAIL,
+            patch       TEXT NOT NULL ON CONFLICT FAIL,
+            inverse     TEXT NOT NULL ON CONFLICT FAIL,
+            hash        INTEGER NOT NULL ON CONFLICT FAIL,
+            duration_ns INTEGER NOT NULL ON CONFLICT FAIL DEFAULT 0,
+            cause       INTEGER,
+            coalesced   INTEGER NOT NULL ON CONFLICT FAIL DEFAULT 0,
+            UNIQUE(session_id, seq) ON CONFLICT FAIL
+        );
+        CREATE TABLE keyframes(
+            session_id INTEGER NOT NULL ON CONFLICT FAIL REFERENCES sessions(id),
+            seq        INTEGER NOT NULL ON CONFLICT FAIL,
+            state      TEXT NOT NULL ON CONFLICT FAIL,
+            PRIMARY KEY(session_id, seq) ON CONFLICT FAIL
+        );
+        -- Full-text index of events.action; the writer adds each commit's rows in one statement.
+        -- columnsize=0: no per-row size table (we never rank by bm25), a third cheaper to fill.
+        CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id', columnsize=0);
+        -- Sessions being pruned, inside prune's transaction only: the delete triggers let them go.
+        CREATE TABLE rewind_prune(session_id INTEGER PRIMARY KEY);
+
+        CREATE TRIGGER events_extend_session BEFORE INSERT ON events
+        WHEN NEW.seq IS NOT coalesce(
+            (SELECT max(seq) + 1 FROM events WHERE session_id = NEW.session_id),
+            (SELECT 0 FROM sessions WHERE id = NEW.session_id))
+        BEGIN
+            SELECT RAISE(FAIL, 'rewind: an event must extend its session: seqs are gap-free from 0 and the session must exist');
+        END;
+        CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: events are append-only: UPDATE is not allowed');
+        END;
+        CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: events are append-only: only prune deletes, whole sessions at a time');
+        END;
+        CREATE TRIGGER keyframes_need_event BEFORE INSERT ON keyframes
+        WHEN NOT EXISTS (SELECT 1 FROM events WHERE session_id = NEW.session_id AND seq = NEW.seq)
+        BEGIN
+            SELECT RAISE(FAIL, 'rewind: a keyframe must belong to a stored event');
+        END;
+        CREATE TRIGGER keyframes_no_update BEFORE UPDATE ON keyframes
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: keyframes are append-only: UPDATE is not allowed');
+        END;
+        CREATE TRIGGER keyframes_no_delete BEFORE DELETE ON keyframes
+        WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: keyframes are append-only: only prune deletes, whole sessions at a time');
+        END;
+        CREATE TRIGGER sessions_identity_fixed BEFORE UPDATE OF id, uuid, app, started_at, meta, replay_of ON sessions
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: a session''s identity is fixed: only ended_at may change');
+        END;
+        CREATE TRIGGER sessions_no_delete BEFORE DELETE ON sessions
+        WHEN OLD.id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: sessions are removed only by prune');
+        END;
+        """
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+extension WriterEngine {
+    func openSession(uuid: String, app: String, startedAt: Date, meta: String, replayOf: String?) throws(LogError) -> Int64 {
+        let insert = try connection.prepare("""
+            INSERT INTO sessions(uuid, app, started_at, meta, replay_of) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT(uuid) DO NOTHING
+            """)
+        try insert.bind(uuid, at: 1)
+        try insert.bind(app, at: 2)
+        try insert.bind(startedAt.timeIntervalSince1970, at: 3)
+        try insert.bind(meta, at: 4)
+        try insert.bind(replayOf, at: 5)
+        try insert.step()
+        let select = try connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
+        try select.bind(uuid, at: 1)
+        guard try select.step() else {
+            throw LogError(kind: .unknownSession(uuid), message: "it vanished right after it was recorded", path: connection.path)
+        }
+        return select.int64(0)
+    }
+
+    func endSession(id: Int64, at endedAt: Date) throws(LogError) {
+        let update = try connection.prepare("UPDATE sessions SET ended_at = ?2 WHERE id = ?1")
+        try update.bind(id, at: 1)
+        try update.bind(endedAt.timeIntervalSince1970, at: 2)
+        try update.step()
+        guard connection.changes > 0 else {
+            throw LogError(kind: .unknownSession(String(id)), message: "", path: connection.path)
+        }
+    }
+
+    /// Deletes whole sessions. The append-only triggers let a DELETE through only for sessions
+    /// listed in `rewind_prune`; the list lives only inside this transaction.
+    func prune(sessions ids: [Int64]) throws(LogError) -> [Int64] {
+        let removed = try connection.transaction(.immediate) { () throws(LogError) -> [Int64] in
+            try connection.execute("DELETE FROM rewind_prune")
+            let mark = try connection.prepare("INSERT OR IGNORE INTO rewind_prune(session_id) SELECT id FROM sessions WHERE id = ?1")
+            for id in ids {
+                try mark.bind(id, at: 1)
+                try mark.step()
+                mark.reset()
+            }
+            try connection.execute("""
+                INSERT INTO events_fts(events_fts, rowid, action)
+                    SELECT 'delete', id, action FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
+                DELETE FROM keyframes WHERE session_id IN (SELECT session_id FROM rewind_prune);
+                DELETE FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
+                DELETE FROM sessions WHERE id IN (SELECT session_id FROM rewind_prune);
+                """)
+            let list = try connection.prepare("SELECT session_id FROM rewind_prune ORDER BY session_id")
+            var removed: [Int64] = []
+            while try list.step() { removed.append(list.int64(0)) }
+            try connection.execute("DELETE FROM rewind_prune")
+            return removed
+        }
+        for id in removed { nextSeq[id] = nil }
+        return removed
+    }
+
+    func prune(inactiveBefore cutoff: Double) throws(LogError) -> [Int64] {
+        let select = try connection.prepare("""
+            SELECT s.id FROM sessions s
+            WHERE max(coalesce(s.ended_at, s.started_at), s.started_at,
+                      coalesce((SELECT at FROM events WHERE session_id = s.id ORDER BY seq DESC LIMIT 1), 0)) < ?1
+            """)
+        try select.bind(cutoff, at: 1)
+        var ids: [Int64] = []
+        while try select.step() { ids.append(select.int64(0)) }
+        return ids.isEmpty ? [] : try prune(sessions: ids)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+
+/// The writer thread's state: its connection, its prepared statements, the open group-commit
+/// transaction and the next expected seq of every session it has written to.
+///
+/// Only the writer thread touches it. Appends go into one transaction that is committed when it
+/// is ``LogWriter/Options/commitInterval`` old, holds ``LogWriter/Options/maxEventsPerCommit``
+/// events, or before any synchronous call; completions run after the commit.
+final class WriterEngine {
+    let connection: Connection
+    let options: LogWriter.Options
+    let queue: WriterQueue
+    private let insertEvent: Statement
+    private let insertKeyframe: Statement
+    private let indexText: Statement
+    private let loadSessionHead: Statement
+
+    /// The seq each session expects next, as committed or pending in the open transaction.
+    var nextSeq: [Int64: Int64] = [:]
+    /// Batches written in the open transaction, kept until it commits (their completions wait).
+    private var pending: [PendingBatch] = []
+    private(set) var pendingEventCount = 0
+    private var transactionStart: Double?
+    /// The rowid of the first event of the open transaction: the full-text index catches up from it.
+    private var firstRowID: Int64?
+
+    /// Checkpoints on its own thread, so commits never wait for one.
+    private let checkpointer: Checkpointer
+
+    init(path: String, options: LogWriter.Options, queue: WriterQueue) throws(LogError) {
+        connection = try LogOpener.open(path: path, access: .write)
+        self.options = options
+        self.queue = queue
+        let checkpointer = Checkpointer(path: path)
+        self.checkpointer = checkpointer
+        connection.setWALHook { frames in
+            if frames >= 1_000 { checkpointer.request() }
+        }
+        insertEvent = try connection.prepare("""
+            INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            """)
+        insertKeyframe = try connection.prepare("INSERT INTO keyframes(session_id, seq, state) VALUES (?1, ?2, ?3)")
+        // One statement per commit rather than one per row: FTS5 keeps the terms in memory and
+        // writes them once, instead of flushing a segment at every statement savepoint.
+        indexText = try connection.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1")
+        loadSessionHead = try connection.prepare("""
+            SELECT (SELECT max(seq) FROM events WHERE session_id = ?1), EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
+            """)
+    }
+
+    deinit {
+        checkpointer.stop()
+    }
+
+    /// When the open transaction must commit, if one is open.
+    var commitDeadline: Double? { transactionStart.map { $0 + options.commitInterval } }
+
+    // MARK: Appending
+
+    /// Validates `batch` against the expected seqs, then writes it into the open transaction, or
+    /// reports why it cannot be written (nothing of it is stored then).
+    func append(_ batch: PendingBatch) {
+        let heads: [(session: Int64, next: Int64)]
+        do throws(LogError) {
+            heads = try validate(batch.events)
+        } catch {
+            batch.completion?(.failure(error))
+            return
+        }
+        guard !batch.events.isEmpty else {
+            batch.completion?(.success(()))
+            return
+        }
+        do throws(LogError) {
+            if transactionStart == nil {
+                try connection.execute("BEGIN IMMEDIATE")
+                transactionStart = MonotonicClock.now()
+            }
+            for event in batch.events { try insert(event) }
+        } catch {
+            recoverFromFailedInsert(of: batch, error)
+            return
+        }
+        for head in heads { nextSeq[head.session] = head.next }
+        pending.append(batch)
+        pendingEventCount += batch.events.count
+    }
+
+    /// Checks that each event continues its session; returns each session's next seq after the
+    /// batch. A batch rarely spans more than one session, so a short list beats a dictionary.
+    private func validate(_ events: [EncodedEvent]) throws(LogError) -> [(session: Int64, next: Int64)] {
+        var heads: [(session: Int64, next: Int64)] = []
+        for event in events {
+            let index = heads.firstIndex { $0.session == event.sessionID }
+            let expected: Int64
+            if let index { expected = heads[index].next } else { expected = try expectedSeq(session: event.sessionID) }
+            guard event.seq == expected else {
+                throw LogError(kind: .seqOutOfOrder(session: event.sessionID, expected: expected, found: event.seq),
+                               message: "", path: connection.path)
+            }
+            if let index { heads[index].next = expected + 1 } else { heads.append((event.sessionID, expected + 1)) }
+        }
+        return heads
+    }
+
+    /// The seq `session` expects next, read from the file the first time.
+    func expectedSeq(session: Int64) throws(LogError) -> Int64 {
+        if let next = nextSeq[session] { return next }
+        defer { loadSessionHead.reset() }
+        try loadSessionHead.bind(session, at: 1)
+        try loadSessionHead.step()
+        guard loadSessionHead.int64(1) != 0 else {
+            throw LogError(kind: .unknownSession(String(session)), message: "", path: connection.path)
+        }
+        let next = loadSessionHead.isNull(0) ? 0 : loadSessionHead.int64(0) + 1
+        nextSeq[session] = next
+        return next
+    }
+
+    private func insert(_ event: EncodedEvent) throws(LogError) {
+        let statement = insertEvent
+        try statement.bind(event.sessionID, at: 1)
+        try statement.bind(event.seq, at: 2)
+        try statement.bind(event.at, at: 3)
+        try statement.bind(event.actionType, at: 4)
+        try statement.bind(event.hash, at: 8)
+        try statement.bind(event.durationNs, at: 9)
+        try statement.bind(event.cause, at: 10)
+        try statement.bind(Int64(event.coalesced ? 1 : 0), at: 11)
+        try statement.withText(event.action, at: 5) { () throws(LogError) in
+            try statement.withText(event.patch, at: 6) { () throws(LogError) in
+                try statement.withText(event.inverse, at: 7) { () throws(LogError) in
+                    try statement.step()
+                }
+            }
+        }
+        statement.reset()
+        if firstRowID == nil { firstRowID = connection.lastInsertRowID }
+        if let keyframe = event.keyframe {
+            try insertKeyframe.bind(event.sessionID, at: 1)
+            try insertKeyframe.bind(event.seq, at: 2)
+            try insertKeyframe.withText(keyframe, at: 3) { () throws(LogError) in try insertKeyframe.step() }
+            insertKeyframe.reset()
+        }
+    }
+
+    /// An insert failed although the batch was valid (the file changed under us, or I/O): the
+    /// transaction is gone, so the failed batch is reported and the others are written again.
+    private func recoverFromFailedInsert(of batch: PendingBatch, _ error: LogError) {
+        let survivors = abandonTransaction()
+        batch.completion?(.failure(error))
+        for survivor in survivors { append(survivor) }
+    }
+
+    /// Rolls back and forgets the open transaction; returns the batches it held.
+    private func abandonTransaction() -> [PendingBatch] {
+        connection.rollback()
+        let batches = pending
+        pending = []
+        pendingEventCount = 0
+        transactionStart = nil
+        firstRowID = nil
+        // What the file holds is the truth again: reload seqs lazily.
+        nextSeq = [:]
+        return batches
+    }
+
+    // MARK: Committing
+
+    /// Commits the open transaction, if any, then tells each batch's caller.
+    func commit() {
+        guard transactionStart != nil else { return }
+        do throws(LogError) {
+            if let firstRowID {
+                try indexText.bind(firstRowID, at: 1)
+                try indexText.step()
+                indexText.reset()
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            indexText.reset()
+            for batch in abandonTransaction() { batch.completion?(.failure(error)) }
+            return
+        }
+        let batches = pending
+        pending = []
+        pendingEventCount = 0
+        transactionStart = nil
+        firstRowID = nil
+        queue.countCommit()
+        for batch in batches { batch.completion?(.success(())) }
+    }
+}

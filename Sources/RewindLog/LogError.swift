@@ -1,0 +1,95 @@
+/// Why a log operation failed, and where: one sentence in ``description``.
+///
+/// SQLite failures carry the result code, SQLite's message and the SQL that failed; the other
+/// kinds say what is wrong with the file, the session or the batch.
+///
+/// ```swift
+/// do { _ = try LogReader(path: "notes.txt") }
+/// catch { print(error) }  // notes.txt is not a Rewind log: file is not a database.
+/// ```
+public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Kind: Sendable, Equatable {
+        /// SQLite returned an error code (see ``LogError/code``).
+        case sqlite
+        /// The file does not exist.
+        case fileNotFound
+        /// The file is not a Rewind log (another SQLite database, a text file, random bytes).
+        case notARewindLog
+        /// The file was written by a newer Rewind whose schema this build does not know.
+        case newerSchema(found: Int, supported: Int)
+        /// No session has this id, uuid prefix or name.
+        case unknownSession(String)
+        /// A uuid prefix names more than one session.
+        case ambiguousSession(String, candidates: [String])
+        /// A batch does not continue its session's seqs: `expected` is the next seq, `found` the given one.
+        case seqOutOfOrder(session: Int64, expected: Int64, found: Int64)
+        /// An event is malformed (for instance a patch that is not an array).
+        case invalidEvent(session: Int64, seq: Int64)
+        /// A stored JSON text could not be parsed.
+        case invalidJSON(column: String)
+        /// The writer was closed.
+        case closed
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The SQLite (extended) result code, when SQLite reported the error.
+    public var code: Int32?
+    /// SQLite's message, or our own detail.
+    public var message: String
+    /// The SQL that failed, when there is one.
+    public var sql: String?
+    /// The log file concerned, when known.
+    public var path: String?
+
+    /// Makes an error; most code uses the static constructors.
+    public init(kind: Kind, code: Int32? = nil, message: String, sql: String? = nil, path: String? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.sql = sql
+        self.path = path
+    }
+
+    /// One sentence that says what failed and where.
+    public var description: String {
+        let file = path ?? "the log"
+        switch kind {
+        case .sqlite:
+            var text = "SQLite error \(code.map(String.init) ?? "?") in \(file)"
+            if let sql { text += " running `\(Self.abbreviated(sql))`" }
+            return text + ": \(message)."
+        case .fileNotFound:
+            return "No Rewind log at \(file): the file does not exist."
+        case .notARewindLog:
+            return "\(file) is not a Rewind log: \(message)."
+        case .newerSchema(let found, let supported):
+            return "\(file) was written by a newer Rewind (schema \(found)); this build reads schema \(supported)."
+        case .unknownSession(let name):
+            return "No session named '\(name)' in \(file)\(message.isEmpty ? "" : ": \(message)")."
+        case .ambiguousSession(let name, let candidates):
+            return "Session prefix '\(name)' is ambiguous in \(file): it matches \(candidates.joined(separator: ", "))."
+        case .seqOutOfOrder(let session, let expected, let found):
+            let what = found < expected ? "is already stored (a duplicate)" : "leaves a gap"
+            return "Session \(session) expects seq \(expected) next, but seq \(found) \(what); the batch was not written."
+        case .invalidEvent(let session, let seq):
+            return "Event \(seq) of session \(session) is invalid: \(message); the batch was not written."
+        case .invalidJSON(let column):
+            return "The \(column) stored in \(file) is not valid JSON: \(message)."
+        case .closed:
+            return "The log writer for \(file) is closed."
+        }
+    }
+
+    private static func abbreviated(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: \.isNewline).map { $0.trimmingPrefixSpaces() }.joined(separator: " ")
+        return flat.count > 120 ? String(flat.prefix(117)) + "…" : flat
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingPrefixSpaces() -> Substring {
+        drop(while: { $0 == " " })
+    }
+}

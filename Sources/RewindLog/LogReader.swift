@@ -1,0 +1,131 @@
+import Foundation
+import RewindJSON
+
+/// Reads a log on its own connection, while a ``LogWriter`` may be writing it.
+///
+/// Every call runs under the reader's lock, so one reader may be shared between threads; open
+/// one per thread when they read a lot at once (each has its own connection and cache).
+///
+/// ```swift
+/// let reader = try LogReader(path: "/tmp/rewind.db")
+/// let session = try reader.session(named: "latest")
+/// let logins = try reader.events(session: session.id, typeGlob: "login*")
+/// ```
+public final class LogReader: @unchecked Sendable {
+    /// The log file.
+    public let path: String
+    let connection: Connection
+    private let lock = NSLock()
+    private var statements: [String: Statement] = [:]
+
+    /// Opens the log at `path`; throws when it does not exist, is not a Rewind log or was written
+    /// by a newer Rewind.
+    public init(path: String) throws(LogError) {
+        self.path = path
+        connection = try LogOpener.open(path: path, access: .read)
+        try connection.execute("PRAGMA query_only=1")
+    }
+
+    /// Runs `body` under the lock with the cached statement for `sql`, reset afterwards.
+    func withStatement<R>(_ sql: String, _ body: (Statement) throws(LogError) -> R) throws(LogError) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        let statement: Statement
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            statement = try connection.prepare(sql)
+            statements[sql] = statement
+        }
+        defer {
+            statement.reset()
+            statement.clearBindings()
+        }
+        return try body(statement)
+    }
+
+    // MARK: Sessions
+
+    static let sessionColumns = """
+        SELECT s.id, s.uuid, s.app, s.started_at, s.ended_at, s.meta, s.replay_of,
+               (SELECT max(seq) FROM events WHERE session_id = s.id),
+               (SELECT count(*) FROM keyframes WHERE session_id = s.id),
+               (SELECT at FROM events WHERE session_id = s.id ORDER BY seq DESC LIMIT 1)
+        FROM sessions s
+        """
+
+    /// Every session, oldest first, with its counts and times.
+    public func sessions() throws(LogError) -> [SessionInfo] {
+        try withStatement(Self.sessionColumns + " ORDER BY s.id") { statement throws(LogError) in
+            var sessions: [SessionInfo] = []
+            while try statement.step() { sessions.append(try RowDecoder.session(statement, path: path)) }
+            return sessions
+        }
+    }
+
+    /// The session with id `id`.
+    public func session(id: Int64) throws(LogError) -> SessionInfo {
+        let found = try withStatement(Self.sessionColumns + " WHERE s.id = ?1") { statement throws(LogError) -> SessionInfo? in
+            try statement.bind(id, at: 1)
+            return try statement.step() ? try RowDecoder.session(statement, path: path) : nil
+        }
+        guard let found else { throw LogError(kind: .unknownSession(String(id)), message: "", path: path) }
+        return found
+    }
+
+    /// The session a user named: its id (`12`), a prefix of its uuid (`3f2a`, any case), or
+    /// `latest` (the one started last).
+    ///
+    /// Digits name an id first and a uuid prefix only when no session has that id. A prefix that
+    /// matches several sessions is an error that lists them.
+    public func session(named name: String) throws(LogError) -> SessionInfo {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        if name.lowercased() == "latest" {
+            let latest = try withStatement(Self.sessionColumns + " ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
+                try statement.step() ? try RowDecoder.session(statement, path: path) : nil
+            }
+            guard let latest else { throw LogError(kind: .unknownSession(name), message: "the log has no sessions yet", path: path) }
+            return latest
+        }
+        if let id = Int64(name) {
+            do {
+                return try session(id: id)
+            } catch where error.kind == .unknownSession(String(id)) {
+                // Not an id: it may still be the start of a uuid.
+            }
+        }
+        guard !name.isEmpty else { throw LogError(kind: .unknownSession(name), message: "give an id, a uuid prefix or latest", path: path) }
+        let matches = try withStatement(Self.sessionColumns + " WHERE substr(lower(s.uuid), 1, length(?1)) = lower(?1) ORDER BY s.id LIMIT 11") { statement throws(LogError) in
+            try statement.bind(name, at: 1)
+            var sessions: [SessionInfo] = []
+            while try statement.step() { sessions.append(try RowDecoder.session(statement, path: path)) }
+            return sessions
+        }
+        switch matches.count {
+        case 0:
+            throw LogError(kind: .unknownSession(name), message: "no id or uuid matches it", path: path)
+        case 1:
+            return matches[0]
+        default:
+            var candidates = matches.prefix(10).map { "\($0.uuid) (id \($0.id))" }
+            if matches.count > 10 { candidates.append("and more") }
+            throw LogError(kind: .ambiguousSession(name, candidates: candidates), message: "", path: path)
+        }
+    }
+
+    /// The number of events stored, in one session or in the whole log.
+    public func eventCount(session: Int64? = nil) throws(LogError) -> Int {
+        if let session {
+            // Seqs are gap-free from 0, so the count is the last seq plus one: one index probe.
+            return try withStatement("SELECT max(seq) FROM events WHERE session_id = ?1") { statement throws(LogError) in
+                try statement.bind(session, at: 1)
+                try statement.step()
+                return statement.isNull(0) ? 0 : Int(statement.int64(0)) + 1
+            }
+        }
+        return try withStatement("SELECT count(*) FROM events") { statement throws(LogError) in
+            try statement.step()
+            return Int(statement.int64(0))
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import RewindJSON
+
+/// The one writer of a log file: its own thread, its own connection, group commits.
+///
+/// ``append(_:completion:)`` encodes the events on the caller's thread and enqueues them; it
+/// never waits for I/O. The writer thread validates each batch (seqs must continue their session
+/// without gaps or duplicates), writes it into the open transaction and commits every
+/// ``Options/commitInterval`` or ``Options/maxEventsPerCommit`` events. A batch is stored whole
+/// or not at all, and a bad batch never takes another caller's batch down. Completions run on
+/// the writer thread once their batch is committed: keep them short.
+///
+/// ```swift
+/// let writer = try LogWriter(path: "/tmp/rewind.db")
+/// let id = try writer.openSession(uuid: UUID().uuidString, app: "Todo", startedAt: Date())
+/// writer.append([event0, event1]) { result in print(result) }
+/// try writer.flush()   // everything appended before is committed
+/// writer.close()
+/// ```
+public final class LogWriter: Sendable {
+    /// How the writer batches its commits.
+    public struct Options: Sendable {
+        /// The longest an appended event waits before its transaction commits, in seconds.
+        public var commitInterval: Double
+        /// A transaction commits as soon as it holds this many events.
+        public var maxEventsPerCommit: Int
+
+        /// The house plan's figures: 20 ms or 1,000 events.
+        public init(commitInterval: Double = 0.020, maxEventsPerCommit: Int = 1_000) {
+            self.commitInterval = commitInterval
+            self.maxEventsPerCommit = maxEventsPerCommit
+        }
+    }
+
+    /// The log file.
+    public let path: String
+    private let queue: WriterQueue
+
+    /// Opens (or creates) the log at `path` and starts the writer thread.
+    ///
+    /// Throws when the file is not a Rewind log or was written by a newer Rewind.
+    public init(path: String, options: Options = Options()) throws(LogError) {
+        self.path = path
+        let queue = WriterQueue(wakeThreshold: options.maxEventsPerCommit)
+        self.queue = queue
+        let opened = CallResult<Bool>()
+        let thread = Thread {
+            do throws(LogError) {
+                let engine = try WriterEngine(path: path, options: options, queue: queue)
+                opened.fulfil(.success(true))
+                WriterEngine.run(engine)
+            } catch {
+                opened.fulfil(.failure(error))
+            }
+            // The engine and its connection are gone by now: the file is closed.
+            queue.markFinished()
+        }
+        thread.name = "rewind.log-writer"
+        thread.start()
+        if case .failure(let error) = opened.wait() {
+            queue.waitUntilFinished()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Records a new session and returns its id; an existing session with the same `uuid` (an app
+    /// reconnecting) keeps its id. Durable when it returns.
+    public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue = [:],
+                            replayOf: String? = nil) throws(LogError) -> Int64 {
+        let metaText = meta.serialized(.compact)
+        return try call { engine throws(LogError) in
+            try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: metaText, replayOf: replayOf)
+        }
+    }
+
+    /// Enqueues one batch of events; `completion` (on the writer thread) says whether it was
+    /// committed. The batch is all-or-nothing: each event must continue its session's seqs.
+    public func append(_ events: [LogEvent], completion: (@Sendable (Result<Void, LogError>) -> Void)? = nil) {
+        let batch: PendingBatch
+        do throws(LogError) {
+            var encoded: [EncodedEvent] = []
+            encoded.reserveCapacity(events.count)
+            for event in events { encoded.append(try EncodedEvent(event)) }
+            batch = PendingBatch(events: encoded, completion: completion)
+        } catch {
+            var error = error
+            error.path = path
+            completion?(.failure(error))
+            return
+        }
+        if !queue.push(.append(batch)) {
+            completion?(.failure(LogError(kind: .closed, message: "", path: path)))
+        }
+    }
+
+    /// Returns once everything appended before the call is committed to the file (visible to
+    /// every new reader; with `synchronous=NORMAL` a power loss may still lose the last commits).
+    public func flush() throws(LogError) {
+        try call { _ in }
+    }
+
+    /// Records when a session ended.
+    public func endSession(id: Int64, at endedAt: Date) throws(LogError) {
+        try call { engine throws(LogError) in try engine.endSession(id: id, at: endedAt) }
+    }
+
+    /// The seq the session expects next: what the server tells an app it has stored.
+    public func nextSeq(session: Int64) throws(LogError) -> Int64 {
+        try call { engine throws(LogError) in try engine.expectedSeq(session: session) }
+    }
+
+    /// Removes whole sessions (their events, keyframes and index entries) in one transaction;
+    /// returns the ids that were removed (unknown ids are skipped).
+    @discardableResult
+    public func prune(sessions ids: [Int64]) throws(LogError) -> [Int64] {
+        try call { engine throws(LogError) in try engine.prune(sessions: ids) }
+    }
+
+    /// Removes the sessions whose last activity (end, last event or start) is older than `days`
+    /// days before `now`; returns the ids removed.
+    @discardableResult
+    public func prune(olderThanDays days: Double, now: Date = Date()) throws(LogError) -> [Int64] {
+        let cutoff = now.timeIntervalSince1970 - days * 86_400
+        return try call { engine throws(LogError) in try engine.prune(inactiveBefore: cutoff) }
+    }
+
+    /// Commits what is pending, stops the thread and closes the file. Appends after it fail with
+    /// ``LogError/Kind/closed``. Calling it again does nothing.
+    public func close() {
+        _ = queue.push(.stop)
+        queue.waitUntilFinished()
+    }
+
+    /// How many transactions the writer has committed (for tests and benchmarks).
+    package var commitCount: Int { queue.commitCount }
+
+    /// Runs `body` on the writer thread after committing what is pending, and waits for it.
+    func call<T: Sendable>(_ body: @escaping @Sendable (WriterEngine) throws(LogError) -> T) throws(LogError) -> T {
+        let result = CallResult<T>()
+        let job = WriterQueue.Job.call { engine in
+            result.fulfil(Result { () throws(LogError) in try body(engine) })
+        }
+        guard queue.push(job) else { throw LogError(kind: .closed, message: "", path: path) }
+        return try result.wait().get()
+    }
+}

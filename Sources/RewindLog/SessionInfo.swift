@@ -1,0 +1,45 @@
+import Foundation
+import RewindJSON
+
+/// One recorded session (a row of `sessions`) with counts taken from its events.
+public struct SessionInfo: Sendable, Equatable {
+    /// The session's id in this log file (what `SESSION@SEQ` names use).
+    public var id: Int64
+    /// The app's identifier for the session, unique in the log.
+    public var uuid: String
+    /// The app's name.
+    public var app: String
+    /// When the session started.
+    public var startedAt: Date
+    /// When the session ended, if it has.
+    public var endedAt: Date?
+    /// What the app said about itself at hello (version, device…), a JSON object.
+    public var meta: JSONValue
+    /// The uuid of the session this one replays, when it is a replay.
+    public var replayOf: String?
+    /// How many events are stored (seqs are gap-free, so this is `lastSeq + 1`).
+    public var eventCount: Int
+    /// The last stored seq, `nil` before the first event.
+    public var lastSeq: Int64?
+    /// How many keyframes are stored.
+    public var keyframeCount: Int
+    /// When the last stored event happened.
+    public var lastEventAt: Date?
+
+    /// Makes a session description.
+    public init(id: Int64, uuid: String, app: String, startedAt: Date, endedAt: Date? = nil, meta: JSONValue = [:],
+                replayOf: String? = nil, eventCount: Int = 0, lastSeq: Int64? = nil, keyframeCount: Int = 0,
+                lastEventAt: Date? = nil) {
+        self.id = id
+        self.uuid = uuid
+        self.app = app
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.meta = meta
+        self.replayOf = replayOf
+        self.eventCount = eventCount
+        self.lastSeq = lastSeq
+        self.keyframeCount = keyframeCount
+        self.lastEventAt = lastEventAt
+    }
+}

@@ -1,0 +1,31 @@
+import Testing
+@testable import RewindLog
+
+@Suite("Keyframe policy")
+struct KeyframePolicyTests {
+    let policy = KeyframePolicy(maxEvents: 1_000, maxPatchBytesRatio: 0.5)
+
+    @Test("Due on the first event, after maxEvents events, or when patches outweigh half the state")
+    func due() {
+        #expect(policy.isKeyframeDue(eventsSinceKeyframe: nil, patchBytesSinceKeyframe: 0, stateBytes: 10))
+        #expect(!policy.isKeyframeDue(eventsSinceKeyframe: 999, patchBytesSinceKeyframe: 10, stateBytes: 1_000_000))
+        #expect(policy.isKeyframeDue(eventsSinceKeyframe: 1_000, patchBytesSinceKeyframe: 10, stateBytes: 1_000_000))
+        #expect(!policy.isKeyframeDue(eventsSinceKeyframe: 5, patchBytesSinceKeyframe: 500, stateBytes: 1_000))
+        #expect(policy.isKeyframeDue(eventsSinceKeyframe: 5, patchBytesSinceKeyframe: 501, stateBytes: 1_000))
+    }
+
+    @Test("The counter resets at each keyframe")
+    func counter() {
+        var counter = KeyframeCounter(policy: policy)
+        var keyframes: [Int] = []
+        for index in 0..<40 where counter.record(patchBytes: 60, stateBytes: 1_000) {
+            keyframes.append(index)
+        }
+        // 60-byte patches against a 1,000-byte state: one keyframe every 9 events (9 × 60 > 500).
+        #expect(keyframes == [0, 9, 18, 27, 36])
+
+        var big = KeyframeCounter(policy: KeyframePolicy(maxEvents: 3))
+        let due = (0..<8).map { _ in big.record(patchBytes: 1, stateBytes: 1_000_000) }
+        #expect(due == [true, false, false, true, false, false, true, false])
+    }
+}
