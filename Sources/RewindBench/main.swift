@@ -4,6 +4,8 @@ import Foundation
 // Every group registered here runs in one process, so each figure and its baseline are
 // measured in the same run on the same machine.
 let groups: [BenchGroup] = [
+    JSONBenchmarks.group,
+    .diff,
 ]
 
 var arguments = CommandLine.arguments.dropFirst()

@@ -12,6 +12,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was wrong, as one sentence fragment: `expected a value`, `invalid UTF-8`.
     public var message: String
 
+    /// An error at `line` and `column` (1-based) and byte `offset` (0-based).
     public init(line: Int, column: Int, offset: Int, message: String) {
         self.line = line
         self.column = column
@@ -19,6 +20,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }
 
     /// Locates `offset` within `bytes` to give an error with its line and column.

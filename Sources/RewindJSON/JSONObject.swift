@@ -13,7 +13,7 @@ public struct JSONObject: Sendable {
     @usableFromInline var _keys: [String]
     @usableFromInline var _values: [JSONValue]
     /// Key → position, present only for objects larger than `indexThreshold`.
-    @usableFromInline var _index: [String: Int]?
+    @usableFromInline var _index: KeyIndex?
 
     @usableFromInline static var indexThreshold: Int { 24 }
 
@@ -41,11 +41,16 @@ public struct JSONObject: Sendable {
         if keys.count > Self.indexThreshold { rebuildIndex() }
     }
 
+    /// Adopts keys already known to be unique, with their index when the object is large.
+    init(checkedKeys keys: [String], values: [JSONValue], index: KeyIndex?) {
+        _keys = keys
+        _values = values
+        _index = index
+    }
+
     @usableFromInline mutating func rebuildIndex() {
         if _keys.count > Self.indexThreshold {
-            var index = [String: Int](minimumCapacity: _keys.count)
-            for (i, key) in _keys.enumerated() { index[key] = i }
-            _index = index
+            _index = KeyIndex(keys: _keys)
         } else {
             _index = nil
         }
@@ -66,9 +71,9 @@ public struct JSONObject: Sendable {
     /// The position of `key`, or `nil` when the object does not have it.
     @inlinable
     public func index(forKey key: String) -> Int? {
-        if let index = _index { return index[key] }
+        if let index = _index { return index.position(of: key, in: _keys) }
         return _keys.withUnsafeBufferPointer { keys in
-            for i in 0..<keys.count where keys[i] == key { return i }
+            for i in 0..<keys.count where keys[i].hasSameBytes(as: key) { return i }
             return nil
         }
     }
@@ -107,7 +112,7 @@ public struct JSONObject: Sendable {
         _keys.insert(key, at: position)
         _values.insert(value, at: position)
         if position == _keys.count - 1, _index != nil {
-            _index![key] = position
+            _index!.appendLast(of: _keys)
         } else {
             rebuildIndex()
         }
@@ -119,12 +124,7 @@ public struct JSONObject: Sendable {
         guard let i = index(forKey: key) else { return nil }
         _keys.remove(at: i)
         let old = _values.remove(at: i)
-        if i == _keys.count, _index != nil {
-            _index![key] = nil
-            if _keys.count <= Self.indexThreshold { _index = nil }
-        } else {
-            rebuildIndex()
-        }
+        rebuildIndex()
         return old
     }
 
@@ -137,21 +137,27 @@ public struct JSONObject: Sendable {
 }
 
 extension JSONObject: RandomAccessCollection {
+    /// A member: its key and its value.
     public typealias Element = (key: String, value: JSONValue)
+    /// Members are indexed by position.
     public typealias Index = Int
+    /// The position of the first member.
     public var startIndex: Int { 0 }
+    /// One past the position of the last member.
     public var endIndex: Int { _keys.count }
+    /// The member at `position`.
     public subscript(position: Int) -> (key: String, value: JSONValue) {
         (key: _keys[position], value: _values[position])
     }
 }
 
 extension JSONObject: Equatable {
+    /// The same keys (compared scalar by scalar) with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
         // Same order is the common case: compare positionally first, fall back to lookups.
         for i in 0..<lhs.count {
-            if lhs._keys[i] == rhs._keys[i] {
+            if lhs._keys[i].hasSameBytes(as: rhs._keys[i]) {
                 if lhs._values[i] != rhs._values[i] { return false }
             } else {
                 guard let j = rhs.index(forKey: lhs._keys[i]), lhs._values[i] == rhs._values[j] else {
@@ -164,6 +170,7 @@ extension JSONObject: Equatable {
 }
 
 extension JSONObject: Hashable {
+    /// Hashes the members independently of their order.
     public func hash(into hasher: inout Hasher) {
         // Order-independent: members combine commutatively.
         var folded = 0
@@ -179,6 +186,7 @@ extension JSONObject: Hashable {
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// An object with these members in this order.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }

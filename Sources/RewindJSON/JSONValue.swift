@@ -2,7 +2,9 @@
 ///
 /// Objects keep their keys in the order they were read or inserted; numbers keep the exact text
 /// they were read from (see ``JSONNumber``). Equality is JSON equality: objects compare as
-/// unordered maps and numbers compare numerically, so `{"a":1.0,"b":2} == {"b":2,"a":1}`.
+/// unordered maps, numbers compare numerically, and strings and keys compare scalar by scalar
+/// (not by Swift's canonical equivalence), so `{"a":1.0,"b":2} == {"b":2,"a":1}` while
+/// `"\u00e9" != "e\u0301"`.
 ///
 /// ```swift
 /// let state: JSONValue = ["user": ["name": "Ada", "age": 36], "tags": ["a", "b"]]
@@ -82,12 +84,13 @@ extension JSONValue {
 // MARK: - Equality and hashing
 
 extension JSONValue: Equatable {
+    /// JSON equality: see ``JSONValue``.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.number(let a), .number(let b)): return a == b
-        case (.string(let a), .string(let b)): return a == b
+        case (.string(let a), .string(let b)): return a.hasSameBytes(as: b)
         case (.array(let a), .array(let b)):
             guard a.count == b.count else { return false }
             return a.withUnsafeBufferPointer { pa in
@@ -103,6 +106,7 @@ extension JSONValue: Equatable {
 }
 
 extension JSONValue: Hashable {
+    /// Hashes consistently with `==`: object member order and number spelling do not matter.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0 as UInt8)
@@ -121,18 +125,22 @@ extension JSONValue: Hashable {
 // MARK: - Literals
 
 extension JSONValue: ExpressibleByNilLiteral {
+    /// `null`.
     public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
+    /// A boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
+    /// An integer.
     public init(integerLiteral value: Int) { self = .number(JSONNumber(value)) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
+    /// A number, printed as Swift's shortest round-tripping text.
     public init(floatLiteral value: Double) {
         // A float literal is always finite.
         self = .number(JSONNumber(value)!)
@@ -140,14 +148,17 @@ extension JSONValue: ExpressibleByFloatLiteral {
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
+    /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
+    /// An array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
+    /// An object with these members in this order (a repeated key keeps its last value).
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements))
     }

@@ -11,6 +11,7 @@ public struct JSONWriteOptions: Sendable, Equatable {
     /// Sort object keys by Unicode code point (UTF-8 byte order).
     public var sortKeys: Bool
 
+    /// Options with the given layout; the default is compact with keys in their order.
     public init(pretty: Bool = false, sortKeys: Bool = false) {
         self.pretty = pretty
         self.sortKeys = sortKeys
@@ -26,15 +27,20 @@ public struct JSONWriteOptions: Sendable, Equatable {
 
 extension JSONValue {
     /// The JSON text of this value as UTF-8 bytes.
+    ///
+    /// Strings escape `"`, `\` and the control characters (`\b \f \n \r \t`, else `\u00XX`);
+    /// everything else, non-ASCII included, is written as is. Numbers print exactly as read.
     public func serializedBytes(_ options: JSONWriteOptions = .compact) -> [UInt8] {
-        var writer = JSONWriter(options: options)
+        var writer = JSONWriter(pretty: options.pretty, sortKeys: options.sortKeys)
         writer.write(self, depth: 0)
-        return writer.out
+        return writer.out.array
     }
 
     /// The JSON text of this value.
     public func serialized(_ options: JSONWriteOptions = .compact) -> String {
-        String(decoding: serializedBytes(options), as: UTF8.self)
+        var writer = JSONWriter(pretty: options.pretty, sortKeys: options.sortKeys)
+        writer.write(self, depth: 0)
+        return String(decoding: writer.out.bytes, as: UTF8.self)
     }
 }
 
@@ -43,128 +49,220 @@ extension JSONValue: CustomStringConvertible {
     public var description: String { serialized(.compact) }
 }
 
-struct JSONWriter {
-    let options: JSONWriteOptions
-    var out: [UInt8] = []
+/// The printing engine: writes into a ``ByteBuffer`` with room reserved per token.
+struct JSONWriter: ~Copyable {
+    var out = ByteBuffer(capacity: 4096)
+    let pretty: Bool
+    let sortKeys: Bool
+    /// Write numbers in ``JSONNumber/canonicalText`` form (for the stable hash).
+    let canonicalNumbers: Bool
 
-    init(options: JSONWriteOptions) {
-        self.options = options
-        out.reserveCapacity(256)
+    init(pretty: Bool, sortKeys: Bool, canonicalNumbers: Bool = false) {
+        self.pretty = pretty
+        self.sortKeys = sortKeys
+        self.canonicalNumbers = canonicalNumbers
     }
 
     mutating func write(_ value: JSONValue, depth: Int) {
-        switch value {
-        case .null: append("null")
-        case .bool(let b): append(b ? "true" : "false")
+        withUnsafePointer(to: value) { write(at: $0, depth: depth) }
+    }
+
+    /// Writes the value at `value`; reading through the pointer lets the payloads be borrowed
+    /// rather than copied (retained and released) on the way down.
+    mutating func write(at value: UnsafePointer<JSONValue>, depth: Int) {
+        switch value.pointee {
+        case .null: out.append("null")
+        case .bool(let b): b ? out.append("true") : out.append("false")
         case .number(let n): writeNumber(n)
         case .string(let s): writeString(s)
-        case .array(let elements):
-            if elements.isEmpty {
-                append("[]")
-                return
-            }
-            out.append(UInt8(ascii: "["))
-            for (k, element) in elements.enumerated() {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
-                newline(depth + 1)
-                write(element, depth: depth + 1)
-            }
-            newline(depth)
-            out.append(UInt8(ascii: "]"))
-        case .object(let object):
-            if object.isEmpty {
-                append("{}")
-                return
-            }
-            out.append(UInt8(ascii: "{"))
-            if options.sortKeys {
-                for (k, member) in object.sortedByKey.enumerated() {
-                    writeMember(first: k == 0, key: member.key, value: member.value, depth: depth)
-                }
-            } else {
-                for k in 0..<object.count {
-                    writeMember(first: k == 0, key: object._keys[k], value: object._values[k], depth: depth)
-                }
-            }
-            newline(depth)
-            out.append(UInt8(ascii: "}"))
+        case .array(let elements): writeArray(elements, depth: depth)
+        case .object(let object): writeObject(object, depth: depth)
         }
     }
 
-    @inline(__always) private mutating func writeMember(first: Bool, key: String, value: JSONValue, depth: Int) {
+    private mutating func writeArray(_ elements: [JSONValue], depth: Int) {
+        if elements.isEmpty {
+            out.append("[]")
+            return
+        }
+        out.append(UInt8(ascii: "["))
+        elements.withUnsafeBufferPointer { elements in
+            for k in 0..<elements.count {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                newline(depth &+ 1)
+                write(at: elements.baseAddress! + k, depth: depth &+ 1)
+            }
+        }
+        newline(depth)
+        out.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func writeObject(_ object: JSONObject, depth: Int) {
+        if object.isEmpty {
+            out.append("{}")
+            return
+        }
+        out.append(UInt8(ascii: "{"))
+        let order = sortKeys ? object.positionsSortedByKey : nil
+        object._keys.withUnsafeBufferPointer { keys in
+            object._values.withUnsafeBufferPointer { values in
+                for k in 0..<keys.count {
+                    let position = order?[k] ?? k
+                    writeMember(first: k == 0, key: keys.baseAddress! + position, value: values.baseAddress! + position, depth: depth)
+                }
+            }
+        }
+        newline(depth)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    @inline(__always) private mutating func writeMember(first: Bool, key: UnsafePointer<String>, value: UnsafePointer<JSONValue>, depth: Int) {
         if !first { out.append(UInt8(ascii: ",")) }
-        newline(depth + 1)
-        writeString(key)
-        out.append(UInt8(ascii: ":"))
-        if options.pretty { out.append(UInt8(ascii: " ")) }
-        write(value, depth: depth + 1)
+        newline(depth &+ 1)
+        let done: Void? = key.pointee.utf8.withContiguousStorageIfAvailable { writeEscaped($0) }
+        if done == nil { writeString(key.pointee) }
+        if pretty { out.append(": ") } else { out.append(UInt8(ascii: ":")) }
+        write(at: value, depth: depth &+ 1)
     }
 
     @inline(__always) private mutating func newline(_ depth: Int) {
-        guard options.pretty else { return }
-        out.append(UInt8(ascii: "\n"))
-        for _ in 0..<(depth * 2) { out.append(UInt8(ascii: " ")) }
-    }
-
-    @inline(__always) private mutating func append(_ s: StaticString) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        guard pretty else { return }
+        let spaces = depth &* 2
+        out.reserve(spaces &+ 1)
+        out.appendUnchecked(UInt8(ascii: "\n"))
+        out.tail.initialize(repeating: UInt8(ascii: " "), count: spaces)
+        out.advance(by: spaces)
     }
 
     mutating func writeNumber(_ n: JSONNumber) {
-        switch n.storage {
-        case .int(let v): writeInt(v)
-        case .text(let t): out.append(contentsOf: t.utf8)
-        }
-    }
-
-    private mutating func writeInt(_ v: Int64) {
-        if v == 0 {
-            out.append(UInt8(ascii: "0"))
+        if canonicalNumbers {
+            var text = n.canonicalText
+            text.withUTF8 { out.append($0.baseAddress!, $0.count) }
             return
         }
+        switch n.storage {
+        case .int(let v):
+            writeInt(v)
+        case .packed(let packed):
+            out.reserve(PackedDecimal.maxLength)
+            out.advance(by: packed.render(into: out.tail))
+        case .text(var text):
+            text.withUTF8 { out.append($0.baseAddress!, $0.count) }
+        }
+    }
+
+    /// Pairs of decimal digits, `00` to `99`.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    @inline(__always) private mutating func writeInt(_ v: Int64) {
+        out.reserve(20)
         var magnitude = v.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var k = 20
-            while magnitude > 0 {
-                k -= 1
-                digits[k] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
-                magnitude /= 10
-            }
-            if v < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<20]))
+        if v < 0 { out.appendUnchecked(UInt8(ascii: "-")) }
+        if magnitude < 10 {
+            out.appendUnchecked(UInt8(truncatingIfNeeded: magnitude) &+ 0x30)
+            return
+        }
+        // Digits go right to left into the reserved room past the 20 bytes the number can
+        // take, then move down into place.
+        out.reserve(40)
+        let pairs = Self.digitPairs.utf8Start
+        let tail = out.tail + 40
+        var k = 0
+        while magnitude >= 100 {
+            let pair = Int(magnitude % 100) &* 2
+            magnitude /= 100
+            k &-= 2
+            tail[k] = pairs[pair]
+            tail[k &+ 1] = pairs[pair &+ 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(magnitude) &* 2
+            k &-= 2
+            tail[k] = pairs[pair]
+            tail[k &+ 1] = pairs[pair &+ 1]
+        } else {
+            k &-= 1
+            tail[k] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30
+        }
+        out.tail.update(from: tail + k, count: -k)
+        out.advance(by: -k)
+    }
+
+    @inline(__always) mutating func writeString(_ s: String) {
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { writeEscaped($0) }
+        if done == nil {
+            var copy = s
+            copy.withUTF8 { writeEscaped($0) }
         }
     }
 
-    mutating func writeString(_ s: String) {
-        out.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { utf8 in
-            var runStart = 0
-            for k in 0..<utf8.count {
-                let b = utf8[k]
-                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-                if runStart < k { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<k])) }
-                runStart = k + 1
-                switch b {
-                case 0x22: append("\\\"")
-                case 0x5C: append("\\\\")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
-                case 0x08: append("\\b")
-                case 0x0C: append("\\f")
-                default:
-                    append("\\u00")
-                    out.append(hexDigit(b >> 4))
-                    out.append(hexDigit(b & 0xF))
+    /// Writes `utf8` as a quoted JSON string, escaping what JSON requires and nothing more.
+    ///
+    /// Plain bytes are copied eight at a time as they are scanned: room for the whole string is
+    /// reserved first (and again after each escape), so a full 8-byte store never overruns.
+    mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let n = utf8.count
+        out.reserve(n &+ 2)
+        out.appendUnchecked(UInt8(ascii: "\""))
+        guard let base = utf8.baseAddress else {
+            out.appendUnchecked(UInt8(ascii: "\""))
+            return
+        }
+        var k = 0
+        while true {
+            var dst = out.tail
+            let runStart = k
+            while k &+ 8 <= n {
+                let w = SWAR.load(base + k)
+                UnsafeMutableRawPointer(dst).storeBytes(of: w.littleEndian, as: UInt64.self)
+                let special = SWAR.stringSpecialBytes(w)
+                if special == 0 {
+                    k &+= 8
+                    dst += 8
+                    continue
                 }
+                k &+= special.trailingZeroBitCount &>> 3
+                break
             }
-            if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+            out.advance(by: k &- runStart)
+            while k < n {
+                let b = base[k]
+                if b < 0x20 || b == 0x22 || b == 0x5C { break }
+                out.appendUnchecked(b)
+                k &+= 1
+            }
+            if k >= n { break }
+            // Room for this escape, the rest of the string and the closing quote.
+            out.reserve(7 &+ n &- k)
+            let b = base[k]
+            switch b {
+            case 0x22: out.append("\\\"")
+            case 0x5C: out.append("\\\\")
+            case 0x0A: out.append("\\n")
+            case 0x0D: out.append("\\r")
+            case 0x09: out.append("\\t")
+            case 0x08: out.append("\\b")
+            case 0x0C: out.append("\\f")
+            default:
+                out.append("\\u00")
+                out.appendUnchecked(Self.hexDigit(b >> 4))
+                out.appendUnchecked(Self.hexDigit(b & 0xF))
+            }
+            k &+= 1
         }
-        out.append(UInt8(ascii: "\""))
+        out.appendUnchecked(UInt8(ascii: "\""))
     }
 
-    @inline(__always) private func hexDigit(_ v: UInt8) -> UInt8 {
-        v < 10 ? v + 0x30 : v - 10 + 0x61
+    @inline(__always) private static func hexDigit(_ v: UInt8) -> UInt8 {
+        v < 10 ? v &+ 0x30 : v &- 10 &+ 0x61
+    }
+}
+
+extension JSONObject {
+    /// Member positions in canonical order: keys sorted by UTF-8 bytes, which is code point order.
+    var positionsSortedByKey: [Int] {
+        let keys = _keys
+        return (0..<keys.count).sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
     }
 }

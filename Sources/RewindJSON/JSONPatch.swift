@@ -1,0 +1,94 @@
+/// A JSON Patch (RFC 6902): operations applied in order, all or nothing.
+///
+/// ```swift
+/// let patch = try JSONPatch(json: JSONValue(parsing: #"[{"op":"replace","path":"/n","value":2}]"#))
+/// var state: JSONValue = ["n": 1]
+/// try state.apply(patch)          // state is ["n": 2]
+/// ```
+///
+/// Applying mutates the document in place along each operation's path, so a patch costs what it
+/// touches, not the size of the document. When an operation fails, the ones before it are undone
+/// and the error names the failing operation.
+public struct JSONPatch: Sendable, Hashable {
+    /// The operations, applied first to last.
+    public var operations: [JSONPatchOperation]
+
+    /// A patch with these operations.
+    public init(_ operations: [JSONPatchOperation] = []) {
+        self.operations = operations
+    }
+
+    /// Reads a patch from its JSON form (an array of operation objects), checking each
+    /// operation's members; the error gives the index of the first bad one.
+    public init(json: JSONValue) throws(JSONPatchError) {
+        guard case .array(let elements) = json else {
+            throw JSONPatchError(index: nil, reason: .patchNotAnArray(found: json.typeName))
+        }
+        var operations: [JSONPatchOperation] = []
+        operations.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            operations.append(try JSONPatchOperation(json: element, index: index))
+        }
+        self.operations = operations
+    }
+
+    /// The patch as JSON: an array of operation objects.
+    public var json: JSONValue {
+        .array(operations.map(\.json))
+    }
+
+    /// `true` when the patch has no operations (applying it changes nothing).
+    public var isEmpty: Bool { operations.isEmpty }
+
+    /// The number of operations.
+    public var count: Int { operations.count }
+
+    /// `document` with the patch applied; `document` itself is untouched.
+    ///
+    /// Only the containers along the patched paths are copied; the rest is shared with
+    /// `document`.
+    public func apply(to document: JSONValue) throws(JSONPatchError) -> JSONValue {
+        var result = document
+        try result.apply(self)
+        return result
+    }
+}
+
+extension JSONPatch: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: JSONPatchOperation...) {
+        self.init(elements)
+    }
+}
+
+extension JSONPatch: CustomStringConvertible {
+    /// The compact JSON text of the patch.
+    public var description: String { json.serialized() }
+}
+
+extension JSONValue {
+    /// Applies `patch` in place: every operation, or none.
+    ///
+    /// Each operation mutates the document along its path without copying what it does not
+    /// touch. When one fails, the operations before it are undone in reverse order, so the
+    /// document is as it was, and the error names the operation's index, op, path and the reason.
+    ///
+    /// ```swift
+    /// try state.apply(patch)   // operation 3 (replace /a/b): path does not exist
+    /// ```
+    public mutating func apply(_ patch: JSONPatch) throws(JSONPatchError) {
+        var undo = PatchUndoLog()
+        for (index, operation) in patch.operations.enumerated() {
+            do {
+                try _apply(operation, undo: &undo)
+            } catch {
+                undo.rollBack(&self)
+                throw JSONPatchError(index: index, operation: operation, reason: error.reason)
+            }
+        }
+    }
+
+    /// Applies one operation in place, or throws with the document unchanged.
+    public mutating func apply(_ operation: JSONPatchOperation) throws(JSONPatchError) {
+        try apply(JSONPatch([operation]))
+    }
+}
