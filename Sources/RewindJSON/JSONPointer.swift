@@ -114,7 +114,7 @@ public struct JSONPointer: Sendable, Hashable {
     /// `true` when `other` lies strictly inside the value this pointer names:
     /// `/a` is an ancestor of `/a/b` and of `/a/b/c`, but not of `/a` itself nor of `/ab`.
     public func isAncestor(of other: JSONPointer) -> Bool {
-        tokens.count < other.tokens.count && other.tokens.starts(with: tokens)
+        tokens.count < other.tokens.count && other.hasTokens(startingWith: self)
     }
 
     /// `true` when this pointer lies strictly inside the value `other` names.
@@ -124,7 +124,13 @@ public struct JSONPointer: Sendable, Hashable {
 
     /// `true` when this pointer equals `other` or is one of its ancestors (token-wise prefix).
     public func isPrefix(of other: JSONPointer) -> Bool {
-        tokens.count <= other.tokens.count && other.tokens.starts(with: tokens)
+        tokens.count <= other.tokens.count && other.hasTokens(startingWith: self)
+    }
+
+    /// Whether the first tokens of this pointer are those of `prefix`, compared scalar by scalar
+    /// as JSON compares member names (RFC 8259 §8.3), not by Swift's canonical equivalence.
+    private func hasTokens(startingWith prefix: JSONPointer) -> Bool {
+        tokens.starts(with: prefix.tokens) { $0.hasSameBytes(as: $1) }
     }
 
     /// `true` when a change at one pointer can change the value at the other: they are equal,
@@ -187,6 +193,14 @@ public struct JSONPointer: Sendable, Hashable {
     }
 }
 
+extension JSONPointer {
+    /// The same tokens, each compared scalar by scalar as JSON compares member names: `/é`
+    /// (U+00E9) and `/e\u{301}` name different members, so they are different pointers.
+    public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
+        lhs.tokens.count == rhs.tokens.count && lhs.isPrefix(of: rhs)
+    }
+}
+
 extension JSONPointer: CustomStringConvertible {
     /// The text form: `""` for the root, else `/token/token…` with `~0` and `~1` escapes.
     public var description: String {
@@ -203,7 +217,7 @@ extension JSONPointer: Comparable {
     /// Orders pointers token by token, a parent before its children, so that sorting a set of
     /// pointers groups each subtree together.
     public static func < (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
-        for (a, b) in zip(lhs.tokens, rhs.tokens) where a != b {
+        for (a, b) in zip(lhs.tokens, rhs.tokens) where !a.hasSameBytes(as: b) {
             return a.utf8.lexicographicallyPrecedes(b.utf8)
         }
         return lhs.tokens.count < rhs.tokens.count

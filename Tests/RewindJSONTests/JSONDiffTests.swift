@@ -45,6 +45,21 @@ struct JSONDiffTests {
         #expect(try roundTrip(json(a), json(b)) == patch)
     }
 
+    /// "\u{E9}" and "e\u{301}" are equal to Swift's `==` (canonical equivalence) but are
+    /// different JSON strings and member names (RFC 8259 §8.3), as `JSONValue`'s `==` says.
+    @Test("strings and keys that differ only in Unicode normalization are changes", arguments: [
+        (["s": "\u{E9}"], ["s": "e\u{301}"]),
+        (["\u{E9}", 1, 2], ["e\u{301}", 1, 2]),
+        (["\u{E9}": 1], ["e\u{301}": 1]),
+        (["k": ["\u{E9}", ["a": "\u{E9}"]]], ["k": ["e\u{301}", ["a": "e\u{301}"]]]),
+    ] as [(JSONValue, JSONValue)])
+    func unicodeNormalization(a: JSONValue, b: JSONValue) throws {
+        #expect(a != b)
+        #expect(!JSONDiff(from: a, to: b).isEmpty)
+        try roundTrip(a, b)
+        try roundTrip(a, JSONValue(parsing: b.serialized()))
+    }
+
     @Test("the inverse undoes the forward operations in reverse order")
     func inverseOrder() throws {
         let diff = JSONDiff(from: try json(#"{"name":"Ada","tags":["x"]}"#), to: try json(#"{"name":"Grace","tags":[]}"#))

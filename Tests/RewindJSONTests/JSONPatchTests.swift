@@ -122,6 +122,25 @@ struct JSONPatchTests {
         #expect(doc.serialized() == original.serialized())
     }
 
+    @Test("member names that differ only in Unicode normalization are different pointers")
+    func canonicallyEquivalentTokens() throws {
+        // "\u{E9}" and "e\u{301}" are equal to Swift's `==` but name different JSON members:
+        // moving from one to the other (or inside the other) is neither a no-op nor a move into
+        // the value's own descendant.
+        let precomposed = JSONPointer(tokens: ["\u{E9}"]), decomposed = JSONPointer(tokens: ["e\u{301}"])
+        #expect(precomposed != decomposed)
+        #expect(!precomposed.overlaps(decomposed) && !precomposed.isAncestor(of: decomposed.appending("x")))
+        #expect(precomposed < decomposed || decomposed < precomposed)
+
+        var doc: JSONValue = ["\u{E9}": 1]
+        try doc.apply(JSONPatch([.move(from: precomposed, path: decomposed)]))
+        #expect(doc == ["e\u{301}": 1])
+
+        doc = ["\u{E9}": 1, "e\u{301}": [:]]
+        try doc.apply(JSONPatch([.move(from: precomposed, path: decomposed.appending("x"))]))
+        #expect(doc == ["e\u{301}": ["x": 1]])
+    }
+
     @Test("apply(to:) leaves its argument alone")
     func applyToCopy() throws {
         let original: JSONValue = ["a": [1, 2]]

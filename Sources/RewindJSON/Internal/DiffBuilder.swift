@@ -40,7 +40,8 @@ struct DiffBuilder {
             diffArrays(x, y)
         case .string(let x):
             guard case .string(let y) = b else { return replace(a, b) }
-            if x != y { replace(a, b) }
+            // Scalar by scalar, as JSON compares: Swift's `!=` would call "é" and "e\u{301}" equal.
+            if !x.hasSameBytes(as: y) { replace(a, b) }
         case .number(let x):
             guard case .number(let y) = b else { return replace(a, b) }
             if x != y { replace(a, b) }
@@ -62,7 +63,7 @@ struct DiffBuilder {
                 for i in 0..<xKeys.count {
                     let key = xKeys[i]
                     // Objects that kept their key order line up position by position.
-                    let j = (i < yKeys.count && yKeys[i] == key) ? i : y.index(forKey: key)
+                    let j = (i < yKeys.count && yKeys[i].hasSameBytes(as: key)) ? i : y.index(forKey: key)
                     if let j {
                         matched += 1
                         // Untouched members of an edited copy are the very same bytes.

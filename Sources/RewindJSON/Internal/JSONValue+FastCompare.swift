@@ -1,5 +1,5 @@
 extension JSONValue {
-    /// JSON equality (as `==`) that first asks whether two containers share their buffers:
+    /// JSON equality (exactly as `==`: keys and strings scalar by scalar) that first asks whether two containers share their buffers:
     /// two states where one was derived from the other by copy-on-write share every subtree
     /// that was not touched, so those compare in O(1).
     func isFastEqual(to other: JSONValue) -> Bool {
@@ -13,7 +13,7 @@ extension JSONValue {
                 b.withValueBuffer { bv in
                     for i in 0..<aKeys.count {
                         let j: Int
-                        if aKeys[i] == bKeys[i] {
+                        if aKeys[i].hasSameBytes(as: bKeys[i]) {
                             j = i
                         } else {
                             guard let found = b.index(forKey: aKeys[i]) else { return false }
@@ -39,9 +39,10 @@ extension JSONValue {
                 }
             }
         case .string(let a):
-            // String equality already starts by comparing storage identity.
+            // Scalar by scalar, as `==` compares JSON strings (it starts by comparing storage
+            // identity); Swift's `==` would call canonically equivalent strings equal.
             guard case .string(let b) = other else { return false }
-            return a == b
+            return a.hasSameBytes(as: b)
         case .number(let a):
             guard case .number(let b) = other else { return false }
             return a == b

@@ -5,11 +5,25 @@ extension String {
     ///
     /// JSON compares member names and strings code point by code point (RFC 8259 §8.3), while
     /// Swift's `==` treats canonically equivalent strings as equal: `"é"` (U+00E9) and `"e\u{301}"`
-    /// are equal to Swift but are different JSON. `==` still answers "different" quickly, so it
-    /// goes first.
+    /// are equal to Swift but are different JSON, so the bytes are compared instead.
+    ///
+    /// Copies of one string (a key repeated through the parser's string cache, a member of a
+    /// copy-on-write edit) are the same 16 bytes, the same small string or the same storage: that
+    /// case is answered without touching the text, as `==` answers it.
     @usableFromInline @inline(__always)
     func hasSameBytes(as other: String) -> Bool {
-        self == other && _sameUTF8(other)
+        hasSameRepresentation(as: other) || _sameUTF8(other)
+    }
+
+    /// `true` when the two strings are stored the same way (the same inline bytes, or the same
+    /// count, flags and storage object), which makes them the same text. `false` says nothing.
+    @inline(__always)
+    func hasSameRepresentation(as other: String) -> Bool {
+        // A String is two words on 64-bit platforms; read as plain words, nothing is retained.
+        guard MemoryLayout<String>.size == 16 else { return false }
+        let a = unsafeBitCast(self, to: (UInt64, UInt64).self)
+        let b = unsafeBitCast(other, to: (UInt64, UInt64).self)
+        return a.0 == b.0 && a.1 == b.1
     }
 
     @usableFromInline
