@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import RewindLog
+
+/// `--db PATH`, shared by every command that reads or writes a log.
+///
+/// The log is `--db`, else `$REWIND_DB`, else `$XDG_DATA_HOME/rewind/rewind.db`
+/// (`~/.local/share/rewind/rewind.db` when `XDG_DATA_HOME` is unset).
+struct LogLocation: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The log file.",
+        discussion: "Default: $REWIND_DB, else $XDG_DATA_HOME/rewind/rewind.db.",
+        valueName: "path"))
+    var db: String?
+
+    /// The log file this command uses.
+    var path: String {
+        Self.resolve(db, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func resolve(_ explicit: String?, environment: [String: String]) -> String {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let fromEnvironment = environment["REWIND_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
+        let dataHome: String
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            dataHome = xdg
+        } else {
+            let home = environment["HOME"] ?? NSHomeDirectory()
+            dataHome = (home as NSString).appendingPathComponent(".local/share")
+        }
+        return (dataHome as NSString).appendingPathComponent("rewind/rewind.db")
+    }
+
+    /// Opens the log for reading; a missing file is one sentence, not an empty log.
+    func openReader() throws -> LogReader {
+        let path = self.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError("no log at \(path): record or import a session first, or name one with --db", code: 2)
+        }
+        do {
+            return try LogReader(path: path)
+        } catch {
+            throw CLIError(error.description, code: 2)
+        }
+    }
+
+    /// Opens the log for writing, creating it (and its folder) when missing.
+    func openWriter() throws -> LogWriter {
+        let path = self.path
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("cannot create the folder \(folder) for the log: \(error.localizedDescription)", code: 2)
+            }
+        }
+        do {
+            return try LogWriter(path: path)
+        } catch {
+            throw CLIError(error.description, code: 2)
+        }
+    }
+}
+
+/// A recorded state named on the command line: `SESSION@SEQ`, where SESSION is an id, a uuid
+/// prefix or `latest`, and SEQ a seq number (or `last`).
+struct StateReference: CustomStringConvertible {
+    var session: String
+    /// `nil` for `last`.
+    var seq: Int64?
+
+    /// Parses `SESSION@SEQ`; `nil` when `text` has no `@` (so callers can fall back to a file).
+    init?(parsing text: String) {
+        guard let at = text.lastIndex(of: "@") else { return nil }
+        let name = String(text[..<at])
+        let seqText = String(text[text.index(after: at)...])
+        guard !name.isEmpty else { return nil }
+        if seqText == "last" {
+            seq = nil
+        } else if let value = Int64(seqText), value >= 0 {
+            seq = value
+        } else {
+            return nil
+        }
+        session = name
+    }
+
+    var description: String { "\(session)@\(seq.map(String.init) ?? "last")" }
+}
+
+extension LogReader {
+    /// The session named by an id, a uuid prefix or `latest`, as a ``CLIError`` when unknown.
+    func resolveSession(_ name: String) throws -> SessionInfo {
+        do {
+            return try session(named: name)
+        } catch {
+            throw CLIError(error.description, code: 2)
+        }
+    }
+}
