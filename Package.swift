@@ -33,6 +33,7 @@ let package = Package(
             name: "rewind",
             dependencies: [
                 "RewindJSON",
+                "RewindLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
