@@ -7,6 +7,7 @@ let groups: [BenchGroup] = [
     JSONBenchmarks.group,
     .diff,
     LogBenchmarks.group,
+    ReplayBenchmarks.group,
 ]
 
 var arguments = CommandLine.arguments.dropFirst()

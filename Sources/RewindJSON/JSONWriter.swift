@@ -103,12 +103,21 @@ struct JSONWriter: ~Copyable {
             return
         }
         out.append(UInt8(ascii: "{"))
-        let order = sortKeys ? object.positionsSortedByKey : nil
         object._keys.withUnsafeBufferPointer { keys in
             object._values.withUnsafeBufferPointer { values in
-                for k in 0..<keys.count {
-                    let position = order?[k] ?? k
-                    writeMember(first: k == 0, key: keys.baseAddress! + position, value: values.baseAddress! + position, depth: depth)
+                guard sortKeys else {
+                    for k in 0..<keys.count {
+                        writeMember(first: k == 0, key: keys.baseAddress! + k, value: values.baseAddress! + k, depth: depth)
+                    }
+                    return
+                }
+                // The stable hash sorts every object it prints: the order is built on the stack.
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { order in
+                    JSONObject.sortPositions(of: keys, into: order)
+                    for k in 0..<keys.count {
+                        let position = order[k]
+                        writeMember(first: k == 0, key: keys.baseAddress! + position, value: values.baseAddress! + position, depth: depth)
+                    }
                 }
             }
         }
@@ -136,6 +145,17 @@ struct JSONWriter: ~Copyable {
 
     mutating func writeNumber(_ n: JSONNumber) {
         if canonicalNumbers {
+            if let small = n.smallDecimal {
+                // `-15e2`, `1`, `25e-1`, `0`: SmallDecimal.canonicalText without building a String.
+                out.reserve(1)
+                if small.negative { out.appendUnchecked(UInt8(ascii: "-")) }
+                writeUnsigned(small.significand)
+                if small.exponent != 0 {
+                    out.append(UInt8(ascii: "e"))
+                    writeInt(Int64(small.exponent))
+                }
+                return
+            }
             var text = n.canonicalText
             text.withUTF8 { out.append($0.baseAddress!, $0.count) }
             return
@@ -156,9 +176,14 @@ struct JSONWriter: ~Copyable {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     @inline(__always) private mutating func writeInt(_ v: Int64) {
-        out.reserve(20)
-        var magnitude = v.magnitude
+        out.reserve(1)
         if v < 0 { out.appendUnchecked(UInt8(ascii: "-")) }
+        writeUnsigned(v.magnitude)
+    }
+
+    @inline(__always) private mutating func writeUnsigned(_ v: UInt64) {
+        out.reserve(20)
+        var magnitude = v
         if magnitude < 10 {
             out.appendUnchecked(UInt8(truncatingIfNeeded: magnitude) &+ 0x30)
             return
@@ -260,9 +285,44 @@ struct JSONWriter: ~Copyable {
 }
 
 extension JSONObject {
-    /// Member positions in canonical order: keys sorted by UTF-8 bytes, which is code point order.
-    var positionsSortedByKey: [Int] {
-        let keys = _keys
-        return (0..<keys.count).sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+    /// Writes into `order` the member positions in canonical order: keys sorted by their UTF-8
+    /// bytes, which is code point order. Objects usually have a few keys: an insertion sort
+    /// comparing bytes sorts them without allocating.
+    static func sortPositions(of keys: UnsafeBufferPointer<String>, into order: UnsafeMutableBufferPointer<Int>) {
+        let count = keys.count
+        guard count > 16 else {
+            for k in 0..<count {
+                var j = k
+                while j > 0 && utf8Precedes(keys[k], keys[order[j &- 1]]) {
+                    order[j] = order[j &- 1]
+                    j &-= 1
+                }
+                order[j] = k
+            }
+            return
+        }
+        for (k, position) in (0..<count).sorted(by: { utf8Precedes(keys[$0], keys[$1]) }).enumerated() {
+            order[k] = position
+        }
+    }
+
+    /// `a` before `b` in UTF-8 byte order (a proper prefix first).
+    @inline(__always)
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                // Keys are short and usually differ early: a byte loop beats a call to memcmp.
+                let shared = Swift.min(x.count, y.count)
+                var i = 0
+                while i < shared {
+                    let p = x[i], q = y[i]
+                    if p != q { return p < q }
+                    i &+= 1
+                }
+                return x.count < y.count
+            }
+        }
+        if let fast, let result = fast { return result }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 }

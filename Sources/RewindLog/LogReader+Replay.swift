@@ -19,6 +19,11 @@ extension LogReader {
         try optionalInt("SELECT max(seq) FROM events WHERE session_id = ?1", session)
     }
 
+    /// `true` when a session with id `id` exists (one primary-key probe).
+    package func sessionExists(id: Int64) throws(LogError) -> Bool {
+        try optionalInt("SELECT 1 FROM sessions WHERE id = ?1", id) != nil
+    }
+
     /// The keyframe stored at exactly `seq`, with the bytes of its stored text.
     package func keyframeState(session: Int64, seq: Int64) throws(LogError) -> (state: JSONValue, bytes: Int)? {
         try withStatement("SELECT state FROM keyframes WHERE session_id = ?1 AND seq = ?2") { statement throws(LogError) in

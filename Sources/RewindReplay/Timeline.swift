@@ -33,10 +33,17 @@ public final class Timeline: @unchecked Sendable {
     var stateBytesEstimate = 0
     /// How the last state that was not in the cache was rebuilt (for tests).
     var lastPlan: RebuildPlan?
+    /// The highest seq known to be stored: seqs up to it need no range check (the log only grows).
+    var knownLastSeq: Int64 = -1
+    /// Two keyframes with none between them (`before ≤ after`): seqs between them need no probe.
+    var keyframeBracket: (before: Int64, after: Int64)?
 
     /// A timeline over session `session` of `reader`; throws when there is no such session.
     public init(reader: LogReader, session: Int64, options: Options = Options()) throws(ReplayError) {
-        _ = try readingLog { () throws(LogError) in try reader.session(id: session) }
+        let exists = try readingLog { () throws(LogError) in try reader.sessionExists(id: session) }
+        guard exists else {
+            throw .log(LogError(kind: .unknownSession(String(session)), message: "", path: reader.path))
+        }
         self.reader = reader
         self.sessionID = session
         self.options = options

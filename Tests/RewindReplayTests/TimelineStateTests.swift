@@ -32,6 +32,15 @@ struct TimelineStateTests {
         #expect(timeline.lastPlan == RebuildPlan(start: .keyframe, from: 200, target: 190))
         #expect(try timeline.state(at: 190) == session.states[190])
         #expect(timeline.cachedSeqs.isEmpty)
+        // The keyframes found around 130 serve every seq between them, their own seqs included.
+        for seq in [100, 200, 101, 199] as [Int64] {
+            #expect(try timeline.state(at: seq) == session.states[Int(seq)])
+        }
+        #expect(timeline.lastPlan == RebuildPlan(start: .keyframe, from: 200, target: 199))
+        _ = try timeline.state(at: 200)
+        #expect(timeline.lastPlan == RebuildPlan(start: .keyframe, from: 200, target: 200))
+        _ = try timeline.state(at: 305)
+        #expect(timeline.lastPlan == RebuildPlan(start: .keyframe, from: 300, target: 305))
     }
 
     @Test("stepping from a cached neighbour applies one patch, forward or back")

@@ -5,19 +5,15 @@ extension Timeline {
     /// ``state(at:)`` with the lock held.
     func lockedState(at seq: Int64) throws(ReplayError) -> JSONValue {
         if let cached = cache.state(at: seq) { return cached.state }
-        let last = try readingLog { () throws(LogError) in try reader.lastSeq(session: sessionID) }
-        guard let last, seq >= 0, seq <= last else {
-            throw .seqOutOfRange(session: sessionID, seq: seq, lastSeq: last)
-        }
-        let (before, after) = try readingLog { () throws(LogError) in
-            (try reader.keyframeSeq(atOrBefore: seq, session: sessionID),
-             try reader.keyframeSeq(atOrAfter: seq, session: sessionID))
-        }
+        try checkRange(seq)
         let neighbours = cache.neighbours(of: seq)
+        let keyframeCost = RebuildPlan.keyframeCost(stateBytes: stateBytesEstimate)
+        let nearestCached = [neighbours.below, neighbours.above].compactMap { $0 }.map { abs($0 - seq) }.min()
+        // A keyframe costs at least `keyframeCost`: a cached state that close wins without a probe.
+        let (before, after) = nearestCached.map { $0 <= keyframeCost } == true ? (nil, nil) : try keyframes(around: seq)
         guard let plan = RebuildPlan.cheapest(
             target: seq, cachedBelow: neighbours.below, cachedAbove: neighbours.above,
-            keyframeBefore: before, keyframeAfter: after,
-            keyframeCost: RebuildPlan.keyframeCost(stateBytes: stateBytesEstimate))
+            keyframeBefore: before, keyframeAfter: after, keyframeCost: keyframeCost)
         else {
             throw .brokenChain(session: sessionID, seq: seq, reason: "the session has no keyframe to start from")
         }
@@ -31,6 +27,31 @@ extension Timeline {
         stateBytesEstimate = bytes
         cache.insert(state, bytes: bytes, at: seq)
         return state
+    }
+
+    /// Throws unless `seq` is stored; asks the log only past the highest seq seen stored.
+    private func checkRange(_ seq: Int64) throws(ReplayError) {
+        guard seq < 0 || seq > knownLastSeq else { return }
+        let last = try readingLog { () throws(LogError) in try reader.lastSeq(session: sessionID) }
+        guard let last, seq >= 0, seq <= last else {
+            throw .seqOutOfRange(session: sessionID, seq: seq, lastSeq: last)
+        }
+        knownLastSeq = last
+    }
+
+    /// The nearest keyframes at or before `seq` and at or after it. Keyframes are only ever
+    /// added after the last event, so two found around one seq hold for every seq between them.
+    private func keyframes(around seq: Int64) throws(ReplayError) -> (before: Int64?, after: Int64?) {
+        if let bracket = keyframeBracket, bracket.before <= seq, seq <= bracket.after {
+            if seq == bracket.before || seq == bracket.after { return (seq, seq) }
+            return bracket
+        }
+        let session = sessionID
+        let found = try readingLog { () throws(LogError) in
+            (try reader.keyframeSeq(atOrBefore: seq, session: session), try reader.keyframeSeq(atOrAfter: seq, session: session))
+        }
+        if let before = found.0, let after = found.1 { keyframeBracket = (before, after) }
+        return found
     }
 
     private func startingState(_ plan: RebuildPlan) throws(ReplayError) -> (JSONValue, Int) {
