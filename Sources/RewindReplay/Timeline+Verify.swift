@@ -16,7 +16,7 @@ extension Timeline {
     /// if let problem = report.problem { print(problem) }  // seq 1203: hash does not match the state the patches give
     /// ```
     ///
-    /// - Parameter progress: called every few thousand events and once at the end.
+    /// - Parameter progress: called every 256 events and once at the end.
     public func verify(progress: ((VerifyProgress) -> Void)? = nil) throws(ReplayError) -> VerifyReport {
         lock.lock()
         defer { lock.unlock() }
@@ -26,13 +26,13 @@ extension Timeline {
         try readingLog { () throws(LogError) in
             try reader.walkEvents(session: session, from: Int64.min, to: Int64.max, includeKeyframes: true) { row in
                 let keepGoing = checker.check(row)
-                if let progress, checker.checked % 4_096 == 0 || !keepGoing {
+                if let progress, checker.checked % 256 == 0 || !keepGoing {
                     progress(VerifyProgress(checked: checker.checked, total: max(total, checker.checked)))
                 }
                 return keepGoing
             }
         }
-        if checker.problem == nil, checker.checked % 4_096 != 0 || checker.checked == 0 {
+        if checker.problem == nil, checker.checked % 256 != 0 || checker.checked == 0 {
             progress?(VerifyProgress(checked: checker.checked, total: max(total, checker.checked)))
         }
         var problem = checker.problem

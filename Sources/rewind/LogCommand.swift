@@ -56,8 +56,10 @@ struct LogCommand: ParsableCommand {
     func run() throws {
         let reader = try log.openReader()
         let info = try reader.resolveSession(session)
-        guard let last = info.lastSeq, from <= last else {
-            throw CLIError(ReplayError.seqOutOfRange(session: info.id, seq: from, lastSeq: info.lastSeq).description, code: 2)
+        // An empty session lists nothing; a --from past the end is a mistake worth saying.
+        guard let last = info.lastSeq else { return }
+        guard from <= last else {
+            throw CLIError(ReplayError.seqOutOfRange(session: info.id, seq: from, lastSeq: last).description, code: 2)
         }
         let events: [LogEvent]
         let keyframes: Set<Int64>

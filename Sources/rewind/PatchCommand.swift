@@ -10,13 +10,16 @@ struct PatchCommand: ParsableCommand {
         Applies the operations of PATCH to DOC in order, all or nothing, and prints the patched \
         document (pretty unless --compact). A patch that does not apply, or is not a valid patch, \
         exits 1 naming the operation: 'p.json: operation 3 (replace /a/b): path does not exist'. \
-        An unreadable file or invalid JSON exits 2.
+        An unreadable file or invalid JSON exits 2. The document may be a recorded state, \
+        SESSION@SEQ (such as latest@12), rebuilt from the log.
 
         Example: rewind diff a.json b.json --format patch > p.json && rewind patch a.json p.json
         """
     )
 
-    @Argument(help: "The document to patch ('-' for standard input).")
+    @OptionGroup var log: LogLocation
+
+    @Argument(help: "The document to patch: a file, '-' for standard input, or a recorded state SESSION@SEQ.")
     var document: DocumentReference
 
     @Argument(help: "The JSON Patch: an array of operations ('-' for standard input).")
@@ -27,8 +30,9 @@ struct PatchCommand: ParsableCommand {
 
     func run() throws {
         try [document, patch].checkSingleStandardInput()
-        let value = try document.load()
-        let patchJSON = try patch.load()
+        let recorded = RecordedStates(log: log)
+        let value = try document.load(recorded: recorded)
+        let patchJSON = try patch.load(recorded: recorded)
         let result: JSONValue
         do {
             result = try JSONPatch(json: patchJSON).apply(to: value)

@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindLog
 import Testing
 
 @Suite("rewind sessions and rewind log")
@@ -109,5 +110,23 @@ struct LogQueryCommandTests {
         let fromEnvironment = try CLIRunner.run(["sessions"], environment: ["REWIND_DB": fixture.path])
         #expect(fromEnvironment.status == 0)
         #expect(fromEnvironment.stdout.contains("Counter"))
+    }
+
+    @Test("an empty session: log lists nothing, state has no seq, verify passes")
+    func emptySession() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let writer = try LogWriter(path: fixture.path)
+        let id = try writer.openSession(uuid: "e0e0", app: "Empty", startedAt: LogFixture.start.addingTimeInterval(600))
+        writer.close()
+        let log = try fixture.run(["log", "e0e0"])
+        #expect(log.status == 0)
+        #expect(log.stdout == "")
+        let state = try fixture.run(["state", "latest@0"])
+        #expect(state.status == 2)
+        #expect(state.stderr == "Session \(id) has no events yet, so it has no seq 0.\n")
+        let verify = try fixture.run(["verify", "e0e0"])
+        #expect(verify.status == 0)
+        #expect(verify.stdout == "session \(id) (e0e0, Empty): ok, 0 events, 0 keyframes\n")
     }
 }

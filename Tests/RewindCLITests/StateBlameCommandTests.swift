@@ -100,7 +100,7 @@ struct StateBlameCommandTests {
         #expect(try fixture.run(["blame", "zz", "/a"]).status == 2)
     }
 
-    @Test("diff takes SESSION@SEQ for either side")
+    @Test("diff takes SESSION@SEQ for either side, and patch for its document")
     func diffRecorded() throws {
         let fixture = try LogFixture()
         defer { fixture.cleanup() }
@@ -117,6 +117,10 @@ struct StateBlameCommandTests {
         #expect(patch.stdout == "[\n  {\"op\":\"replace\",\"path\":\"/todos/0/done\",\"value\":true}\n]\n")
         let file = try fixture.directory.file("expected.json", contents: #"{"count":3,"user":"anonymous","todos":[{"title":"milk","done":true}]}"#)
         #expect(try fixture.run(["diff", file, "1@last"]).status == 0)
+        let patchFile = try fixture.directory.file("p.json", contents: patch.stdout)
+        let patched = try fixture.run(["patch", "1@5", patchFile, "--compact"])
+        #expect(patched.status == 0)
+        #expect(try JSONValue(parsing: patched.stdout) == LogFixture.counterStates[6])
         let fromStandardInput = try fixture.run(["diff", "-", "1@1"], stdin: Data(#"{"count":1,"user":{"name":"Ada"},"todos":[]}"#.utf8))
         #expect(fromStandardInput.status == 0)
     }
