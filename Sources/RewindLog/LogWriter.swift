@@ -8,7 +8,11 @@ import RewindJSON
 /// without gaps or duplicates), writes it into the open transaction and commits every
 /// ``Options/commitInterval`` or ``Options/maxEventsPerCommit`` events. A batch is stored whole
 /// or not at all, and a bad batch never takes another caller's batch down. Completions run on
-/// the writer thread once their batch is committed: keep them short.
+/// the writer thread once their batch is committed (a refused batch's at once): keep them short,
+/// and never call the writer's synchronous methods (`flush`, `openSession`…) from one, since
+/// they wait for the very thread that runs the completion.
+///
+/// A second thread does the WAL checkpoints (see `Docs/LogFormat.md`), so no commit waits for one.
 ///
 /// ```swift
 /// let writer = try LogWriter(path: "/tmp/rewind.db")

@@ -144,3 +144,40 @@ struct WriterTests {
         #expect(results.compactMap(\.error).map(\.kind) == [.seqOutOfOrder(session: id, expected: 9, found: 7)])
     }
 }
+
+@Suite("LogWriter: checkpoints")
+struct CheckpointTests {
+    @Test("The WAL is copied into the main file while the writer is open, and stays bounded")
+    func checkpointsWhileOpen() throws {
+        let directory = try TemporaryDirectory()
+        let (writer, id) = try makeWriter(directory)
+        defer { writer.close() }
+        func size(_ path: String) -> Int64 {
+            var info = stat()
+            return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+        }
+        let before = size(writer.path)
+        // About 9 MB of events and keyframes: past the 1,000-page (4 MB) threshold twice.
+        let big = String(repeating: "x", count: 400)
+        var seq: Int64 = 0
+        for _ in 0..<30 {
+            var batch: [LogEvent] = []
+            for _ in 0..<500 {
+                var event = Fixture.event(session: id, seq: seq, keyframe: seq % 50 == 0, text: big)
+                event.keyframe = event.keyframe.map { _ in ["blob": .string(big)] }
+                batch.append(event)
+                seq += 1
+            }
+            writer.append(batch)
+            try writer.flush()
+        }
+        // The checkpoint thread works on its own time: wait for its result, with a deadline.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while size(writer.path) < before + 4_000_000 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(size(writer.path) >= before + 4_000_000, "main file \(size(writer.path)) bytes")
+        #expect(size(writer.path + "-wal") < 16_000_000, "WAL \(size(writer.path + "-wal")) bytes")
+        #expect(try LogReader(path: writer.path).eventCount(session: id) == 15_000)
+    }
+}
