@@ -62,6 +62,35 @@ struct WriterTests {
         #expect(try reader.keyframeSeqs(session: other) == [0])
     }
 
+    @Test("A batch the database refuses after validation fails alone; the batches before it in the transaction are written again")
+    func refusedByDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let (writer, id) = try makeWriter(directory, options: LogWriter.Options(commitInterval: 10))
+        defer { writer.close() }
+        let other = try writer.openSession(uuid: "other", app: "Counter", startedAt: Fixture.start)
+        writer.append(Fixture.events(session: id, seqs: 0..<5))
+        try writer.flush()
+        // Someone else appends seq 5 behind the writer's back: its cached head is now stale.
+        try Connection(path: writer.path).execute("""
+            INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash)
+            VALUES (\(id), 5, 0, 'x', '{"type":"x"}', '[]', '[]', 0)
+            """)
+        let completions = Completions()
+        writer.append(Fixture.events(session: other, seqs: 0..<3), completion: completions.handler)
+        writer.append(Fixture.events(session: id, seqs: 5..<7), completion: completions.handler)
+        try writer.flush()
+        // The refusal is reported as soon as it happens; the survivor once it is committed.
+        let results = try #require(completions.wait(for: 2))
+        #expect(results[0].error?.code == 1_811)
+        #expect(results[0].error?.message.hasPrefix("rewind: an event must extend its session") == true)
+        #expect(results[1].error == nil)
+        let reader = try LogReader(path: writer.path)
+        #expect(try reader.eventCount(session: other) == 3)
+        #expect(try reader.eventCount(session: id) == 6)
+        // The writer read the head again from the file.
+        #expect(try writer.nextSeq(session: id) == 6)
+    }
+
     @Test("After flush a new reader connection sees everything; completions come after the commit")
     func flushDurability() throws {
         let directory = try TemporaryDirectory()
