@@ -157,6 +157,21 @@ struct WriterTests {
         #expect(session.meta == ["version": "1.0"])
     }
 
+    @Test("A completion that calls the writer synchronously gets an error, not a deadlock")
+    func reentrantCall() throws {
+        let directory = try TemporaryDirectory()
+        let (writer, id) = try makeWriter(directory)
+        defer { writer.close() }
+        let completions = Completions()
+        writer.append([Fixture.event(session: id, seq: 0)]) { _ in
+            let result = Result<Void, LogError> { () throws(LogError) in try writer.flush() }
+            completions.handler(result)
+        }
+        try writer.flush()
+        let results = try #require(completions.wait(for: 1))
+        #expect(results[0].error?.kind == .calledFromWriterThread)
+    }
+
     @Test("A new writer continues the seqs stored by an earlier one")
     func resumeSeqs() throws {
         let directory = try TemporaryDirectory()
