@@ -46,7 +46,8 @@ let package = Package(
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
-        .testTarget(name: "RewindCLITests", dependencies: ["rewind"]),
+        // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
+        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindLog"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,7 @@ struct RewindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind",
         abstract: "Time-travel debugging for state-store apps: record, inspect, diff and replay.",
-        subcommands: [FmtCommand.self, DiffCommand.self, PatchCommand.self]
+        subcommands: [FmtCommand.self, DiffCommand.self, PatchCommand.self, ImportCommand.self, ExportCommand.self, PruneCommand.self]
     )
 
     /// Runs the command; a ``CLIError`` prints its one sentence on stderr and exits with its code.
