@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "RewindJSON", targets: ["RewindJSON"]),
+        .library(name: "RewindWire", targets: ["RewindWire"]),
         .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .executable(name: "rewind", targets: ["rewind"]),
@@ -16,6 +17,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "RewindJSON"),
+        .target(name: "RewindWire", dependencies: ["RewindJSON"]),
         .target(name: "RewindLog", dependencies: ["RewindJSON", "CSQLite"]),
         .systemLibrary(
             name: "CSQLite",
@@ -42,6 +44,7 @@ let package = Package(
             dependencies: ["RewindJSON", "RewindLog"]
         ),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
+        .testTarget(name: "RewindWireTests", dependencies: ["RewindWire"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
