@@ -9,8 +9,11 @@ let package = Package(
         .library(name: "RewindWire", targets: ["RewindWire"]),
         .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
+        .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
+        // Used only by the fault tests: appends events until it is killed.
+        .executable(name: "rewind-fault-child", targets: ["RewindFaultChild"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -19,6 +22,7 @@ let package = Package(
         .target(name: "RewindJSON"),
         .target(name: "RewindWire", dependencies: ["RewindJSON"]),
         .target(name: "RewindLog", dependencies: ["RewindJSON", "CSQLite"]),
+        .target(name: "RewindReplay", dependencies: ["RewindLog", "RewindJSON"]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -36,21 +40,25 @@ let package = Package(
             dependencies: [
                 "RewindJSON",
                 "RewindLog",
+                "RewindReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON", "RewindLog"]
+            dependencies: ["RewindJSON", "RewindLog", "RewindReplay"]
         ),
+        .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
         .testTarget(name: "RewindWireTests", dependencies: ["RewindWire"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
+        // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
+        .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindLog"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindLog", "RewindJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

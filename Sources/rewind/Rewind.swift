@@ -6,7 +6,11 @@ struct RewindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind",
         abstract: "Time-travel debugging for state-store apps: record, inspect, diff and replay.",
-        subcommands: [FmtCommand.self, DiffCommand.self, PatchCommand.self, ImportCommand.self, ExportCommand.self, PruneCommand.self]
+        subcommands: [
+            SessionsCommand.self, LogCommand.self, StateCommand.self, DiffCommand.self, BlameCommand.self,
+            VerifyCommand.self, StatsCommand.self, ImportCommand.self, ExportCommand.self, PruneCommand.self,
+            PatchCommand.self, FmtCommand.self,
+        ]
     )
 
     /// Runs the command; a ``CLIError`` prints its one sentence on stderr and exits with its code.

@@ -2,8 +2,81 @@ import Foundation
 import RewindJSON
 import RewindLog
 
-/// Logs prepared directly through `RewindLog`, and what tests read back from them.
-enum LogFixture {
+/// A log written with `LogWriter` and `EventBuilder` in a temporary directory, for the commands
+/// that read logs. Times are fixed (seq N at 1,700,000,000 + N seconds) and the commands run
+/// with `TZ=UTC`, so their output is exact.
+struct LogFixture {
+    let directory: TemporaryDirectory
+    let path: String
+
+    static let start = Date(timeIntervalSince1970: 1_700_000_000)
+    static let counterUUID = "3f2a0000-0000-4000-8000-000000000001"
+    static let otherUUID = "9c1d0000-0000-4000-8000-000000000002"
+
+    /// The states of session 1 ("Counter") after each seq.
+    static let counterStates: [JSONValue] = [
+        ["count": 0, "user": ["name": "Ada"], "todos": []],
+        ["count": 1, "user": ["name": "Ada"], "todos": []],
+        ["count": 1, "user": ["name": "Grace"], "todos": []],
+        ["count": 1, "user": ["name": "Grace"], "todos": [["title": "milk", "done": false]]],
+        ["count": 1, "user": ["name": "Grace"], "todos": [["title": "milk", "done": false]]],  // 4: coalesced
+        ["count": 3, "user": ["name": "Grace"], "todos": [["title": "milk", "done": false]]],
+        ["count": 3, "user": ["name": "Grace"], "todos": [["title": "milk", "done": true]]],
+        ["count": 3, "user": ["name": "Grace", "loggedIn": true], "todos": [["title": "milk", "done": true]]],
+        ["count": 3, "user": "anonymous", "todos": [["title": "milk", "done": true]]],
+    ]
+
+    static let counterActions: [JSONValue] = [
+        EventBuilder.initialAction,
+        ["type": "increment"],
+        ["type": "user/rename", "name": "Grace"],
+        ["type": "todo/add", "title": "milk"],
+        ["type": "increment"],
+        ["type": "increment"],
+        ["type": "todo/toggle", "index": 0],
+        ["login": ["user": "grace"]],
+        "logout",
+    ]
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.url.appendingPathComponent("rewind.db").path
+        let writer = try LogWriter(path: path)
+        defer { writer.close() }
+        let counter = try writer.openSession(uuid: Self.counterUUID, app: "Counter", startedAt: Self.start, meta: ["version": "1.2"])
+        var builder = EventBuilder(sessionID: counter)
+        var events = [builder.initial(state: Self.counterStates[0], at: Self.start)]
+        for seq in 1..<Self.counterStates.count {
+            let at = Self.start.addingTimeInterval(Double(seq))
+            if seq == 4 {
+                events.append(builder.skipped(action: Self.counterActions[seq], at: at, durationNs: 800))
+            } else {
+                events.append(builder.next(action: Self.counterActions[seq], state: Self.counterStates[seq], at: at,
+                                           durationNs: Int64(seq) * 1_500, cause: seq == 2 ? 1 : nil))
+            }
+        }
+        writer.append(events)
+        // A second, ended session with a larger state and keyframes every 50 events.
+        let other = try writer.openSession(uuid: Self.otherUUID, app: "Other", startedAt: Self.start.addingTimeInterval(60))
+        var otherBuilder = EventBuilder(sessionID: other, policy: KeyframePolicy(maxEvents: 50, maxPatchBytesRatio: 1_000))
+        var state: JSONValue = ["items": .array((0..<50).map { ["id": .number(JSONNumber($0)), "name": .string("item \($0)")] }), "n": 0]
+        var otherEvents = [otherBuilder.initial(state: state, at: Self.start.addingTimeInterval(60))]
+        for seq in 1...200 {
+            if case .object(var object) = state {
+                object["n"] = .number(JSONNumber(seq))
+                state = .object(object)
+            }
+            otherEvents.append(otherBuilder.next(action: ["type": "tick"], state: state, at: Self.start.addingTimeInterval(60 + Double(seq))))
+        }
+        writer.append(otherEvents)
+        try writer.flush()
+        try writer.endSession(id: other, at: Self.start.addingTimeInterval(300))
+    }
+
+    func cleanup() {
+        directory.cleanup()
+    }
+
     /// Records a counter session of `count` events starting at `startedAt`, one second apart;
     /// returns its id.
     @discardableResult
@@ -36,4 +109,22 @@ enum LogFixture {
         }
         return text
     }
+
+
+    /// Runs `rewind arguments… --db <this log>` with `TZ=UTC`.
+    func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIRunner.Output {
+        try CLIRunner.run(arguments + ["--db", path], stdin: stdin, environment: ["TZ": "UTC", "NO_COLOR": "1"])
+    }
+
+    /// Damages the log through a raw connection whose append-only triggers are dropped first.
+    func corrupt(_ sql: String) throws {
+        let connection = try Connection(path: path)
+        try connection.execute("DROP TRIGGER events_no_update; DROP TRIGGER keyframes_no_update; DROP TRIGGER events_no_delete")
+        try connection.execute(sql)
+    }
+}
+
+/// Parses each line of `text` as JSON.
+func jsonLines(_ text: String) throws -> [JSONValue] {
+    try text.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import RewindJSON
+
+/// One `events` row (with its keyframe, when asked for) as a replay walks a session, read from
+/// SQLite column by column only when asked.
+///
+/// A view is lent to the visitor of ``LogReader/walkEvents(session:from:to:descending:includeKeyframes:_:)``
+/// and is valid only while the visitor runs: the next step of the walk overwrites it.
+package struct EventRowView {
+    private let statement: Statement
+    private let path: String
+    private let includesKeyframe: Bool
+
+    init(statement: Statement, path: String, includesKeyframe: Bool) {
+        self.statement = statement
+        self.path = path
+        self.includesKeyframe = includesKeyframe
+    }
+
+    /// The SQL of a walk; the columns are read by index below.
+    static func sql(descending: Bool, includeKeyframes: Bool) -> String {
+        var sql = "SELECT e.seq, e.at, e.action_type, e.hash, e.coalesced, e.patch, e.inverse, e.action, e.duration_ns, e.cause"
+        sql += includeKeyframes
+            ? ", k.state FROM events e LEFT JOIN keyframes k ON k.session_id = e.session_id AND k.seq = e.seq"
+            : " FROM events e"
+        sql += " WHERE e.session_id = ?1 AND e.seq BETWEEN ?2 AND ?3 ORDER BY e.seq " + (descending ? "DESC" : "ASC")
+        return sql
+    }
+
+    /// The event's seq.
+    package var seq: Int64 { statement.int64(0) }
+    /// When the action was sent.
+    package var at: Date { Date(timeIntervalSince1970: statement.double(1)) }
+    /// `events.action_type`.
+    package var actionType: String { statement.string(2) }
+    /// The stored hash of the state after the event.
+    package var hash: UInt64 { UInt64(bitPattern: statement.int64(3)) }
+    /// The `coalesced` flag.
+    package var coalesced: Bool { statement.int64(4) != 0 }
+    /// The reducer's duration in nanoseconds.
+    package var durationNs: Int64 { statement.int64(8) }
+    /// The seq that caused this event, when recorded.
+    package var cause: Int64? { statement.isNull(9) ? nil : statement.int64(9) }
+
+    /// The forward patch, parsed.
+    package func patch() throws(LogError) -> JSONValue {
+        try RowDecoder.json(statement, 5, column: "events.patch", path: path)
+    }
+
+    /// The inverse patch, parsed.
+    package func inverse() throws(LogError) -> JSONValue {
+        try RowDecoder.json(statement, 6, column: "events.inverse", path: path)
+    }
+
+    /// The action, parsed.
+    package func action() throws(LogError) -> JSONValue {
+        try RowDecoder.json(statement, 7, column: "events.action", path: path)
+    }
+
+    /// Bytes of the stored forward patch text.
+    package var patchBytes: Int { statement.withBytes(5) { $0.count } }
+    /// Bytes of the stored inverse patch text.
+    package var inverseBytes: Int { statement.withBytes(6) { $0.count } }
+
+    /// `true` when a keyframe is stored at this seq (always `false` when the walk did not ask for keyframes).
+    package var hasKeyframe: Bool { includesKeyframe && !statement.isNull(10) }
+
+    /// The keyframe stored at this seq and the bytes of its text, or `nil`.
+    package func keyframe() throws(LogError) -> (state: JSONValue, bytes: Int)? {
+        guard hasKeyframe else { return nil }
+        let bytes = statement.withBytes(10) { $0.count }
+        return (try RowDecoder.json(statement, 10, column: "keyframes.state", path: path), bytes)
+    }
+}
+
+extension LogReader {
+    /// Walks the events of `session` with `from ≤ seq ≤ to` in seq order (descending when asked),
+    /// lending each row to `visit` until it returns `false`.
+    ///
+    /// The reader's lock is held for the whole walk, so `visit` must not call this reader. One
+    /// cached statement serves every walk of the same shape, so a short walk (one step from a
+    /// cached state) costs an index probe, not a compile.
+    package func walkEvents(session: Int64, from: Int64, to: Int64, descending: Bool = false, includeKeyframes: Bool = false,
+                            _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
+        let sql = EventRowView.sql(descending: descending, includeKeyframes: includeKeyframes)
+        try withStatement(sql) { statement throws(LogError) in
+            try statement.bind(session, at: 1)
+            try statement.bind(from, at: 2)
+            try statement.bind(to, at: 3)
+            let row = EventRowView(statement: statement, path: path, includesKeyframe: includeKeyframes)
+            while try statement.step() {
+                guard try visit(row) else { return }
+            }
+        }
+    }
+}

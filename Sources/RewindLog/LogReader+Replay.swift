@@ -1,0 +1,69 @@
+import Foundation
+import RewindJSON
+
+/// What the replay engine and `rewind stats` ask the log besides events: where the keyframes
+/// are and how large things are. Each is one indexed query.
+extension LogReader {
+    /// The seq of the latest keyframe of `session` at or before `seq`.
+    package func keyframeSeq(atOrBefore seq: Int64, session: Int64) throws(LogError) -> Int64? {
+        try optionalInt("SELECT max(seq) FROM keyframes WHERE session_id = ?1 AND seq <= ?2", session, seq)
+    }
+
+    /// The seq of the earliest keyframe of `session` at or after `seq`.
+    package func keyframeSeq(atOrAfter seq: Int64, session: Int64) throws(LogError) -> Int64? {
+        try optionalInt("SELECT min(seq) FROM keyframes WHERE session_id = ?1 AND seq >= ?2", session, seq)
+    }
+
+    /// The last stored seq of `session`, `nil` when it has no events.
+    package func lastSeq(session: Int64) throws(LogError) -> Int64? {
+        try optionalInt("SELECT max(seq) FROM events WHERE session_id = ?1", session)
+    }
+
+    /// The keyframe stored at exactly `seq`, with the bytes of its stored text.
+    package func keyframeState(session: Int64, seq: Int64) throws(LogError) -> (state: JSONValue, bytes: Int)? {
+        try withStatement("SELECT state FROM keyframes WHERE session_id = ?1 AND seq = ?2") { statement throws(LogError) in
+            try statement.bind(session, at: 1)
+            try statement.bind(seq, at: 2)
+            guard try statement.step() else { return nil }
+            let bytes = statement.withBytes(0) { $0.count }
+            return (try RowDecoder.json(statement, 0, column: "keyframes.state", path: path), bytes)
+        }
+    }
+
+    /// The smallest seq of `session` that has a keyframe but no event (only a damaged file has one).
+    package func firstKeyframeWithoutEvent(session: Int64) throws(LogError) -> Int64? {
+        try optionalInt("""
+            SELECT min(k.seq) FROM keyframes k
+            WHERE k.session_id = ?1
+              AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = k.session_id AND e.seq = k.seq)
+            """, session)
+    }
+
+    /// Every keyframe of `session` as (seq, bytes of its stored text), ascending.
+    package func keyframeSizes(session: Int64) throws(LogError) -> [(seq: Int64, bytes: Int64)] {
+        try withStatement("SELECT seq, length(CAST(state AS BLOB)) FROM keyframes WHERE session_id = ?1 ORDER BY seq") { statement throws(LogError) in
+            try statement.bind(session, at: 1)
+            var sizes: [(seq: Int64, bytes: Int64)] = []
+            while try statement.step() { sizes.append((statement.int64(0), statement.int64(1))) }
+            return sizes
+        }
+    }
+
+    /// Bytes of JSON text `session` stores: its events' action, patch and inverse, and its keyframes.
+    package func payloadBytes(session: Int64) throws(LogError) -> (events: Int64, keyframes: Int64) {
+        let events = try optionalInt("""
+            SELECT sum(length(CAST(action AS BLOB)) + length(CAST(patch AS BLOB)) + length(CAST(inverse AS BLOB)))
+            FROM events WHERE session_id = ?1
+            """, session) ?? 0
+        let keyframes = try optionalInt("SELECT sum(length(CAST(state AS BLOB))) FROM keyframes WHERE session_id = ?1", session) ?? 0
+        return (events, keyframes)
+    }
+
+    private func optionalInt(_ sql: String, _ parameters: Int64...) throws(LogError) -> Int64? {
+        try withStatement(sql) { statement throws(LogError) in
+            for (index, value) in parameters.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+            guard try statement.step(), !statement.isNull(0) else { return nil }
+            return statement.int64(0)
+        }
+    }
+}
