@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "RewindJSON", targets: ["RewindJSON"]),
         .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
+        .library(name: "Rewind", targets: ["Rewind"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
     ],
@@ -37,13 +38,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What apps import: store, effects, recorder, sinks, replay, adapters.
+        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog"]),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON", "RewindLog"]
+            dependencies: ["RewindJSON", "RewindLog", "Rewind"]
         ),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         .testTarget(name: "RewindCLITests", dependencies: ["rewind"]),
