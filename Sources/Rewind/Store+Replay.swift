@@ -50,6 +50,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
             }
         }
         isReplaying = true
+        setJumped(nil)
         setLive(start)
         defer {
             isReplaying = false

@@ -21,6 +21,9 @@ public final class Store<State, Action>: Observable {
     var jumped: State?
     let reducer: Reducer<State, Action>
     private let registrar = ObservationRegistrar()
+    /// `\.state`, made once: a key path literal into a generic class is instantiated at run time
+    /// on every evaluation (about a microsecond), which the dispatch path cannot afford.
+    private let stateKeyPath: KeyPath<Store, State>
     /// The head of the middleware chain; ends in ``apply(_:)``.
     private var dispatch: Dispatch<Action> = { _ in }
     /// The cause carried from an effect's ``Send`` to the end of the middleware chain.
@@ -49,6 +52,7 @@ public final class Store<State, Action>: Observable {
                 middleware: [Middleware<State, Action>] = []) {
         self.live = initialState
         self.reducer = reducer
+        self.stateKeyPath = \Store.state
         var chain: Dispatch<Action> = { [unowned self] action in self.apply(action) }
         for link in middleware.reversed() {
             chain = link.make({ [unowned self] in self.state }, { [unowned self] action in self.send(action) })(chain)
@@ -58,7 +62,7 @@ public final class Store<State, Action>: Observable {
 
     /// The current state: the live one, or the past one a jump shows.
     public var state: State {
-        registrar.access(self, keyPath: \.state)
+        registrar.access(self, keyPath: stateKeyPath)
         return jumped ?? live
     }
 
@@ -96,7 +100,7 @@ public final class Store<State, Action>: Observable {
     func reduce(_ action: Action, cause: Int64?) -> (seq: Int64?, effect: Effect<Action>) {
         let at = Date()
         let start = MonotonicNanos.now()
-        let effect = registrar.withMutation(of: self, keyPath: \.state) {
+        let effect = registrar.withMutation(of: self, keyPath: stateKeyPath) {
             reducer(&live, action)
         }
         let duration = MonotonicNanos.now() - start
@@ -107,13 +111,13 @@ public final class Store<State, Action>: Observable {
 
     /// Replaces the live state (a replay's starting point), observably.
     func setLive(_ state: State) {
-        registrar.withMutation(of: self, keyPath: \.state) { live = state }
+        registrar.withMutation(of: self, keyPath: stateKeyPath) { live = state }
         onStateChange?(live)
     }
 
     /// Shows `state` (or the live one again for `nil`), observably.
     func setJumped(_ state: State?) {
-        registrar.withMutation(of: self, keyPath: \.state) { jumped = state }
+        registrar.withMutation(of: self, keyPath: stateKeyPath) { jumped = state }
     }
 
     private func start(_ body: @escaping @Sendable (Send<Action>) async -> Void, cause: Int64?) {
