@@ -61,11 +61,11 @@ enum StoreBenchmarks {
             let state = State(bytes: bytes)
             let size = try JSONValueEncoder().encode(state).serializedBytes().count
             let sizeNote = "state \(size) bytes"
-            let (off, on) = sendAtUIPace(state, path: freshPath())
+            let (off, on, offP10, onP10) = sendAtUIPace(state, path: freshPath())
             uiPace[label] = on - off
             results.append(BenchResult(name: "store/send \(label), recording (UI pace)", value: on.rounded(), unit: "ns",
                                        baseline: off.rounded(), ratio: on / off,
-                                       note: "median; baseline: recording off; added \(Int((on - off).rounded())) ns; \(sizeNote)"))
+                                       note: "median; baseline: recording off; added \(Int((on - off).rounded())) ns (p10: \(Int(onP10.rounded())) vs \(Int(offP10.rounded()))); \(sizeNote)"))
             let (tightOff, tightOn, dropped) = sendInTightLoop(state, count: tightCount, path: freshPath())
             results.append(BenchResult(name: "store/send \(label), recording (tight loop)", value: tightOn.rounded(), unit: "ns",
                                        baseline: tightOff.rounded(), ratio: tightOn / tightOff,
@@ -84,7 +84,7 @@ enum StoreBenchmarks {
     /// Median cost of one `send` when the recorder has caught up before each (as between taps),
     /// with recording off and on, alternated in rounds.
     @MainActor
-    static func sendAtUIPace(_ state: State, path: String) -> (off: Double, on: Double) {
+    static func sendAtUIPace(_ state: State, path: String) -> (off: Double, on: Double, offP10: Double, onP10: Double) {
         let plain = Store(initialState: state, reducer: reducer)
         let recorded = Store(initialState: state, reducer: reducer)
         let recorder = recorded.record(to: .file(path), app: "bench")
@@ -114,7 +114,8 @@ enum StoreBenchmarks {
                 }
             }
         }
-        return (Measure.quantile(offSamples, 0.5) * 1e9, Measure.quantile(onSamples, 0.5) * 1e9)
+        return (Measure.quantile(offSamples, 0.5) * 1e9, Measure.quantile(onSamples, 0.5) * 1e9,
+                Measure.quantile(offSamples, 0.1) * 1e9, Measure.quantile(onSamples, 0.1) * 1e9)
     }
 
     /// Mean cost of `count` sends in a row: the recorder falls behind, so the snapshots it holds
