@@ -31,6 +31,9 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
             throw ReplayError("the range \(from)…\(to) is outside the recording's seqs 0…\(recording.lastSeq)")
         }
         guard !isReplaying else { throw ReplayError("a replay is already running") }
+        if let step = recording.steps.first(where: { $0.seq == from }), step.isSkipped {
+            throw ReplayError("the state at seq \(from) was coalesced (not recorded): start from a recorded seq")
+        }
         let start = try startState(of: recording, at: from)
         let steps = recording.steps.filter { $0.seq > from && $0.seq <= to }
         let actions = try steps.map { step throws(DecodeFailure) in

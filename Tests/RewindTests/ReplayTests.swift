@@ -88,6 +88,28 @@ struct ReplayTests {
     }
 }
 
+extension ReplayTests {
+    @Test func aReplayCannotStartFromACoalescedState() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("coalesced.db")
+        let gate = GateSink(LogFileSink(path: path))
+        let recorded = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = Recorder<AppState, AppAction>(initialState: recorded.state, to: .sinks([gate]),
+                                                     metadata: RecordingMetadata(app: "Coalesced"),
+                                                     options: RecorderOptions(queueCapacity: 2))
+        recorded.attach(recorder)
+        for _ in 0..<6 { recorded.send(.add(1)) }
+        gate.open()
+        recorder.stop()
+        let recording = try Recording.load(fromLog: path)
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        // Seqs 1 and 2 filled the queue, 3…5 were coalesced, 6 was recorded.
+        await #expect(throws: ReplayError.self) { try await store.replay(recording, from: 4) }
+        try await store.replay(recording, from: 2)
+        #expect(store.state.count == 6)
+    }
+}
+
 @MainActor
 @Suite("ReplayVerifier")
 struct ReplayVerifierTests {
