@@ -70,6 +70,9 @@ enum StoreBenchmarks {
             results.append(BenchResult(name: "store/send \(label), recording (tight loop)", value: tightOn.rounded(), unit: "ns",
                                        baseline: tightOff.rounded(), ratio: tightOn / tightOff,
                                        note: "mean of \(tightCount); baseline: off; queued snapshots make the reducer copy; \(dropped) coalesced"))
+            let held = recordWhileHeld(state, count: 5_000, path: freshPath())
+            results.append(BenchResult(name: "store/record \(label), recorder thread held", value: held.rounded(), unit: "ns",
+                                       note: "mean of Recorder.record alone, nothing read on another core"))
             let rate = recorderThroughput(state, count: throughputCount, path: freshPath())
             results.append(BenchResult(name: "store/recorder \(label)", value: rate.rounded(), unit: "states/s",
                                        note: "encode, diff, redact nothing, write to a log file; \(sizeNote)"))
@@ -136,6 +139,21 @@ enum StoreBenchmarks {
         return (off * 1e9, on * 1e9, recorder.coalescedCount)
     }
 
+    /// The cost of `Recorder.record` itself: the recorder's thread is held before it reads
+    /// anything, so no cache line moves between cores.
+    @MainActor
+    static func recordWhileHeld(_ state: State, count: Int, path: String) -> Double {
+        let gate = HeldSink(LogFileSink(path: path))
+        let recorder = Recorder<State, Action>(initialState: state, to: .sinks([gate]), metadata: RecordingMetadata(app: "bench"),
+                                               options: RecorderOptions(queueCapacity: count + 1))
+        let t0 = Measure.now()
+        for index in 0..<count { recorder.record(.toggle(index), state: state) }
+        let seconds = Measure.now() - t0
+        gate.release()
+        recorder.stop()
+        return seconds / Double(count) * 1e9
+    }
+
     /// States per second through the recorder's thread into a log file, from the first
     /// `record` to the end of the flush.
     @MainActor
@@ -184,6 +202,22 @@ enum StoreBenchmarks {
                         note: "mean per send while the recorder falls behind"),
         ]
     }
+}
+
+/// Holds the recorder's thread in `begin` until released.
+final class HeldSink: RecordingSink, @unchecked Sendable {
+    private let inner: any RecordingSink
+    private let gate = DispatchSemaphore(value: 0)
+
+    init(_ inner: any RecordingSink) { self.inner = inner }
+    func release() { gate.signal() }
+    func begin(_ session: RecordingSession) throws {
+        gate.wait()
+        try inner.begin(session)
+    }
+    func write(_ events: [RecordedEvent], of session: RecordingSession) throws { try inner.write(events, of: session) }
+    func flush() throws { try inner.flush() }
+    func end(_ session: RecordingSession, at date: Date) throws { try inner.end(session, at: date) }
 }
 
 /// Resident memory of this process, from /proc/self/status (Linux).
