@@ -30,7 +30,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     public let options: RecorderOptions
     /// What it says about the app.
     public let metadata: RecordingMetadata
-    private let queue: RecorderQueue<State, Action>
+    @usableFromInline let queue: RecorderQueue<State, Action>
     private let status = RecorderStatus()
 
     /// Starts recording a session whose seq 0 is `initialState`.
@@ -72,7 +72,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     /// - Parameters:
     ///   - durationNs: how long the reducer ran.
     ///   - cause: the seq of the action whose effect sent this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func record(_ action: Action, state: State, at date: Date = Date(), durationNs: Int64 = 0,
                        cause: Int64? = nil) -> Int64? {
         queue.push(action, state: state, at: date, durationNs: durationNs, cause: cause)

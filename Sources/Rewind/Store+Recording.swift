@@ -1,3 +1,4 @@
+import Foundation
 import RewindJSON
 
 extension Store where State: Encodable & Sendable, Action: Sendable {
@@ -16,11 +17,11 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     ///   - destination: the log file or sinks; `$REWIND_DB` or the default log when omitted.
     ///   - redacting: JSON Pointers replaced by `"<redacted>"` in states and actions.
     ///   - queueCapacity: the most snapshots waiting for the recorder's thread.
-    @discardableResult
+    @inlinable @discardableResult
     public func record(to destination: RecordingDestination = .defaultLog, app: String, version: String? = nil,
                        meta: JSONValue = [:], redacting: [String] = [], queueCapacity: Int = 10_000) -> Recorder<State, Action> {
         let recorder = Recorder<State, Action>(
-            initialState: live, to: destination,
+            initialState: liveState, to: destination,
             metadata: RecordingMetadata(app: app, version: version, extra: meta),
             options: RecorderOptions(redacting: redacting, queueCapacity: queueCapacity))
         attach(recorder)
@@ -28,12 +29,19 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     }
 
     /// Records this store with `recorder` (whose initial state should be the store's state).
+    @inlinable
     public func attach(_ recorder: Recorder<State, Action>) {
+        // Built here, in the app's module, so the hand-off is specialised for its types.
+        install(recorder, tap: StoreTap { action, state, at, duration, cause in
+            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause)
+        })
+    }
+
+    @usableFromInline
+    func install(_ recorder: Recorder<State, Action>, tap: StoreTap<State, Action>) {
         self.recorder?.stop()
         self.recorder = recorder
-        tap = StoreTap { action, state, at, duration, cause in
-            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause)
-        }
+        self.tap = tap
     }
 
     /// Ends the recording: what is queued is written and the session is closed.

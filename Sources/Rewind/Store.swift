@@ -66,6 +66,9 @@ public final class Store<State, Action>: Observable {
         return jumped ?? live
     }
 
+    /// The live state, without registering an observation.
+    @usableFromInline var liveState: State { live }
+
     /// `true` while a jump or a replay holds the store: sent actions are not applied.
     public var isLocked: Bool { jumped != nil || isReplaying }
 

@@ -10,19 +10,38 @@ import Foundation
 /// The bound is on snapshots: when ``capacity`` of them are waiting, a push still appends its
 /// action, but the snapshot of the previous push made while full is dropped, so the newest state
 /// is always recorded and the ones in between are coalesced.
+///
+/// `push` is `@inlinable` so that it is specialised for the app's `State` and `Action` where the
+/// store is attached: unspecialised generic code pays value-witness calls and metadata lookups
+/// on every send.
+@usableFromInline
 final class RecorderQueue<State, Action>: @unchecked Sendable {
+    @usableFromInline
     struct Entry {
-        var seq: Int64
-        var at: Date
-        var action: Action
+        @usableFromInline var seq: Int64
+        @usableFromInline var at: Date
+        @usableFromInline var action: Action
         /// `nil` once the snapshot was dropped.
-        var state: State?
-        var durationNs: Int64
-        var cause: Int64?
+        @usableFromInline var state: State?
+        @usableFromInline var durationNs: Int64
+        @usableFromInline var cause: Int64?
         /// Recording was paused before this action: states are missing before it.
-        var afterGap: Bool
+        @usableFromInline var afterGap: Bool
         /// Pushed while the queue was full: its snapshot may be dropped by the next push.
-        var overflow: Bool
+        @usableFromInline var overflow: Bool
+
+        @inlinable
+        init(seq: Int64, at: Date, action: Action, state: State?, durationNs: Int64, cause: Int64?,
+             afterGap: Bool, overflow: Bool) {
+            self.seq = seq
+            self.at = at
+            self.action = action
+            self.state = state
+            self.durationNs = durationNs
+            self.cause = cause
+            self.afterGap = afterGap
+            self.overflow = overflow
+        }
     }
 
     /// What the consumer takes in one go.
@@ -31,32 +50,33 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         var stop = false
     }
 
-    private enum Consumer { case busy, polling, sleeping }
+    @usableFromInline
+    enum Consumer { case busy, polling, sleeping }
 
     static var pollInterval: Double { 0.002 }
     static var pollsBeforeSleeping: Int { 100 }
 
-    let capacity: Int
-    private let condition = NSCondition()
+    @usableFromInline let capacity: Int
+    @usableFromInline let condition = NSCondition()
     // Everything below is guarded by `condition`.
-    private var pending: [Entry] = []
-    private var snapshots = 0
-    private var nextSeq: Int64 = 1
-    private var paused = false
-    private var gap = false
-    private var closed = false
+    @usableFromInline var pending: [Entry] = []
+    @usableFromInline var snapshots = 0
+    @usableFromInline var nextSeq: Int64 = 1
+    @usableFromInline var paused = false
+    @usableFromInline var gap = false
+    @usableFromInline var closed = false
     private var stopRequested = false
     private var waiters: [DispatchSemaphore] = []
-    private var consumer = Consumer.busy
-    private var droppedCount = 0
-    private var pushedCount = 0
+    @usableFromInline var consumer = Consumer.busy
+    @usableFromInline var droppedCount = 0
+    @usableFromInline var pushedCount = 0
 
     init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Appends one action and its state; returns its seq, or `nil` when paused or closed.
-    @inline(__always)
+    @inlinable
     func push(_ action: Action, state: State, at: Date, durationNs: Int64, cause: Int64?) -> Int64? {
         condition.lock()
         if closed || paused {
