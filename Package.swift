@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
+        .library(name: "Rewind", targets: ["Rewind"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
         // Used only by the fault tests: appends events until it is killed.
@@ -44,9 +45,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What apps import: store, effects, recorder, sinks, replay, adapters.
+        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog"]),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON", "RewindLog", "RewindReplay"]
+            dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind"]
         ),
         .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
@@ -55,6 +58,7 @@ let package = Package(
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
