@@ -6,9 +6,11 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "RewindJSON", targets: ["RewindJSON"]),
+        .library(name: "RewindWire", targets: ["RewindWire"]),
         .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
+        .library(name: "Rewind", targets: ["Rewind"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
         // Used only by the fault tests: appends events until it is killed.
@@ -19,6 +21,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "RewindJSON"),
+        .target(name: "RewindWire", dependencies: ["RewindJSON"]),
         .target(name: "RewindLog", dependencies: ["RewindJSON", "CSQLite"]),
         .target(name: "RewindReplay", dependencies: ["RewindLog", "RewindJSON"]),
         .systemLibrary(
@@ -42,18 +45,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What apps import: store, effects, recorder, sinks, replay, adapters.
+        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog"]),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON", "RewindLog", "RewindReplay"]
+            dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind"]
         ),
         .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
+        .testTarget(name: "RewindWireTests", dependencies: ["RewindWire"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
+        // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
         .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindLog", "RewindJSON"]),
     ],
     swiftLanguageModes: [.v6]

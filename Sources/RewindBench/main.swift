@@ -8,6 +8,7 @@ let groups: [BenchGroup] = [
     .diff,
     LogBenchmarks.group,
     ReplayBenchmarks.group,
+    StoreBenchmarks.group,
 ]
 
 var arguments = CommandLine.arguments.dropFirst()

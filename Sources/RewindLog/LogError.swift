@@ -30,6 +30,9 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidJSON(column: String)
         /// The writer was closed.
         case closed
+        /// A completion, which runs on the writer thread, called one of the writer's synchronous
+        /// methods: it would wait for itself.
+        case calledFromWriterThread
     }
 
     /// What went wrong.
@@ -79,6 +82,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The \(column) stored in \(file) is not valid JSON: \(message)."
         case .closed:
             return "The log writer for \(file) is closed."
+        case .calledFromWriterThread:
+            return "A completion on the writer thread of \(file) called the writer synchronously; it would wait for itself."
         }
     }
 

@@ -8,7 +8,11 @@ import RewindJSON
 /// without gaps or duplicates), writes it into the open transaction and commits every
 /// ``Options/commitInterval`` or ``Options/maxEventsPerCommit`` events. A batch is stored whole
 /// or not at all, and a bad batch never takes another caller's batch down. Completions run on
-/// the writer thread once their batch is committed: keep them short.
+/// the writer thread once their batch is committed (a refused batch's at once): keep them short.
+/// The writer's synchronous methods (`flush`, `openSession`…) throw when called from one, since
+/// they would wait for the very thread that runs the completion.
+///
+/// A second thread does the WAL checkpoints (see `Docs/LogFormat.md`), so no commit waits for one.
 ///
 /// ```swift
 /// let writer = try LogWriter(path: "/tmp/rewind.db")
@@ -45,6 +49,7 @@ public final class LogWriter: Sendable {
         self.queue = queue
         let opened = CallResult<Bool>()
         let thread = Thread {
+            queue.registerWriterThread()
             do throws(LogError) {
                 let engine = try WriterEngine(path: path, options: options, queue: queue)
                 opened.fulfil(.success(true))
@@ -132,7 +137,9 @@ public final class LogWriter: Sendable {
     /// ``LogError/Kind/closed``. Calling it again does nothing.
     public func close() {
         _ = queue.push(.stop)
-        queue.waitUntilFinished()
+        // From a completion (the writer thread itself) waiting would never end; the thread stops
+        // once the completion returns.
+        if !queue.isWriterThread { queue.waitUntilFinished() }
     }
 
     /// How many transactions the writer has committed (for tests and benchmarks).
@@ -143,6 +150,9 @@ public final class LogWriter: Sendable {
         let result = CallResult<T>()
         let job = WriterQueue.Job.call { engine in
             result.fulfil(Result { () throws(LogError) in try body(engine) })
+        }
+        guard !queue.isWriterThread else {
+            throw LogError(kind: .calledFromWriterThread, message: "", path: path)
         }
         guard queue.push(job) else { throw LogError(kind: .closed, message: "", path: path) }
         return try result.wait().get()

@@ -10,6 +10,14 @@ public struct PatchStep: Sendable, Equatable {
     public var inverse: JSONValue
     /// The stable hash of state `seq`.
     public var hash: UInt64
+
+    /// Makes a step.
+    public init(seq: Int64, patch: JSONValue, inverse: JSONValue, hash: UInt64) {
+        self.seq = seq
+        self.patch = patch
+        self.inverse = inverse
+        self.hash = hash
+    }
 }
 
 /// Streams patches from one query, one row at a time, so a replay over many events never holds

@@ -8,7 +8,8 @@ struct RewindCommand: ParsableCommand {
         abstract: "Time-travel debugging for state-store apps: record, inspect, diff and replay.",
         subcommands: [
             SessionsCommand.self, LogCommand.self, StateCommand.self, DiffCommand.self, BlameCommand.self,
-            VerifyCommand.self, StatsCommand.self, PatchCommand.self, FmtCommand.self,
+            VerifyCommand.self, StatsCommand.self, ImportCommand.self, ExportCommand.self, PruneCommand.self,
+            PatchCommand.self, FmtCommand.self,
         ]
     )
 

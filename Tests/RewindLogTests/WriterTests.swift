@@ -62,6 +62,35 @@ struct WriterTests {
         #expect(try reader.keyframeSeqs(session: other) == [0])
     }
 
+    @Test("A batch the database refuses after validation fails alone; the batches before it in the transaction are written again")
+    func refusedByDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let (writer, id) = try makeWriter(directory, options: LogWriter.Options(commitInterval: 10))
+        defer { writer.close() }
+        let other = try writer.openSession(uuid: "other", app: "Counter", startedAt: Fixture.start)
+        writer.append(Fixture.events(session: id, seqs: 0..<5))
+        try writer.flush()
+        // Someone else appends seq 5 behind the writer's back: its cached head is now stale.
+        try Connection(path: writer.path).execute("""
+            INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash)
+            VALUES (\(id), 5, 0, 'x', '{"type":"x"}', '[]', '[]', 0)
+            """)
+        let completions = Completions()
+        writer.append(Fixture.events(session: other, seqs: 0..<3), completion: completions.handler)
+        writer.append(Fixture.events(session: id, seqs: 5..<7), completion: completions.handler)
+        try writer.flush()
+        // The refusal is reported as soon as it happens; the survivor once it is committed.
+        let results = try #require(completions.wait(for: 2))
+        #expect(results[0].error?.code == 1_811)
+        #expect(results[0].error?.message.hasPrefix("rewind: an event must extend its session") == true)
+        #expect(results[1].error == nil)
+        let reader = try LogReader(path: writer.path)
+        #expect(try reader.eventCount(session: other) == 3)
+        #expect(try reader.eventCount(session: id) == 6)
+        // The writer read the head again from the file.
+        #expect(try writer.nextSeq(session: id) == 6)
+    }
+
     @Test("After flush a new reader connection sees everything; completions come after the commit")
     func flushDurability() throws {
         let directory = try TemporaryDirectory()
@@ -128,6 +157,21 @@ struct WriterTests {
         #expect(session.meta == ["version": "1.0"])
     }
 
+    @Test("A completion that calls the writer synchronously gets an error, not a deadlock")
+    func reentrantCall() throws {
+        let directory = try TemporaryDirectory()
+        let (writer, id) = try makeWriter(directory)
+        defer { writer.close() }
+        let completions = Completions()
+        writer.append([Fixture.event(session: id, seq: 0)]) { _ in
+            let result = Result<Void, LogError> { () throws(LogError) in try writer.flush() }
+            completions.handler(result)
+        }
+        try writer.flush()
+        let results = try #require(completions.wait(for: 1))
+        #expect(results[0].error?.kind == .calledFromWriterThread)
+    }
+
     @Test("A new writer continues the seqs stored by an earlier one")
     func resumeSeqs() throws {
         let directory = try TemporaryDirectory()
@@ -142,5 +186,42 @@ struct WriterTests {
         second.append(Fixture.events(session: id, seqs: 7..<8), completion: completions.handler)
         let results = try #require(completions.wait(for: 2))
         #expect(results.compactMap(\.error).map(\.kind) == [.seqOutOfOrder(session: id, expected: 9, found: 7)])
+    }
+}
+
+@Suite("LogWriter: checkpoints")
+struct CheckpointTests {
+    @Test("The WAL is copied into the main file while the writer is open, and stays bounded")
+    func checkpointsWhileOpen() throws {
+        let directory = try TemporaryDirectory()
+        let (writer, id) = try makeWriter(directory)
+        defer { writer.close() }
+        func size(_ path: String) -> Int64 {
+            var info = stat()
+            return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+        }
+        let before = size(writer.path)
+        // About 9 MB of events and keyframes: past the 1,000-page (4 MB) threshold twice.
+        let big = String(repeating: "x", count: 400)
+        var seq: Int64 = 0
+        for _ in 0..<30 {
+            var batch: [LogEvent] = []
+            for _ in 0..<500 {
+                var event = Fixture.event(session: id, seq: seq, keyframe: seq % 50 == 0, text: big)
+                event.keyframe = event.keyframe.map { _ in ["blob": .string(big)] }
+                batch.append(event)
+                seq += 1
+            }
+            writer.append(batch)
+            try writer.flush()
+        }
+        // The checkpoint thread works on its own time: wait for its result, with a deadline.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while size(writer.path) < before + 4_000_000 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(size(writer.path) >= before + 4_000_000, "main file \(size(writer.path)) bytes")
+        #expect(size(writer.path + "-wal") < 16_000_000, "WAL \(size(writer.path + "-wal")) bytes")
+        #expect(try LogReader(path: writer.path).eventCount(session: id) == 15_000)
     }
 }

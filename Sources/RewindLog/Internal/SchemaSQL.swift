@@ -48,6 +48,10 @@ enum SchemaSQL {
         -- Full-text index of events.action; the writer adds each commit's rows in one statement.
         -- columnsize=0: no per-row size table (we never rank by bm25), a third cheaper to fill.
         CREATE VIRTUAL TABLE events_fts USING fts5(action, content='events', content_rowid='id', columnsize=0);
+        -- Leaves that fill a 4 KiB page instead of FTS5's 1,000 bytes, and no merge work in every
+        -- commit: segments are merged 16 at a time when a level fills (FTS5's crisis merge).
+        INSERT INTO events_fts(events_fts, rank) VALUES ('pgsz', 4000);
+        INSERT INTO events_fts(events_fts, rank) VALUES ('automerge', 0);
         -- Sessions being pruned, inside prune's transaction only: the delete triggers let them go.
         CREATE TABLE rewind_prune(session_id INTEGER PRIMARY KEY);
 

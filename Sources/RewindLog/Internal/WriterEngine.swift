@@ -31,11 +31,6 @@ final class WriterEngine {
         connection = try LogOpener.open(path: path, access: .write)
         self.options = options
         self.queue = queue
-        let checkpointer = Checkpointer(path: path)
-        self.checkpointer = checkpointer
-        connection.setWALHook { frames in
-            if frames >= 1_000 { checkpointer.request() }
-        }
         insertEvent = try connection.prepare("""
             INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -47,6 +42,12 @@ final class WriterEngine {
         loadSessionHead = try connection.prepare("""
             SELECT (SELECT max(seq) FROM events WHERE session_id = ?1), EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
             """)
+        // Last, so nothing after it can throw: a thrown init runs no deinit to stop the thread.
+        let checkpointer = Checkpointer(path: path)
+        self.checkpointer = checkpointer
+        connection.setWALHook { frames in
+            if frames >= 1_000 { checkpointer.request() }
+        }
     }
 
     deinit {

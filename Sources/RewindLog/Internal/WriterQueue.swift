@@ -68,6 +68,24 @@ final class WriterQueue: @unchecked Sendable {
         return taken
     }
 
+    /// The writer thread, recorded when it starts.
+    private var writerThread: pthread_t?
+
+    /// Records the calling thread as the writer thread.
+    func registerWriterThread() {
+        condition.lock()
+        writerThread = pthread_self()
+        condition.unlock()
+    }
+
+    /// `true` on the writer thread: a completion there must not wait for the writer.
+    var isWriterThread: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let writerThread else { return false }
+        return pthread_equal(writerThread, pthread_self()) != 0
+    }
+
     /// Called by the writer thread after its connection is closed.
     func markFinished() {
         condition.lock()

@@ -1,0 +1,69 @@
+import RewindJSON
+
+/// A state or action (from the log or the inspector) that does not decode as the store's type.
+/// It names the JSON Pointer where decoding failed; the store is left as it was.
+///
+/// ```swift
+/// do { try store.jump(to: json) }
+/// catch { print(error) }   // the state does not decode at /user/age: expected Int, found a string
+/// ```
+public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was being decoded.
+    public enum Subject: Sendable, Equatable {
+        /// A state.
+        case state
+        /// An action, with its seq in the recording when known.
+        case action(seq: Int64?)
+    }
+
+    /// What was being decoded.
+    public var subject: Subject
+    /// Where decoding failed, as a JSON Pointer into the value (`""` is the whole value).
+    public var pointer: String
+    /// Why.
+    public var reason: String
+
+    /// Makes a failure.
+    public init(subject: Subject, pointer: String, reason: String) {
+        self.subject = subject
+        self.pointer = pointer
+        self.reason = reason
+    }
+
+    /// One sentence naming the value, the path and the reason.
+    public var description: String {
+        let what: String
+        switch subject {
+        case .state: what = "the state"
+        case .action(let seq?): what = "the action at seq \(seq)"
+        case .action(nil): what = "the action"
+        }
+        return "\(what) does not decode at \(pointer.isEmpty ? "the root" : pointer): \(reason)"
+    }
+
+    /// Decodes `json` as `T`, or throws a failure naming the path.
+    static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, as subject: Subject) throws(DecodeFailure) -> T {
+        do {
+            return try JSONValueDecoder().decode(T.self, from: json)
+        } catch let error as DecodingError {
+            throw DecodeFailure(subject: subject, pointer: error.jsonPointer, reason: Self.reason(error))
+        } catch {
+            throw DecodeFailure(subject: subject, pointer: "", reason: "\(error)")
+        }
+    }
+
+    private static func reason(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "expected \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "expected \(type), found null: \(context.debugDescription)"
+        case .keyNotFound(let key, _):
+            return "the key '\(key.stringValue)' is missing"
+        case .dataCorrupted(let context):
+            return context.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

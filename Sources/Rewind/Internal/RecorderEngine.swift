@@ -1,0 +1,152 @@
+import Foundation
+import RewindJSON
+import RewindLog
+
+/// The recorder's thread: encodes, redacts, builds events and writes them to the sinks.
+final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unchecked Sendable {
+    typealias Entry = RecorderQueue<State, Action>.Entry
+
+    private let queue: RecorderQueue<State, Action>
+    private let sinks: [any RecordingSink]
+    private var session: RecordingSession
+    private let redactor: Redactor
+    private let status: RecorderStatus
+    private let initialState: State
+    private let encoder = JSONValueEncoder()
+    private let actionEncoder = ActionEncoder()
+    private var builder = EventBuilder(sessionID: 0)
+    /// States were skipped since the last recorded one: the next event is coalesced.
+    private var skippedSinceLast = false
+    /// How many events go to the sinks at once.
+    private static var chunk: Int { 1_000 }
+
+    init(queue: RecorderQueue<State, Action>, sinks: [any RecordingSink], session: RecordingSession,
+         redactor: Redactor, status: RecorderStatus, initialState: State) {
+        self.queue = queue
+        self.sinks = sinks
+        self.session = session
+        self.redactor = redactor
+        self.status = status
+        self.initialState = initialState
+    }
+
+    func run() {
+        // Flush waiters taken but not yet released: an error must not leave them blocked.
+        var held: [DispatchSemaphore] = []
+        do {
+            try start()
+            var entries: [Entry] = []
+            while true {
+                let batch = queue.take(into: &entries)
+                held = batch.flushWaiters
+                try process(&entries)
+                entries.removeAll(keepingCapacity: true)
+                if !batch.flushWaiters.isEmpty || batch.stop {
+                    for sink in sinks { try sink.flush() }
+                }
+                if batch.stop {
+                    let end = Date()
+                    for sink in sinks { try sink.end(session, at: end) }
+                    // Closing releases the waiters after the session has ended.
+                    queue.close()
+                    for waiter in batch.flushWaiters { waiter.signal() }
+                    return
+                }
+                for waiter in batch.flushWaiters { waiter.signal() }
+                held = []
+            }
+        } catch let error as RecorderError {
+            status.report(error)
+        } catch {
+            status.report(RecorderError(kind: .sink, message: "\(error)"))
+        }
+        queue.close()
+        for waiter in held { waiter.signal() }
+    }
+
+    /// Encodes the initial state, begins the session (its meta flags non-finite numbers in the
+    /// initial state) and writes seq 0.
+    private func start() throws {
+        let encoded: JSONValueEncoder.EncodedValue
+        do {
+            encoded = try encoder.encodeReportingNonFinite(initialState)
+        } catch {
+            throw RecorderError(kind: .sink, message: "the initial state cannot be encoded at '\(Self.pointer(of: error))': \(error)")
+        }
+        var state = encoded.value
+        redactor.redact(&state)
+        if case .object(var meta) = session.meta {
+            if !redactor.pointers.isEmpty {
+                meta["redacted"] = .array(redactor.pointers.map { .string($0.description) })
+            }
+            if !encoded.nonFinitePointers.isEmpty {
+                meta["nonFinite"] = .array(encoded.nonFinitePointers.map { .string("/state" + $0) })
+            }
+            session.meta = .object(meta)
+        }
+        let initial = RecordedEvent(event: builder.initial(state: state, at: session.startedAt),
+                                    nonFinitePointers: encoded.nonFinitePointers.map { "/state" + $0 })
+        if !encoded.nonFinitePointers.isEmpty { status.noteNonFinite() }
+        for sink in sinks {
+            try sink.begin(session)
+            try sink.write([initial], of: session)
+        }
+    }
+
+    private func process(_ entries: inout [Entry]) throws {
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(min(entries.count, Self.chunk))
+        var released = 0
+        for index in entries.indices {
+            events.append(build(entries[index]))
+            if entries[index].state != nil {
+                // Let the snapshot go before saying so, so the bound holds for memory too.
+                entries[index].state = nil
+                released += 1
+            }
+            if events.count == Self.chunk || index == entries.count - 1 {
+                queue.released(released)
+                released = 0
+                for sink in sinks { try sink.write(events, of: session) }
+                events.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    private func build(_ entry: Entry) -> RecordedEvent {
+        var (action, actionNonFinite) = actionEncoder.encode(entry.action)
+        redactor.redact(&action)
+        var nonFinite = actionNonFinite.map { "/action" + $0 }
+        guard let snapshot = entry.state else {
+            skippedSinceLast = true
+            return finish(RecordedEvent(event: builder.skipped(action: action, at: entry.at, durationNs: entry.durationNs,
+                                                               cause: entry.cause), nonFinitePointers: nonFinite))
+        }
+        let encoded: JSONValueEncoder.EncodedValue
+        do {
+            encoded = try encoder.encodeReportingNonFinite(snapshot)
+        } catch {
+            status.report(RecorderError(kind: .encoding(pointer: Self.pointer(of: error)), message: "\(error)"))
+            skippedSinceLast = true
+            return finish(RecordedEvent(event: builder.skipped(action: action, at: entry.at, durationNs: entry.durationNs,
+                                                               cause: entry.cause), nonFinitePointers: nonFinite))
+        }
+        var state = encoded.value
+        redactor.redact(&state)
+        nonFinite += encoded.nonFinitePointers.map { "/state" + $0 }
+        let event = builder.next(action: action, state: state, at: entry.at, durationNs: entry.durationNs,
+                                 cause: entry.cause, coalesced: skippedSinceLast || entry.afterGap)
+        skippedSinceLast = false
+        return finish(RecordedEvent(event: event, nonFinitePointers: nonFinite))
+    }
+
+    private func finish(_ event: RecordedEvent) -> RecordedEvent {
+        if !event.nonFinitePointers.isEmpty { status.noteNonFinite() }
+        return event
+    }
+
+    private static func pointer(of error: any Error) -> String {
+        if let error = error as? EncodingError { return error.jsonPointer }
+        return ""
+    }
+}

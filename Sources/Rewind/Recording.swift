@@ -1,0 +1,97 @@
+import Foundation
+import RewindJSON
+import RewindLog
+
+/// A recorded session as replays and the verifier use it: the initial state and each action
+/// with the patch it made.
+///
+/// ```swift
+/// let recording = try Recording.load(fromLog: "/tmp/app.db", session: "latest")
+/// try await store.replay(recording, from: 10, to: 40, pace: .interval(.milliseconds(100)))
+/// ```
+public struct Recording: Sendable {
+    /// One recorded action.
+    public struct Step: Sendable, Equatable {
+        /// The action's seq (1, 2, …).
+        public var seq: Int64
+        /// The action as recorded.
+        public var action: JSONValue
+        /// The RFC 6902 patch it made, or `nil` when not recorded.
+        public var patch: JSONValue?
+        /// `true` when the recorder coalesced states before or at this step.
+        public var coalesced: Bool
+        /// The seq of the action whose effect sent this one.
+        public var cause: Int64?
+        /// When it was sent.
+        public var at: Date?
+
+        /// Makes a step.
+        public init(seq: Int64, action: JSONValue, patch: JSONValue? = nil, coalesced: Bool = false,
+                    cause: Int64? = nil, at: Date? = nil) {
+            self.seq = seq
+            self.action = action
+            self.patch = patch
+            self.coalesced = coalesced
+            self.cause = cause
+            self.at = at
+        }
+
+        /// A step whose state was not recorded (the recorder's queue was full).
+        var isSkipped: Bool { coalesced && (patch.map { $0 == [] } ?? true) }
+    }
+
+    /// The uuid of the recorded session, when it comes from a log.
+    public var sessionUUID: String?
+    /// The state at seq 0.
+    public var initialState: JSONValue
+    /// The actions of seqs 1, 2, … in order.
+    public var steps: [Step]
+    /// The JSON Pointers the recorder redacted (from the session's meta).
+    public var redacted: [String]
+
+    /// A recording from an initial state and actions (seqs 1, 2, …), without patches.
+    public init(initialState: JSONValue, actions: [JSONValue], sessionUUID: String? = nil) {
+        self.sessionUUID = sessionUUID
+        self.initialState = initialState
+        self.steps = actions.enumerated().map { Step(seq: Int64($0.offset + 1), action: $0.element) }
+        self.redacted = []
+    }
+
+    /// A recording from its parts.
+    public init(initialState: JSONValue, steps: [Step], sessionUUID: String? = nil, redacted: [String] = []) {
+        self.sessionUUID = sessionUUID
+        self.initialState = initialState
+        self.steps = steps
+        self.redacted = redacted
+    }
+
+    /// The last seq.
+    public var lastSeq: Int64 { steps.last?.seq ?? 0 }
+
+    /// Reads a whole session from a log file; `session` is an id, a uuid prefix or `latest`.
+    public static func load(fromLog path: String, session name: String = "latest") throws(LogError) -> Recording {
+        let reader = try LogReader(path: path)
+        let session = try reader.session(named: name)
+        let events = try reader.events(session: session.id, includeKeyframes: true)
+        guard let first = events.first, let initial = first.keyframe else {
+            throw LogError(kind: .invalidEvent(session: session.id, seq: 0), message: "the session has no initial state", path: path)
+        }
+        let steps = events.dropFirst().map { event in
+            Step(seq: event.seq, action: event.action, patch: event.patch, coalesced: event.coalesced,
+                 cause: event.cause, at: event.at)
+        }
+        let redacted = session.meta["redacted"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        return Recording(initialState: initial, steps: steps, sessionUUID: session.uuid, redacted: redacted)
+    }
+
+    /// The recorded state at `seq`, rebuilt from the patches; `nil` when a step before it has no
+    /// patch (a recording of actions alone).
+    public func state(at seq: Int64) throws(JSONPatchError) -> JSONValue? {
+        var state = initialState
+        for step in steps where step.seq <= seq {
+            guard let patch = step.patch else { return nil }
+            try state.apply(try JSONPatch(json: patch))
+        }
+        return state
+    }
+}

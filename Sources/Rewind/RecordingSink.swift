@@ -1,0 +1,59 @@
+import Foundation
+import RewindJSON
+import RewindLog
+
+/// Where a recorder sends its sessions: a log file (``LogFileSink``), the server connection, or
+/// anything else that stores or forwards events.
+///
+/// Every method runs on a recorder's own thread, never on the dispatch path. One sink may serve
+/// several recorders at once (a replay records a second session beside the live one), so it must
+/// be thread-safe. A method that throws stops the recorder that called it, which reports the
+/// error once (``Recorder/lastError``); the app goes on.
+public protocol RecordingSink: AnyObject, Sendable {
+    /// A new session starts; its events follow.
+    func begin(_ session: RecordingSession) throws
+    /// The next events of `session`, in seq order, already redacted.
+    func write(_ events: [RecordedEvent], of session: RecordingSession) throws
+    /// Everything written so far must be stored (or sent) before it returns.
+    func flush() throws
+    /// The session ended at `date`; no more events follow.
+    func end(_ session: RecordingSession, at date: Date) throws
+}
+
+/// One recording session as sinks see it.
+public struct RecordingSession: Sendable, Equatable {
+    /// The session's identifier, unique across logs (a UUID string).
+    public var uuid: String
+    /// The app's name.
+    public var app: String
+    /// When the recording started.
+    public var startedAt: Date
+    /// What the app says about itself (version, host, free-form fields), a JSON object.
+    public var meta: JSONValue
+    /// The uuid of the session this one replays, when it is a replay.
+    public var replayOf: String?
+
+    /// Describes a session.
+    public init(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String? = nil) {
+        self.uuid = uuid
+        self.app = app
+        self.startedAt = startedAt
+        self.meta = meta
+        self.replayOf = replayOf
+    }
+}
+
+/// A built event and what the recorder noticed while encoding it.
+public struct RecordedEvent: Sendable, Equatable {
+    /// The event (its ``LogEvent/sessionID`` is 0: each sink puts its own id in).
+    public var event: LogEvent
+    /// JSON Pointers of the numbers JSON cannot hold (NaN, ±infinity), stored as the strings
+    /// `"NaN"`, `"Infinity"`, `"-Infinity"`: `/state/…` in the state, `/action/…` in the action.
+    public var nonFinitePointers: [String]
+
+    /// Pairs an event with its non-finite pointers.
+    public init(event: LogEvent, nonFinitePointers: [String] = []) {
+        self.event = event
+        self.nonFinitePointers = nonFinitePointers
+    }
+}

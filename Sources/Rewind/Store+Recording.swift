@@ -1,0 +1,59 @@
+import Foundation
+import RewindJSON
+
+extension Store where State: Encodable & Sendable, Action: Sendable {
+    /// Starts recording this store: its current state becomes seq 0 of a new session, and every
+    /// action applied from now on is recorded with the state it produced.
+    ///
+    /// ```swift
+    /// let store = Store(initialState: AppState(), reducer: appReducer)
+    /// store.record(to: .file("/tmp/app.db"), app: "MyApp", redacting: ["/auth/token"])
+    /// ```
+    ///
+    /// A recording already running is stopped first. If the log cannot be opened, recording
+    /// stops with one message (``Recorder/lastError``) and the store works on.
+    ///
+    /// - Parameters:
+    ///   - destination: the log file or sinks; `$REWIND_DB` or the default log when omitted.
+    ///   - redacting: JSON Pointers replaced by `"<redacted>"` in states and actions.
+    ///   - queueCapacity: the most snapshots waiting for the recorder's thread.
+    @inlinable @discardableResult
+    public func record(to destination: RecordingDestination = .defaultLog, app: String, version: String? = nil,
+                       meta: JSONValue = [:], redacting: [String] = [], queueCapacity: Int = 10_000) -> Recorder<State, Action> {
+        let recorder = Recorder<State, Action>(
+            initialState: liveState, to: destination,
+            metadata: RecordingMetadata(app: app, version: version, extra: meta),
+            options: RecorderOptions(redacting: redacting, queueCapacity: queueCapacity))
+        attach(recorder)
+        return recorder
+    }
+
+    /// Records this store with `recorder` (whose initial state should be the store's state).
+    @inlinable
+    public func attach(_ recorder: Recorder<State, Action>) {
+        // Built here, in the app's module, so the hand-off is specialised for its types.
+        install(recorder, tap: StoreTap { action, state, at, duration, cause in
+            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause)
+        })
+    }
+
+    @usableFromInline
+    func install(_ recorder: Recorder<State, Action>, tap: StoreTap<State, Action>) {
+        self.recorder?.stop()
+        self.recorder = recorder
+        self.tap = tap
+    }
+
+    /// Ends the recording: what is queued is written and the session is closed.
+    public func stopRecording() {
+        recorder?.stop()
+        recorder = nil
+        tap = nil
+    }
+
+    /// The recorder attached to this store, if any.
+    public internal(set) var recorder: Recorder<State, Action>? {
+        get { recorderBox as? Recorder<State, Action> }
+        set { recorderBox = newValue }
+    }
+}

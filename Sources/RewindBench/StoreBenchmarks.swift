@@ -1,0 +1,256 @@
+import Foundation
+import Rewind
+import RewindJSON
+
+/// The "store" group: what recording adds to `Store.send`, how fast the recorder's thread turns
+/// states into log events, and how much memory a flood holds.
+///
+/// The reducer toggles one item of an array, as UI actions do: a small change to one container
+/// of the state. Both states use the same shape; only the number and size of items differ.
+enum StoreBenchmarks {
+    static var group: BenchGroup { BenchGroup(name: "store", run: { try MainActor.assumeIsolated { try run() } }) }
+
+    struct Item: Codable, Sendable {
+        var id: Int
+        var title: String
+        var done: Bool
+    }
+
+    struct State: Codable, Sendable {
+        var selected = 0
+        var items: [Item]
+
+        /// About `bytes` of compact JSON.
+        init(bytes: Int) {
+            let titleLength = bytes >= 100_000 ? 1_000 : 60
+            let count = max(1, bytes / (titleLength + 40))
+            items = (0..<count).map { Item(id: $0, title: String(repeating: "t", count: titleLength - 10) + String($0).leftPad(10), done: false) }
+        }
+    }
+
+    enum Action: Codable, Sendable {
+        case toggle(Int)
+    }
+
+    static let reducer: Reducer<State, Action> = { state, action in
+        switch action {
+        case .toggle(let index):
+            let slot = index % state.items.count
+            state.items[slot].done.toggle()
+            state.selected = slot
+        }
+        return .none
+    }
+
+    @MainActor
+    static func run() throws -> [BenchResult] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var run = 0
+        func freshPath() -> String {
+            run += 1
+            return directory.appendingPathComponent("run\(run).db").path
+        }
+
+        var results: [BenchResult] = []
+        // Peak memory first: VmHWM is a high-water mark, so it is reset just before the flood.
+        results += flood(path: freshPath())
+        var uiPace: [String: Double] = [:]
+        for (label, bytes, tightCount, throughputCount) in [("1 KB", 1_000, 20_000, 20_000), ("1 MB", 1_000_000, 1_000, 100)] {
+            let state = State(bytes: bytes)
+            let size = try JSONValueEncoder().encode(state).serializedBytes().count
+            let sizeNote = "state \(size) bytes"
+            let (off, on, added, offP10, onP10) = sendAtUIPace(state, path: freshPath())
+            uiPace[label] = added
+            results.append(BenchResult(name: "store/send \(label), recording (UI pace)", value: on.rounded(), unit: "ns",
+                                       baseline: off.rounded(), ratio: on / off,
+                                       note: "median; baseline: recording off; p10 \(Int(onP10.rounded())) vs \(Int(offP10.rounded())); \(sizeNote)"))
+            results.append(BenchResult(name: "store/send \(label), added by recording", value: added.rounded(), unit: "ns",
+                                       note: "UI pace, paired per round, both orders; goal < 1,000"))
+            let (tightOff, tightOn, dropped) = sendInTightLoop(state, count: tightCount, path: freshPath())
+            results.append(BenchResult(name: "store/send \(label), recording (tight loop)", value: tightOn.rounded(), unit: "ns",
+                                       baseline: tightOff.rounded(), ratio: tightOn / tightOff,
+                                       note: "mean of \(tightCount); baseline: off; queued snapshots make the reducer copy; \(dropped) coalesced"))
+            let held = recordWhileHeld(state, count: 5_000, path: freshPath())
+            results.append(BenchResult(name: "store/record \(label), recorder thread held", value: held.rounded(), unit: "ns",
+                                       note: "mean of Recorder.record alone, nothing read on another core"))
+            let rate = recorderThroughput(state, count: throughputCount, path: freshPath())
+            results.append(BenchResult(name: "store/recorder \(label)", value: rate.rounded(), unit: "states/s",
+                                       note: "encode, diff, redact nothing, write to a log file; \(sizeNote)"))
+        }
+        if let small = uiPace["1 KB"], let large = uiPace["1 MB"] {
+            results.append(BenchResult(name: "store/added by recording, 1 MB vs 1 KB", value: (large / small * 100).rounded() / 100,
+                                       unit: "x", note: "UI pace; goal ≤ 2"))
+        }
+        return results
+    }
+
+    /// Median cost of one `send` when the recorder has caught up before each (as between taps),
+    /// with recording off and on, alternated in rounds.
+    @MainActor
+    static func sendAtUIPace(_ state: State, path: String) -> (off: Double, on: Double, added: Double, offP10: Double, onP10: Double) {
+        let plain = Store(initialState: state, reducer: reducer)
+        let recorded = Store(initialState: state, reducer: reducer)
+        let recorder = recorded.record(to: .file(path), app: "bench")
+        defer { recorder.stop() }
+        var offSamples: [Double] = []
+        var onSamples: [Double] = []
+        // on − off per round, by which went first: the first send after the pause runs on a
+        // colder core, so each order is biased by the same amount in opposite directions.
+        var addedOffFirst: [Double] = []
+        var addedOnFirst: [Double] = []
+        // Each round waits for the recorder to encode and diff the whole state: fewer for 1 MB.
+        let rounds = state.items.count > 100 ? 300 : 2_000
+        recorder.flush()
+        for index in 0..<rounds {
+            // The recorder has written the previous state and let go of its snapshot; the pause
+            // is the time between two taps (the recorder's thread is back waiting for work).
+            recorder.flush()
+            Thread.sleep(forTimeInterval: 0.000_5)
+            // A core that just slept runs its first microseconds slowly: spin it awake first.
+            let awake = Measure.now() + 0.000_05
+            while Measure.now() < awake {}
+            let onFirst = index % 2 == 1
+            var on = 0.0
+            var off = 0.0
+            for recordedTurn in onFirst ? [true, false] : [false, true] {
+                let t0 = Measure.now()
+                if recordedTurn {
+                    recorded.send(.toggle(index))
+                    on = Measure.now() - t0
+                } else {
+                    plain.send(.toggle(index))
+                    off = Measure.now() - t0
+                }
+            }
+            onSamples.append(on)
+            offSamples.append(off)
+            if onFirst { addedOnFirst.append(on - off) } else { addedOffFirst.append(on - off) }
+        }
+        let added = (Measure.quantile(addedOnFirst, 0.5) + Measure.quantile(addedOffFirst, 0.5)) / 2
+        return (Measure.quantile(offSamples, 0.5) * 1e9, Measure.quantile(onSamples, 0.5) * 1e9, added * 1e9,
+                Measure.quantile(offSamples, 0.1) * 1e9, Measure.quantile(onSamples, 0.1) * 1e9)
+    }
+
+    /// Mean cost of `count` sends in a row: the recorder falls behind, so the snapshots it holds
+    /// share the state's buffers and each reducer run copies the array it mutates.
+    @MainActor
+    static func sendInTightLoop(_ state: State, count: Int, path: String) -> (off: Double, on: Double, coalesced: Int) {
+        let plain = Store(initialState: state, reducer: reducer)
+        var t0 = Measure.now()
+        for index in 0..<count { plain.send(.toggle(index)) }
+        let off = (Measure.now() - t0) / Double(count)
+        let recorded = Store(initialState: state, reducer: reducer)
+        let recorder = recorded.record(to: .file(path), app: "bench")
+        recorder.flush()
+        t0 = Measure.now()
+        for index in 0..<count { recorded.send(.toggle(index)) }
+        let on = (Measure.now() - t0) / Double(count)
+        recorder.stop()
+        return (off * 1e9, on * 1e9, recorder.coalescedCount)
+    }
+
+    /// The cost of `Recorder.record` itself: the recorder's thread is held before it reads
+    /// anything, so no cache line moves between cores.
+    @MainActor
+    static func recordWhileHeld(_ state: State, count: Int, path: String) -> Double {
+        let gate = HeldSink(LogFileSink(path: path))
+        let recorder = Recorder<State, Action>(initialState: state, to: .sinks([gate]), metadata: RecordingMetadata(app: "bench"),
+                                               options: RecorderOptions(queueCapacity: count + 1))
+        let t0 = Measure.now()
+        for index in 0..<count { recorder.record(.toggle(index), state: state) }
+        let seconds = Measure.now() - t0
+        gate.release()
+        recorder.stop()
+        return seconds / Double(count) * 1e9
+    }
+
+    /// States per second through the recorder's thread into a log file, from the first
+    /// `record` to the end of the flush.
+    @MainActor
+    static func recorderThroughput(_ state: State, count: Int, path: String) -> Double {
+        var states: [State] = []
+        var current = state
+        for index in 0..<count {
+            _ = reducer(&current, .toggle(index))
+            states.append(current)
+        }
+        let recorder = Recorder<State, Action>(initialState: state, to: .file(path), metadata: RecordingMetadata(app: "bench"),
+                                               options: RecorderOptions(queueCapacity: count + 1))
+        recorder.flush()
+        let t0 = Measure.now()
+        for index in 0..<count { recorder.record(.toggle(index), state: states[index]) }
+        recorder.flush()
+        let seconds = Measure.now() - t0
+        recorder.stop()
+        return Double(count) / seconds
+    }
+
+    /// Peak resident memory while 100,000 actions flood a recording store (1 KB state, default
+    /// queue of 10,000 snapshots), against the same process just before.
+    @MainActor
+    static func flood(path: String) -> [BenchResult] {
+        let state = State(bytes: 1_000)
+        let store = Store(initialState: state, reducer: reducer)
+        let recorder = store.record(to: .file(path), app: "bench")
+        recorder.flush()
+        let reset = ProcessMemory.resetPeak()
+        let before = ProcessMemory.current()
+        let t0 = Measure.now()
+        for index in 0..<100_000 { store.send(.toggle(index)) }
+        let sendSeconds = Measure.now() - t0
+        recorder.flush()
+        let peak = ProcessMemory.peak()
+        recorder.stop()
+        guard reset, let before, let peak else {
+            return [BenchResult(name: "store/flood peak memory", value: 0, unit: "MB", note: "VmHWM unavailable")]
+        }
+        return [
+            BenchResult(name: "store/flood 100,000 actions, peak RSS", value: (Double(peak) / 1e6 * 10).rounded() / 10, unit: "MB",
+                        baseline: (Double(before) / 1e6 * 10).rounded() / 10, ratio: Double(peak) / Double(before),
+                        note: "baseline: RSS before; +\(Int((Double(peak - before) / 1e6).rounded())) MB; \(recorder.coalescedCount) coalesced"),
+            BenchResult(name: "store/flood 100,000 actions, send", value: (sendSeconds / 100_000 * 1e9).rounded(), unit: "ns",
+                        note: "mean per send while the recorder falls behind"),
+        ]
+    }
+}
+
+/// Holds the recorder's thread in `begin` until released.
+final class HeldSink: RecordingSink, @unchecked Sendable {
+    private let inner: any RecordingSink
+    private let gate = DispatchSemaphore(value: 0)
+
+    init(_ inner: any RecordingSink) { self.inner = inner }
+    func release() { gate.signal() }
+    func begin(_ session: RecordingSession) throws {
+        gate.wait()
+        try inner.begin(session)
+    }
+    func write(_ events: [RecordedEvent], of session: RecordingSession) throws { try inner.write(events, of: session) }
+    func flush() throws { try inner.flush() }
+    func end(_ session: RecordingSession, at date: Date) throws { try inner.end(session, at: date) }
+}
+
+/// Resident memory of this process, from /proc/self/status (Linux).
+enum ProcessMemory {
+    /// Resets VmHWM to the current RSS (writes 5 to /proc/self/clear_refs).
+    static func resetPeak() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+    }
+
+    static func current() -> Int? { field("VmRSS") }
+    static func peak() -> Int? { field("VmHWM") }
+
+    /// A `kB` field of /proc/self/status, in bytes.
+    private static func field(_ name: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let digits = line.dropFirst(name.count + 1).filter(\.isNumber)
+            return Int(digits).map { $0 * 1_024 }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,38 @@
+/// Collects output bytes and hands them on in chunks of about 64 KiB, so an export of any size
+/// holds one chunk at a time.
+struct ExportBuffer: ~Copyable {
+    private var bytes: [UInt8] = []
+    private let output: ([UInt8]) throws -> Void
+    private static let chunkSize = 1 << 16
+
+    init(output: @escaping ([UInt8]) throws -> Void) {
+        self.output = output
+        bytes.reserveCapacity(Self.chunkSize + 4096)
+    }
+
+    mutating func append(_ text: String) throws {
+        bytes.append(contentsOf: text.utf8)
+        try flushIfFull()
+    }
+
+    mutating func append(_ value: [UInt8]) throws {
+        bytes.append(contentsOf: value)
+        try flushIfFull()
+    }
+
+    mutating func append(byte: UInt8) throws {
+        bytes.append(byte)
+        try flushIfFull()
+    }
+
+    /// Hands on whatever is collected.
+    mutating func flush() throws {
+        guard !bytes.isEmpty else { return }
+        try output(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func flushIfFull() throws {
+        if bytes.count >= Self.chunkSize { try flush() }
+    }
+}

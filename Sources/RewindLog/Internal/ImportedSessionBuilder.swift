@@ -1,0 +1,29 @@
+import Foundation
+import RewindJSON
+
+/// Turns the records of a file, in order, into events, and keeps the clock: a record without a
+/// time happened at the previous record's time.
+struct ImportedSessionBuilder {
+    private var builder = EventBuilder(sessionID: 0)
+    private(set) var events: [LogEvent] = []
+    private var lastAt: Date
+
+    init(importedAt: Date) {
+        lastAt = importedAt
+    }
+
+    /// The seq the next record gets.
+    var nextSeq: Int64 { builder.nextSeq }
+
+    /// Adds the next record. Only seq 0 may come without an action (it gets `@@INIT`).
+    mutating func add(action: JSONValue?, state: JSONValue, at: Date?) {
+        let date = at ?? lastAt
+        lastAt = date
+        if builder.nextSeq == 0 {
+            events.append(builder.initial(state: state, at: date, action: action ?? EventBuilder.initialAction))
+        } else {
+            guard let action else { preconditionFailure("only seq 0 comes without an action") }
+            events.append(builder.next(action: action, state: state, at: date))
+        }
+    }
+}

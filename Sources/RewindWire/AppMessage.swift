@@ -1,0 +1,186 @@
+import Foundation
+import RewindJSON
+
+/// What an app sends on `/app` (subprotocol ``AppMessage/subprotocol``).
+///
+/// ```json
+/// {"type":"hello","id":1,"session":"6F0C…","app":"Todos","version":"1.4","meta":{},"lastAckedSeq":null}
+/// {"type":"event","seq":0,"at":1763700000.25,"action":{"type":"@@INIT"},"keyframe":{…},"hash":"9a3c…","durationNs":0}
+/// {"type":"event","seq":1,"at":1763700000.31,"action":{"type":"add"},"patch":[…],"hash":"…","durationNs":5400,"cause":0}
+/// {"type":"result","id":"c7","ok":true}
+/// {"type":"end","id":2}
+/// ```
+public enum AppMessage: Sendable, Equatable {
+    case hello(Hello)
+    case event(WireEvent)
+    case result(CommandResult)
+    case end(id: JSONValue?)
+
+    /// The WebSocket subprotocol apps speak.
+    public static let subprotocol = "rewind.app.v1"
+    /// The path apps connect to.
+    public static let path = "/app"
+
+    /// Opens (or, after a reconnect, resumes) a session.
+    public struct Hello: Sendable, Equatable {
+        public var id: JSONValue?
+        /// The app's uuid for this recording; the same uuid after a reconnect resumes it.
+        public var session: String
+        public var app: String
+        public var version: String?
+        /// Free-form JSON object: device, host, anything the app wants to show.
+        public var meta: JSONObject
+        /// The last seq the server acknowledged before the connection dropped, if any.
+        public var lastAckedSeq: Int64?
+        /// When the recording started (seconds since 1970); the server's clock when absent.
+        public var startedAt: Double?
+
+        public init(id: JSONValue? = nil, session: String, app: String, version: String? = nil,
+                    meta: JSONObject = [:], lastAckedSeq: Int64? = nil, startedAt: Double? = nil) {
+            self.id = id
+            self.session = session
+            self.app = app
+            self.version = version
+            self.meta = meta
+            self.lastAckedSeq = lastAckedSeq
+            self.startedAt = startedAt
+        }
+    }
+
+    /// The answer to a ``ServerToApp/command(_:)``.
+    public struct CommandResult: Sendable, Equatable {
+        /// The command's id.
+        public var id: JSONValue
+        public var ok: Bool
+        /// Why it failed, or a note on success.
+        public var message: String?
+
+        public init(id: JSONValue, ok: Bool, message: String? = nil) {
+            self.id = id
+            self.ok = ok
+            self.message = message
+        }
+    }
+
+    /// Reads one frame; a broken frame is a ``WireError`` with a code and a sentence.
+    public init(frame: [UInt8]) throws(WireError) {
+        try self.init(json: parseFrame(frame))
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        let f = try WireFields(json)
+        switch f.type {
+        case "hello":
+            self = .hello(Hello(
+                id: f.id, session: try f.string("session"), app: try f.string("app"),
+                version: try f.optionalString("version"), meta: try f.optionalObject("meta") ?? [:],
+                lastAckedSeq: try f.optionalSeq("lastAckedSeq"),
+                startedAt: f.object["startedAt"] == nil ? nil : try f.number("startedAt")))
+            if case .hello(let hello) = self, hello.session.isEmpty { throw f.fail("session", "a non-empty string") }
+        case "event":
+            self = .event(try WireEvent(fields: f))
+        case "result":
+            guard let id = f.id else { throw f.fail("id", "the id of the command it answers") }
+            guard let ok = try f.optionalBool("ok") else { throw f.fail("ok", "true or false") }
+            self = .result(CommandResult(id: id, ok: ok, message: try f.optionalString("message")))
+        case "end":
+            self = .end(id: f.id)
+        default:
+            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected hello, event, result or end", id: f.id)
+        }
+    }
+
+    /// The message as JSON.
+    public var json: JSONValue {
+        switch self {
+        case .hello(let h):
+            var o: JSONObject = ["type": "hello"]
+            if let id = h.id { o["id"] = id }
+            o["session"] = .string(h.session)
+            o["app"] = .string(h.app)
+            if let version = h.version { o["version"] = .string(version) }
+            o["meta"] = .object(h.meta)
+            o["lastAckedSeq"] = h.lastAckedSeq.map { .number(JSONNumber($0)) } ?? .null
+            if let startedAt = h.startedAt, let n = JSONNumber(startedAt) { o["startedAt"] = .number(n) }
+            return .object(o)
+        case .event(let e):
+            return e.json
+        case .result(let r):
+            var o: JSONObject = ["type": "result", "id": r.id, "ok": .bool(r.ok)]
+            if let message = r.message { o["message"] = .string(message) }
+            return .object(o)
+        case .end(let id):
+            var o: JSONObject = ["type": "end"]
+            if let id { o["id"] = id }
+            return .object(o)
+        }
+    }
+}
+
+/// One recorded action as it travels: the forward patch (or a whole state, the keyframe) and
+/// the hash of the state it gives.
+public struct WireEvent: Sendable, Equatable {
+    public var seq: Int64
+    /// Seconds since 1970.
+    public var at: Double
+    public var action: JSONValue
+    /// The RFC 6902 patch from the previous state; `nil` when ``keyframe`` carries the state.
+    public var patch: JSONValue?
+    /// The whole state after the action (always at seq 0).
+    public var keyframe: JSONValue?
+    /// ``JSONValue/stableHash`` of the state after the action.
+    public var hash: UInt64
+    public var durationNs: Int64
+    public var cause: Int64?
+    public var coalesced: Bool
+
+    public init(seq: Int64, at: Double, action: JSONValue, patch: JSONValue? = nil, keyframe: JSONValue? = nil,
+                hash: UInt64, durationNs: Int64 = 0, cause: Int64? = nil, coalesced: Bool = false) {
+        self.seq = seq
+        self.at = at
+        self.action = action
+        self.patch = patch
+        self.keyframe = keyframe
+        self.hash = hash
+        self.durationNs = durationNs
+        self.cause = cause
+        self.coalesced = coalesced
+    }
+
+    init(fields f: WireFields) throws(WireError) {
+        seq = try f.seq("seq")
+        at = try f.number("at")
+        action = try f.value("action")
+        if let state = f.object["keyframe"] {
+            if let patch = f.object["patch"], patch != .null {
+                throw WireError(.badMessage, "event: give either \"patch\" or \"keyframe\", not both", id: f.id)
+            }
+            patch = nil
+            keyframe = state
+        } else {
+            guard let operations = f.object["patch"], case .array = operations else {
+                throw f.fail("patch", "an array of operations, or a \"keyframe\" given instead")
+            }
+            patch = operations
+            keyframe = nil
+        }
+        guard let hash = parseWireHash(try f.string("hash")) else { throw f.fail("hash", "16 hex digits") }
+        self.hash = hash
+        durationNs = try f.optionalInt("durationNs") ?? 0
+        cause = try f.optionalSeq("cause")
+        coalesced = try f.optionalBool("coalesced") ?? false
+    }
+
+    /// The event as a wire message.
+    public var json: JSONValue {
+        var o: JSONObject = ["type": "event", "seq": .number(JSONNumber(seq))]
+        o["at"] = .number(JSONNumber(at) ?? JSONNumber(0))
+        o["action"] = action
+        if let keyframe { o["keyframe"] = keyframe } else { o["patch"] = patch ?? [] }
+        o["hash"] = .string(wireHash(hash))
+        o["durationNs"] = .number(JSONNumber(durationNs))
+        if let cause { o["cause"] = .number(JSONNumber(cause)) }
+        if coalesced { o["coalesced"] = true }
+        return .object(o)
+    }
+}

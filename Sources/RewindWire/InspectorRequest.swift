@@ -1,0 +1,126 @@
+import RewindJSON
+
+/// What an inspector sends on `/inspect` (subprotocol ``InspectorRequest/subprotocol``).
+/// Every request has an `id`; the reply has the same `type` and echoes the `id`.
+///
+/// ```json
+/// {"type":"sessions","id":1}
+/// {"type":"subscribe","id":2,"session":"*"}
+/// {"type":"events","id":3,"session":"latest","from":0,"limit":200}
+/// {"type":"state","id":4,"session":"3","seq":120,"path":"/user"}
+/// {"type":"diff","id":5,"session":"3","from":10,"to":20}
+/// {"type":"blame","id":6,"session":"3","path":"/cart/items"}
+/// {"type":"command","id":7,"session":"3","kind":"jump","seq":120}
+/// ```
+public enum InspectorRequest: Sendable, Equatable {
+    case sessions(id: JSONValue?)
+    /// Live events of one session (id, uuid prefix or `latest`) or of all (`*`).
+    case subscribe(id: JSONValue?, session: String)
+    case unsubscribe(id: JSONValue?, session: String)
+    /// A page of stored events, oldest first, from seq `from`.
+    case events(id: JSONValue?, session: String, from: Int64, limit: Int, typeGlob: String?, text: String?)
+    /// The state after seq, or the value at `path` within it.
+    case state(id: JSONValue?, session: String, seq: Int64, path: JSONPointer?)
+    case diff(id: JSONValue?, session: String, from: Int64, to: Int64)
+    case blame(id: JSONValue?, session: String, path: JSONPointer)
+    /// A command for the session's app (`session` is required).
+    case command(Command)
+
+    /// The WebSocket subprotocol inspectors speak.
+    public static let subprotocol = "rewind.inspect.v1"
+    /// The path inspectors connect to.
+    public static let path = "/inspect"
+    /// The largest page of events one request may ask for.
+    public static let maxPage = 5_000
+
+    public init(frame: [UInt8]) throws(WireError) {
+        try self.init(json: parseFrame(frame))
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        let f = try WireFields(json)
+        switch f.type {
+        case "sessions":
+            self = .sessions(id: f.id)
+        case "subscribe":
+            self = .subscribe(id: f.id, session: try f.string("session"))
+        case "unsubscribe":
+            self = .unsubscribe(id: f.id, session: try f.string("session"))
+        case "events":
+            let limit = try f.optionalSeq("limit") ?? 200
+            guard limit >= 1, limit <= Int64(Self.maxPage) else { throw f.fail("limit", "between 1 and \(Self.maxPage)") }
+            self = .events(id: f.id, session: try f.string("session"), from: try f.optionalSeq("from") ?? 0,
+                           limit: Int(limit), typeGlob: try f.optionalString("typeGlob"),
+                           text: try f.optionalString("text"))
+        case "state":
+            self = .state(id: f.id, session: try f.string("session"), seq: try f.seq("seq"), path: try f.optionalPointer("path"))
+        case "diff":
+            self = .diff(id: f.id, session: try f.string("session"), from: try f.seq("from"), to: try f.seq("to"))
+        case "blame":
+            guard let path = try f.optionalPointer("path") else { throw f.fail("path", "a JSON Pointer") }
+            self = .blame(id: f.id, session: try f.string("session"), path: path)
+        case "command":
+            let command = try Command(fields: f)
+            guard command.session != nil else { throw f.fail("session", "the session whose app should run the command") }
+            self = .command(command)
+        default:
+            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected sessions, subscribe, unsubscribe, events, state, diff, blame or command", id: f.id)
+        }
+    }
+
+    /// The request's id, echoed by its reply.
+    public var id: JSONValue? {
+        switch self {
+        case .sessions(let id), .subscribe(let id, _), .unsubscribe(let id, _), .events(let id, _, _, _, _, _),
+             .state(let id, _, _, _), .diff(let id, _, _, _), .blame(let id, _, _):
+            return id
+        case .command(let command):
+            return command.id
+        }
+    }
+
+    /// The request's `type`, which its reply repeats.
+    public var type: String {
+        switch self {
+        case .sessions: "sessions"
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .events: "events"
+        case .state: "state"
+        case .diff: "diff"
+        case .blame: "blame"
+        case .command: "command"
+        }
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["type": .string(type)]
+        if let id { o["id"] = id }
+        switch self {
+        case .sessions:
+            break
+        case .subscribe(_, let session), .unsubscribe(_, let session):
+            o["session"] = .string(session)
+        case .events(_, let session, let from, let limit, let typeGlob, let text):
+            o["session"] = .string(session)
+            o["from"] = .number(JSONNumber(from))
+            o["limit"] = .number(JSONNumber(limit))
+            if let typeGlob { o["typeGlob"] = .string(typeGlob) }
+            if let text { o["text"] = .string(text) }
+        case .state(_, let session, let seq, let path):
+            o["session"] = .string(session)
+            o["seq"] = .number(JSONNumber(seq))
+            if let path { o["path"] = .string(path.description) }
+        case .diff(_, let session, let from, let to):
+            o["session"] = .string(session)
+            o["from"] = .number(JSONNumber(from))
+            o["to"] = .number(JSONNumber(to))
+        case .blame(_, let session, let path):
+            o["session"] = .string(session)
+            o["path"] = .string(path.description)
+        case .command(let command):
+            return command.json(type: "command")
+        }
+        return .object(o)
+    }
+}

@@ -1,0 +1,112 @@
+import RewindJSON
+
+/// What the server sends an app on `/app`.
+///
+/// ```json
+/// {"type":"welcome","id":1,"session":"6F0C…","nextSeq":42}
+/// {"type":"ack","seq":41}
+/// {"type":"command","id":"c7","kind":"jump","seq":12,"state":{…}}
+/// {"type":"error","code":"seq-gap","message":"…"}
+/// ```
+public enum ServerToApp: Sendable, Equatable {
+    /// The answer to `hello`: the seq the server expects next (0 for a new session; after a
+    /// reconnect, one past the last event it stored, so the app resends from there).
+    case welcome(id: JSONValue?, session: String, nextSeq: Int64)
+    /// Every event up to and including `seq` is durable in the log.
+    case ack(seq: Int64)
+    /// Something for the app to do, from an inspector.
+    case command(Command)
+    case error(WireError)
+
+    public init(frame: [UInt8]) throws(WireError) {
+        try self.init(json: parseFrame(frame))
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        let f = try WireFields(json)
+        switch f.type {
+        case "welcome":
+            self = .welcome(id: f.id, session: try f.string("session"), nextSeq: try f.seq("nextSeq"))
+        case "ack":
+            self = .ack(seq: try f.seq("seq"))
+        case "command":
+            self = .command(try Command(fields: f))
+        case "error":
+            let code = WireError.Code(rawValue: try f.string("code")) ?? .badMessage
+            self = .error(WireError(code, try f.string("message"), id: f.id))
+        default:
+            throw WireError(.unknownType, "unknown message type \"\(f.type)\" from the server", id: f.id)
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .welcome(let id, let session, let nextSeq):
+            var o: JSONObject = ["type": "welcome"]
+            if let id { o["id"] = id }
+            o["session"] = .string(session)
+            o["nextSeq"] = .number(JSONNumber(nextSeq))
+            return .object(o)
+        case .ack(let seq):
+            return ["type": "ack", "seq": .number(JSONNumber(seq))]
+        case .command(let command):
+            return command.json(type: "command")
+        case .error(let error):
+            return error.json
+        }
+    }
+}
+
+/// A command for an app, as an inspector sends it (with `session`) and as the server relays it
+/// (without).
+public struct Command: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Show the state at `seq` (given whole in `state`) and lock the store.
+        case jump
+        /// Return to the live state.
+        case resume
+        /// Send `action` through the store.
+        case dispatch
+        /// Replay the recorded actions `from`…`to` at `pace` (actions per second).
+        case replay
+        /// Stop recording until `resume`.
+        case pause
+    }
+
+    public var id: JSONValue
+    public var kind: Kind
+    /// The session it is for (inspector → server only).
+    public var session: String?
+    /// Any other members (`seq`, `state`, `action`, `from`, `to`, `pace`, `actions`), kept as
+    /// given so the app reads them with its own types.
+    public var arguments: JSONObject
+
+    public init(id: JSONValue, kind: Kind, session: String? = nil, arguments: JSONObject = [:]) {
+        self.id = id
+        self.kind = kind
+        self.session = session
+        self.arguments = arguments
+    }
+
+    init(fields f: WireFields) throws(WireError) {
+        guard let id = f.id else { throw f.fail("id", "present, so the result can be matched") }
+        let kindText = try f.string("kind")
+        guard let kind = Kind(rawValue: kindText) else {
+            throw WireError(.badMessage, "command: unknown kind \"\(kindText)\"; expected jump, resume, dispatch, replay or pause", id: id)
+        }
+        self.id = id
+        self.kind = kind
+        session = try f.optionalString("session")
+        var arguments = f.object
+        for member in ["type", "id", "kind", "session"] { arguments["\(member)"] = nil }
+        self.arguments = arguments
+    }
+
+    /// The command as a message of `type`, with `session` when set.
+    public func json(type: String) -> JSONValue {
+        var o: JSONObject = ["type": .string(type), "id": id, "kind": .string(kind.rawValue)]
+        if let session { o["session"] = .string(session) }
+        for (key, value) in arguments { o[key] = value }
+        return .object(o)
+    }
+}

@@ -1,0 +1,59 @@
+import RewindJSON
+
+/// A session as the inspector protocol shows it.
+///
+/// `{"id":3,"uuid":"6F0C…","app":"Todos","startedAt":1763700000.2,"endedAt":null,"live":true,"eventCount":1042,"lastSeq":1041,"meta":{}}`
+public struct WireSession: Sendable, Equatable {
+    public var id: Int64
+    public var uuid: String
+    public var app: String
+    public var startedAt: Double
+    public var endedAt: Double?
+    /// An app is connected and streaming it now.
+    public var live: Bool
+    public var eventCount: Int
+    public var lastSeq: Int64?
+    public var replayOf: String?
+    public var meta: JSONValue
+
+    public init(id: Int64, uuid: String, app: String, startedAt: Double, endedAt: Double? = nil, live: Bool,
+                eventCount: Int, lastSeq: Int64?, replayOf: String? = nil, meta: JSONValue = [:]) {
+        self.id = id
+        self.uuid = uuid
+        self.app = app
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.live = live
+        self.eventCount = eventCount
+        self.lastSeq = lastSeq
+        self.replayOf = replayOf
+        self.meta = meta
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["id": .number(JSONNumber(id)), "uuid": .string(uuid), "app": .string(app)]
+        o["startedAt"] = JSONNumber(startedAt).map(JSONValue.number) ?? .null
+        o["endedAt"] = endedAt.flatMap(JSONNumber.init).map(JSONValue.number) ?? .null
+        o["live"] = .bool(live)
+        o["eventCount"] = .number(JSONNumber(eventCount))
+        o["lastSeq"] = lastSeq.map { .number(JSONNumber($0)) } ?? .null
+        o["replayOf"] = replayOf.map(JSONValue.string) ?? .null
+        o["meta"] = meta
+        return .object(o)
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        guard case .object(let object) = json else { throw WireError(.badMessage, "a session must be a JSON object") }
+        let f = WireFields(object: object, type: "session")
+        id = try f.optionalInt("id") ?? -1
+        uuid = try f.string("uuid")
+        app = try f.string("app")
+        startedAt = try f.number("startedAt")
+        if case .number? = f.object["endedAt"] { endedAt = try f.number("endedAt") } else { endedAt = nil }
+        live = try f.optionalBool("live") ?? false
+        eventCount = Int(try f.optionalInt("eventCount") ?? 0)
+        lastSeq = try f.optionalSeq("lastSeq")
+        replayOf = try f.optionalString("replayOf")
+        meta = f.object["meta"] ?? [:]
+    }
+}

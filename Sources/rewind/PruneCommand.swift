@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import RewindJSON
+import RewindLog
+
+struct PruneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "Remove whole sessions from the log: the only way data leaves it.",
+        discussion: """
+        Removes the sessions named (an id, a uuid prefix or 'latest' each), or with --older-than \
+        the sessions whose last activity (their last event, their end or their start, whichever \
+        is latest) is more than DAYS days ago. Events, keyframes and the search index go with \
+        them, in one transaction; the other sessions stay whole. Prints each session removed.
+
+        Give sessions or --older-than, not neither and not both (exit 2). A session that does \
+        not exist exits 2 and removes nothing. --dry-run prints what would go and removes nothing.
+
+        Example: rewind prune --older-than 30 --dry-run
+        """
+    )
+
+    @Argument(help: "The sessions to remove: ids, uuid prefixes or 'latest'.")
+    var sessions: [String] = []
+
+    @Option(name: .customLong("older-than"), help: ArgumentHelp("Remove the sessions inactive for more than this many days (fractions allowed).", valueName: "days"))
+    var olderThan: Double?
+
+    @Flag(help: "List what would be removed, and remove nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print the sessions as JSON.")
+    var json = false
+
+    @OptionGroup var log: LogLocation
+
+    /// Refuses what would remove nothing or too much. (Checked in `run`, not `validate`, so the
+    /// message and exit code are the CLI's own.)
+    private func check() throws {
+        if sessions.isEmpty && olderThan == nil {
+            throw CLIError("rewind prune needs the sessions to remove or --older-than DAYS; nothing was removed.", code: 2)
+        }
+        if !sessions.isEmpty && olderThan != nil {
+            throw CLIError("give rewind prune either sessions or --older-than, not both; nothing was removed.", code: 2)
+        }
+        if let olderThan, !(olderThan.isFinite && olderThan >= 0) {
+            throw CLIError("--older-than takes a number of days, 0 or more; nothing was removed.", code: 2)
+        }
+    }
+
+    func run() throws {
+        try check()
+        let reader = try log.openReader()
+        let now = Date()
+        var candidates: [SessionInfo] = []
+        if let olderThan {
+            let cutoff = now.addingTimeInterval(-olderThan * 86_400)
+            candidates = try readSessions(reader).filter { $0.lastActivity < cutoff }
+        } else {
+            for name in sessions {
+                let info = try reader.resolveSession(name)
+                if !candidates.contains(where: { $0.id == info.id }) { candidates.append(info) }
+            }
+        }
+
+        var removed = candidates
+        if !dryRun && !candidates.isEmpty {
+            let writer = try log.openWriter()
+            defer { writer.close() }
+            let ids: [Int64]
+            do {
+                if let olderThan {
+                    ids = try writer.prune(olderThanDays: olderThan, now: now)
+                } else {
+                    ids = try writer.prune(sessions: candidates.map(\.id))
+                }
+            } catch {
+                throw CLIError(error.description, code: 2)
+            }
+            removed = ids.map { id in
+                candidates.first { $0.id == id } ?? SessionInfo(id: id, uuid: "?", app: "?", startedAt: now)
+            }
+        }
+        report(removed)
+    }
+
+    private func readSessions(_ reader: LogReader) throws -> [SessionInfo] {
+        do {
+            return try reader.sessions()
+        } catch {
+            throw CLIError(error.description, code: 2)
+        }
+    }
+
+    private func report(_ removed: [SessionInfo]) {
+        if json {
+            let list: [JSONValue] = removed.map { session in
+                [
+                    "id": .number(JSONNumber(session.id)), "uuid": .string(session.uuid), "app": .string(session.app),
+                    "events": .number(JSONNumber(session.eventCount)),
+                    "lastActivity": .string(session.lastActivity.formatted(.iso8601)),
+                ]
+            }
+            let result: JSONValue = ["dryRun": .bool(dryRun), "removed": .array(list)]
+            writeStandardOutput(result.serialized(.compact) + "\n")
+            return
+        }
+        guard !removed.isEmpty else {
+            let which = olderThan.map { "no session has been inactive for more than \(Self.days($0))" } ?? "no session matched"
+            writeStandardOutput("Nothing to remove: \(which).\n")
+            return
+        }
+        var text = ""
+        for session in removed {
+            text += "\(dryRun ? "Would remove" : "Removed") session \(session.id) (uuid \(session.uuid), app \(session.app), "
+            text += "\(session.eventCount) \(session.eventCount == 1 ? "event" : "events"), last active \(session.lastActivity.formatted(.iso8601))).\n"
+        }
+        let events = removed.reduce(0) { $0 + $1.eventCount }
+        let count = "\(removed.count) \(removed.count == 1 ? "session" : "sessions"), \(events) \(events == 1 ? "event" : "events")"
+        text += dryRun ? "Would remove \(count); nothing was removed (--dry-run).\n" : "Removed \(count).\n"
+        writeStandardOutput(text)
+    }
+
+    private static func days(_ value: Double) -> String {
+        let text = value == value.rounded() ? String(Int64(value)) : String(value)
+        return "\(text) \(value == 1 ? "day" : "days")"
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import Testing
+@testable import Rewind
+
+@MainActor
+@Suite("Recorder")
+struct RecorderTests {
+    @Test func everyStateReadsBackFromTheLog() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Tests", version: "1.0")
+        var expected = [try LogStates.json(store.state)]
+        let actions: [AppAction] = [.increment, .add(5), .append("a"), .append("b"), .setRatio(0.5), .increment]
+        for action in actions {
+            store.send(action)
+            expected.append(try LogStates.json(store.state))
+        }
+        recorder.flush()
+        let log = try LogStates(path: path)
+        #expect(log.states == expected)
+        #expect(log.events.count == actions.count + 1)
+        #expect(log.events.map(\.seq) == Array(0...Int64(actions.count)))
+        #expect(log.events[2].action == ["add": ["_0": 5]])
+        #expect(log.events.allSatisfy { !$0.coalesced })
+        #expect(log.events.last?.hash == expected.last?.stableHash)
+        #expect(recorder.recordedCount == actions.count)
+        #expect(recorder.coalescedCount == 0)
+        #expect(recorder.lastError == nil)
+    }
+
+    @Test func aFloodKeepsEveryActionAndCoalescesTheStatesInBetween() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("flood.db")
+        // The sink holds the recorder's thread until released, so the queue fills for sure.
+        let gate = GateSink(LogFileSink(path: path))
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = Recorder<AppState, AppAction>(initialState: store.state, to: .sinks([gate]),
+                                                     metadata: RecordingMetadata(app: "Flood"),
+                                                     options: RecorderOptions(queueCapacity: 4))
+        store.attach(recorder)
+        let sends = 100
+        for index in 0..<sends { store.send(.append("item \(index)")) }
+        gate.open()
+        recorder.flush()
+
+        // Four snapshots fill the queue; the fifth is kept as the newest, and each later push
+        // drops the previous newest: 95 states are coalesced, the last one is recorded.
+        #expect(recorder.coalescedCount == sends - 5)
+        let log = try LogStates(path: path)
+        #expect(log.events.count == sends + 1)
+        #expect(log.events.dropFirst().map(\.action) == (0..<sends).map { ["append": ["_0": .string("item \($0)")]] })
+        let skipped = log.events.filter { $0.coalesced && $0.patch == [] }
+        #expect(skipped.count == recorder.coalescedCount)
+        #expect(log.events.last?.coalesced == true)
+        #expect(log.states.last == (try LogStates.json(store.state)))
+        for event in skipped {
+            #expect(event.hash == log.events[Int(event.seq) - 1].hash)
+        }
+    }
+
+    @Test func redactedValuesAppearNowhereInTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("secret.db")
+        var initial = AppState()
+        initial.auth.token = "initial-SECRET-1"
+        let store = Store(initialState: initial, reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Secrets", redacting: ["/auth/token", "/setToken/_0"])
+        store.send(.setToken("typed-SECRET-2"))
+        store.send(.increment)
+        store.send(.setToken("typed-SECRET-3"))
+        recorder.stop()
+
+        let bytes = try directory.allBytes()
+        #expect(!bytes.isEmpty)
+        for secret in ["initial-SECRET-1", "typed-SECRET-2", "typed-SECRET-3", "SECRET"] {
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) leaked")
+        }
+        let log = try LogStates(path: path)
+        #expect(log.states.allSatisfy { $0["auth"]?["token"] == "<redacted>" })
+        #expect(log.events[1].action == ["setToken": ["_0": "<redacted>"]])
+        #expect(log.session.meta["redacted"] == ["/auth/token", "/setToken/_0"])
+        #expect(store.state.auth.token == "typed-SECRET-3")
+    }
+
+    @Test func nonFiniteNumbersAreRecordedAsStringsAndFlagged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("nan.db")
+        var initial = AppState()
+        initial.ratio = .infinity
+        let store = Store(initialState: initial, reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "NaN")
+        store.send(.setRatio(.nan))
+        store.send(.setRatio(2))
+        recorder.flush()
+        let log = try LogStates(path: path)
+        #expect(log.states.map { $0["ratio"] } == ["Infinity", "NaN", 2])
+        #expect(log.events[1].action == ["setRatio": ["_0": "NaN"]])
+        #expect(log.session.meta["nonFinite"] == ["/state/ratio"])
+        #expect(recorder.nonFiniteCount == 2)
+        #expect(recorder.lastError == nil)
+    }
+
+    @Test func metadataIsStoredWithTheSession() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("meta.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Meta", version: "2.3.4", meta: ["build": "debug", "flags": [1, 2]])
+        recorder.stop()
+        let log = try LogStates(path: path)
+        #expect(log.session.app == "Meta")
+        #expect(log.session.uuid == recorder.session.uuid)
+        #expect(log.session.meta["version"] == "2.3.4")
+        #expect(log.session.meta["host"] == .string(RecordingMetadata.hostName()))
+        #expect(log.session.meta["build"] == "debug")
+        #expect(log.session.meta["flags"] == [1, 2])
+        #expect(log.session.endedAt != nil)
+        #expect(!recorder.isRecording)
+    }
+
+    @Test func pauseSkipsActionsAndTheNextEventCoversTheGap() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("pause.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Pause")
+        store.send(.increment)
+        recorder.pause()
+        store.send(.add(10))
+        store.send(.add(100))
+        recorder.resume()
+        store.send(.increment)
+        recorder.flush()
+        let log = try LogStates(path: path)
+        #expect(log.events.count == 3)
+        #expect(log.events.map(\.coalesced) == [false, false, true])
+        #expect(log.states.last?["count"] == 112)
+        #expect(store.state.count == 112)
+    }
+
+    @Test func anUnwritableLogStopsRecordingAndTheStoreGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        // A path under a regular file cannot be created.
+        _ = FileManager.default.createFile(atPath: directory.path("file"), contents: Data())
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(directory.path("file/app.db")), app: "Broken")
+        recorder.flush()
+        #expect(!recorder.isRecording)
+        let error = try #require(recorder.lastError)
+        #expect(error.kind == .sink)
+        #expect(error.description.hasPrefix("rewind: recording stopped:"))
+        #expect(error.description.contains("file/app.db"))
+        for _ in 0..<3 { store.send(.increment) }
+        #expect(store.state.count == 3)
+        #expect(recorder.record(.increment, state: store.state) == nil)
+    }
+
+    @Test func anInvalidRedactionPathRecordsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("bad.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Bad", redacting: ["auth/token"])
+        store.send(.increment)
+        #expect(!recorder.isRecording)
+        #expect(recorder.lastError?.kind == .invalidRedactionPath("auth/token"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(store.state.count == 1)
+    }
+
+    @Test func actionsThatAreNotEncodableAreRecordedByReflection() throws {
+        let encoder = ActionEncoder()
+        #expect(encoder.encode(PlainAction.reset).value == ["type": "reset"])
+        #expect(encoder.encode(PlainAction.move(from: 1, to: 2)).value == ["type": "move", "from": 1, "to": 2])
+        #expect(encoder.encode(PlainAction.rename("x")).value == ["type": "rename", "value": "x"])
+        #expect(encoder.encode(PlainAction.tag("a", 3)).value == ["type": "tag", "_0": "a", "_1": 3])
+        let (value, nonFinite) = encoder.encode(PlainAction.tag("a", 3))
+        #expect(LogEvent.actionType(of: value) == "tag")
+        #expect(nonFinite.isEmpty)
+    }
+
+    @Test func theDefaultLogFollowsTheEnvironment() {
+        #expect(RecordingDestination.defaultLogPath(environment: ["REWIND_DB": "/x/r.db"]) == "/x/r.db")
+        #expect(RecordingDestination.defaultLogPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/h"]) == "/data/rewind/rewind.db")
+        #expect(RecordingDestination.defaultLogPath(environment: ["HOME": "/h"]) == "/h/.local/share/rewind/rewind.db")
+    }
+}

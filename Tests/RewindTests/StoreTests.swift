@@ -1,0 +1,145 @@
+import Foundation
+import Observation
+import RewindJSON
+import Testing
+@testable import Rewind
+
+@MainActor
+@Suite("Store")
+struct StoreTests {
+    @Test func sendRunsTheReducer() {
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        store.send(.increment)
+        store.send(.add(4))
+        #expect(store.state.count == 5)
+    }
+
+    @Test func observersSeeEachChange() {
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let changes = Counter()
+        func observe() {
+            withObservationTracking { _ = store.state.count } onChange: { changes.increment() }
+        }
+        observe()
+        store.send(.increment)
+        #expect(changes.value == 1)
+        observe()
+        store.jump(to: AppState())
+        #expect(changes.value == 2)
+    }
+
+    @Test func effectsSendActionsCausedByTheirParent() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("effects.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Effects")
+        store.send(.increment)
+        store.send(.load)
+        await store.settle()
+        #expect(store.state.loaded == 42)
+        recorder.flush()
+        let log = try LogStates(path: path)
+        #expect(log.events.count == 4)
+        #expect(log.events[2].action == ["load": [:]])
+        #expect(log.events[3].action == ["loaded": ["_0": 42]])
+        #expect(log.events[3].cause == 2)
+        #expect(log.events[1].cause == nil)
+    }
+
+    @Test func middlewareWrapsDispatchInTheReSwiftManner() {
+        var seen: [String] = []
+        let log = Middleware<AppState, AppAction> { getState, _ in
+            { next in
+                { action in
+                    seen.append("before \(getState().count)")
+                    next(action)
+                    seen.append("after \(getState().count)")
+                }
+            }
+        }
+        // Doubles every `add` and swallows `append`.
+        let rewrite = Middleware<AppState, AppAction> { _, dispatch in
+            { next in
+                { action in
+                    switch action {
+                    case .add(let amount): next(.add(amount * 2))
+                    case .append: return
+                    case .setRatio: dispatch(.increment)
+                    default: next(action)
+                    }
+                }
+            }
+        }
+        let store = Store(initialState: AppState(), reducer: appReducer, middleware: [log, rewrite])
+        store.send(.add(3))
+        store.send(.append("x"))
+        store.send(.setRatio(2))
+        #expect(store.state.count == 7)
+        #expect(store.state.items.isEmpty)
+        #expect(seen == ["before 0", "after 6", "before 6", "after 6", "before 6", "before 6", "after 7", "after 7"])
+    }
+
+    @Test func jumpLocksAndResumeReturnsToTheLiveState() {
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        store.send(.add(5))
+        var past = AppState()
+        past.count = 1
+        store.jump(to: past)
+        #expect(store.isLocked)
+        #expect(store.state.count == 1)
+        store.send(.increment)
+        store.send(.increment)
+        #expect(store.state.count == 1)
+        #expect(store.ignoredWhileLocked == 2)
+        store.resume()
+        #expect(!store.isLocked)
+        #expect(store.state.count == 5)
+        store.send(.increment)
+        #expect(store.state.count == 6)
+    }
+
+    @Test func jumpToJSONDecodesTheState() throws {
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        try store.jump(to: ["count": 9, "items": ["a"], "auth": ["user": "bo", "token": ""], "ratio": 1])
+        #expect(store.state.count == 9)
+        #expect(store.state.auth.user == "bo")
+    }
+
+    @Test(arguments: [
+        (JSONValue.object(["count": "nine", "items": [], "auth": ["user": "a", "token": ""], "ratio": 1] as JSONObject), "/count"),
+        (JSONValue.object(["count": 1, "items": [1], "auth": ["user": "a", "token": ""], "ratio": 1] as JSONObject), "/items/0"),
+        (JSONValue.object(["count": 1, "items": [], "auth": ["token": ""], "ratio": 1] as JSONObject), "/auth/user"),
+    ])
+    func aStateThatDoesNotDecodeIsRefusedNamingItsPath(json: JSONValue, pointer: String) {
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        store.send(.add(3))
+        #expect {
+            try store.jump(to: json)
+        } throws: { error in
+            guard let failure = error as? DecodeFailure else { return false }
+            return failure.pointer == pointer && failure.subject == .state && failure.description.contains(pointer)
+        }
+        #expect(!store.isLocked)
+        #expect(store.state.count == 3)
+    }
+
+    @Test func anActionThatDoesNotDecodeIsRefused() throws {
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        try store.send(json: ["add": ["_0": 2]])
+        #expect(store.state.count == 2)
+        #expect {
+            try store.send(json: ["add": ["_0": "two"]])
+        } throws: { error in
+            (error as? DecodeFailure)?.pointer == "/add/_0"
+        }
+        #expect(store.state.count == 2)
+    }
+}
+
+/// A counter shared with an observation callback.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
+}

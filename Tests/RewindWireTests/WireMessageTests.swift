@@ -1,0 +1,108 @@
+import RewindJSON
+import RewindWire
+import Testing
+
+@Suite("Wire messages")
+struct WireMessageTests {
+    @Test("app messages survive a round trip through JSON text")
+    func appRoundTrip() throws {
+        let messages: [AppMessage] = [
+            .hello(.init(id: 1, session: "6F0C-1", app: "Todos", version: "1.4", meta: ["device": "sim"], lastAckedSeq: 41, startedAt: 1_763_700_000.25)),
+            .hello(.init(session: "s", app: "a")),
+            .event(WireEvent(seq: 0, at: 1_763_700_000.5, action: ["type": "@@INIT"], keyframe: ["todos": []], hash: 0xDEAD_BEEF_0000_0001)),
+            .event(WireEvent(seq: 7, at: 1.5, action: "tick", patch: [["op": "replace", "path": "/n", "value": 7]], hash: UInt64.max, durationNs: 5_400, cause: 6, coalesced: true)),
+            .result(.init(id: "c7", ok: false, message: "state does not decode at /user/age")),
+            .end(id: 9),
+        ]
+        for message in messages {
+            let text = message.json.serializedBytes()
+            #expect(try AppMessage(frame: text) == message)
+        }
+    }
+
+    @Test("server and inspector messages survive a round trip")
+    func otherRoundTrips() throws {
+        let toApp: [ServerToApp] = [
+            .welcome(id: 1, session: "s", nextSeq: 42), .ack(seq: 41),
+            .command(Command(id: "c1", kind: .jump, arguments: ["seq": 12, "state": ["n": 12]])),
+            .error(WireError(.seqGap, "expected seq 5, got 7", id: nil)),
+        ]
+        for message in toApp {
+            #expect(try ServerToApp(frame: message.json.serializedBytes()) == message)
+        }
+        let requests: [InspectorRequest] = [
+            .sessions(id: 1), .subscribe(id: 2, session: "*"), .unsubscribe(id: 3, session: "latest"),
+            .events(id: 4, session: "3", from: 10, limit: 50, typeGlob: "user/*", text: "ada"),
+            .state(id: 5, session: "3", seq: 9, path: try JSONPointer("/a~1b/0")),
+            .diff(id: 6, session: "3", from: 1, to: 2), .blame(id: 7, session: "3", path: try JSONPointer("/cart")),
+            .command(Command(id: 8, kind: .dispatch, session: "3", arguments: ["action": ["type": "reset"]])),
+        ]
+        for request in requests {
+            #expect(try InspectorRequest(frame: request.json.serializedBytes()) == request)
+        }
+        let pushes: [InspectorPush] = [
+            .event(session: "s", sessionID: 3, actionType: "add", event: WireEvent(seq: 1, at: 2, action: ["type": "add"], patch: [], hash: 5)),
+            .session(change: .ended, session: WireSession(id: 3, uuid: "s", app: "a", startedAt: 1, endedAt: 2, live: false, eventCount: 4, lastSeq: 3)),
+            .lagged(session: "s", message: "dropped 120 events"),
+        ]
+        for push in pushes {
+            #expect(try InspectorPush(json: push.json) == push)
+        }
+    }
+
+    @Test("hashes travel as 16 hex digits")
+    func hashes() {
+        #expect(wireHash(0) == "0000000000000000")
+        #expect(wireHash(UInt64.max) == "ffffffffffffffff")
+        #expect(parseWireHash("00000000000000ff") == 255)
+        #expect(parseWireHash("xyz") == nil)
+        #expect(parseWireHash("1ffffffffffffffff") == nil)
+    }
+
+    @Test("broken frames give a code and a sentence", arguments: [
+        ("{\"type\":\"hello\"", WireError.Code.badJSON),
+        ("[1,2]", .badMessage),
+        ("{\"id\":1}", .badMessage),
+        ("{\"type\":\"fly\",\"id\":1}", .unknownType),
+        ("{\"type\":\"hello\",\"app\":\"a\"}", .badMessage),
+        ("{\"type\":\"hello\",\"session\":\"\",\"app\":\"a\"}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":-1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"00\"}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"hash\":\"00\"}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":{},\"hash\":\"00\"}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"keyframe\":{},\"hash\":\"00\"}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"zz\"}", .badMessage),
+        ("{\"type\":\"result\",\"ok\":true}", .badMessage),
+    ])
+    func brokenAppFrames(text: String, code: WireError.Code) {
+        #expect {
+            _ = try AppMessage(frame: Array(text.utf8))
+        } throws: { error in
+            guard let error = error as? WireError else { return false }
+            return error.code == code && !error.message.isEmpty
+        }
+    }
+
+    @Test("a bad request echoes its id")
+    func errorEchoesID() {
+        do {
+            _ = try InspectorRequest(json: ["type": "state", "id": 41, "session": "3"])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.id == 41)
+            #expect(error.code == .badMessage)
+            #expect(error.message.contains("seq"))
+        }
+        do {
+            _ = try InspectorRequest(json: ["type": "events", "id": 2, "session": "3", "limit": 100_000])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.message.contains("limit"))
+        }
+        do {
+            _ = try InspectorRequest(json: ["type": "command", "id": 2, "kind": "jump"])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.message.contains("session"))
+        }
+    }
+}
