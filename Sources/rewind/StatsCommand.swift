@@ -96,17 +96,24 @@ struct StatsCommand: ParsableCommand {
         rows.append(["stored", "\(OutputFormat.bytes(figures.storedBytes)) \(storedNote)"])
         rows.append(["bytes per event", OutputFormat.count(Int(figures.bytesPerEvent.rounded()))])
         rows.append(["states whole", "\(OutputFormat.bytes(figures.wholeStateBytes)) (estimated from the keyframes' sizes)"])
-        rows.append(["smaller by", figures.timesSmaller.map { String(format: "%.1f× than storing every state whole", $0) } ?? "-"])
+        rows.append(["smaller by", figures.timesSmaller.map { Self.ratio($0) + " than storing every state whole" } ?? "-"])
         writeStandardOutput(OutputFormat.table(rows))
         if session == nil && perSession.count > 1 {
             var table = [["SESSION", "EVENTS", "KEYFRAMES", "STORED", "B/EVENT", "STATES WHOLE", "SMALLER BY"]]
             for row in perSession {
                 table.append([String(row.id ?? 0), OutputFormat.count(row.events), OutputFormat.count(row.keyframes),
                               OutputFormat.bytes(row.storedBytes), OutputFormat.count(Int(row.bytesPerEvent.rounded())),
-                              OutputFormat.bytes(row.wholeStateBytes), row.timesSmaller.map { String(format: "%.1f×", $0) } ?? "-"])
+                              OutputFormat.bytes(row.wholeStateBytes), row.timesSmaller.map(Self.ratio) ?? "-"])
             }
             writeStandardOutput("\n" + OutputFormat.table(table, rightAligned: [0, 1, 2, 3, 4, 5, 6]))
         }
+    }
+
+    /// `2.8×`, `140×`, `0.0015×` (a tiny session costs more than its states: pages are 4 KB).
+    static func ratio(_ value: Double) -> String {
+        if value >= 100 { return String(format: "%.0f×", value) }
+        if value >= 1 { return String(format: "%.1f×", value) }
+        return String(format: "%.2g×", value)
     }
 
     static func allSessions(_ reader: LogReader) throws -> [SessionInfo] {
