@@ -29,6 +29,8 @@ struct UpgradeRefusalTests {
 
         let (_, allowed) = try connectClient(port: port, origin: "http://127.0.0.1:\(port)")
         #expect(allowed.state.value.connected)
+        // The server records the open on its own thread, possibly just after the client's.
+        #expect(serverDelegate.waitForConnection() != nil)
         #expect(serverDelegate.state.value.opened.count == 1)
     }
 
