@@ -46,7 +46,7 @@ let package = Package(
             ]
         ),
         // What apps import: store, effects, recorder, sinks, replay, adapters.
-        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog"]),
+        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog", "RewindWire", "RewindWebSocket"]),
         .executableTarget(
             name: "RewindBench",
             dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind"]
@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
-        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
