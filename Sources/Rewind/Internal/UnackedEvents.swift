@@ -7,7 +7,8 @@ import RewindWire
 ///
 /// At most `capacity` of them keep their state change (a patch); the actions are always kept.
 /// When one more would pass the bound, every kept event gives up its patch and the newest
-/// carries the whole state instead (a keyframe), so memory holds the actions plus one state.
+/// carries the whole state instead (a keyframe), so memory holds the actions plus one state
+/// (two while seq 0, the session's first keyframe, is not yet acknowledged).
 /// On the wire an event without its patch is `coalesced`: it changes nothing and carries the
 /// hash of the state the server holds, exactly like an event the recorder itself skipped. The
 /// keyframe then sets the full state, whatever the server had, so a resend never depends on
@@ -89,15 +90,21 @@ struct UnackedEvents {
     }
 
     private mutating func dropStates(keeping tip: JSONValue) {
+        var kept = 1
         for index in head..<(entries.count - 1) {
             if case .dropped = entries[index].body { continue }
+            // Seq 0 is the state everything starts from: the server needs it first.
+            if entries[index].seq == 0 {
+                kept += 1
+                continue
+            }
             entries[index].body = .dropped
             entries[index].coalesced = true
             droppedStates += 1
         }
         entries[entries.count - 1].body = .keyframe(tip)
         entries[entries.count - 1].coalesced = true
-        statefulCount = 1
+        statefulCount = kept
     }
 
     /// Forgets every event up to `seq`: the server holds them.
