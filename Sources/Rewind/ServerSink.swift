@@ -96,10 +96,12 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Waits up to ``flushTimeout`` for the server to acknowledge everything written so far.
     ///
-    /// It never throws: a server that is away must not stop the recording. Whether it was all
-    /// acknowledged is ``lastFlushAcknowledged``; ``waitForAcknowledgements(timeout:)`` answers directly.
+    /// It never throws, and it returns at once while the server is away (the sink is waiting to
+    /// reconnect): a missing server must neither stop the recording nor hold the app, which
+    /// flushes when it stops recording. Whether everything was acknowledged is
+    /// ``lastFlushAcknowledged``; ``waitForAcknowledgements(timeout:)`` waits through outages.
     public func flush() throws {
-        let acked = waitForAcknowledgements(timeout: flushTimeout)
+        let acked = waitForAcks(timeout: flushTimeout, throughOutages: false)
         lock.lock()
         lastFlushAcked = acked
         lock.unlock()
@@ -117,12 +119,16 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Waits until the server has acknowledged every event written so far; `false` on timeout.
     @discardableResult
     public func waitForAcknowledgements(timeout: Duration) -> Bool {
+        waitForAcks(timeout: timeout, throughOutages: true)
+    }
+
+    private func waitForAcks(timeout: Duration, throughOutages: Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout.seconds)
         lock.lock()
         let links = Array(self.links.values)
         lock.unlock()
         var acked = true
-        for link in links where !link.waitForAcks(until: deadline) { acked = false }
+        for link in links where !link.waitForAcks(until: deadline, throughOutages: throughOutages) { acked = false }
         return acked
     }
 
@@ -142,6 +148,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         return lastFlushAcked
     }
 
+    // The counts below cover the sessions the sink still serves (not those whose `end` the
+    // server has received).
+
     /// `true` while a session's connection is welcomed and streaming.
     public var isConnected: Bool { statuses.contains { $0.connected } }
     /// Events written but not yet acknowledged, over all sessions.
@@ -151,11 +160,22 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Connections welcomed so far, over all sessions (the first one and every reconnect).
     public var connectionCount: Int { statuses.reduce(0) { $0 + $1.connections } }
 
-    private var statuses: [(connected: Bool, unacked: Int, droppedStates: Int, connections: Int, finished: Bool)] {
+    /// The last `error` the server sent (a refused event, a protocol problem), if any.
+    public var lastServerError: String? { statuses.lazy.compactMap(\.lastError).first }
+
+    /// The sessions' statuses; links that delivered their whole session are let go.
+    private var statuses: [ServerLinkStatus] {
         lock.lock()
-        let links = Array(self.links.values)
+        let links = self.links
         lock.unlock()
-        return links.map(\.status)
+        let statuses = links.mapValues(\.status)
+        let finished = statuses.filter { $0.value.finished }.map(\.key)
+        if !finished.isEmpty {
+            lock.lock()
+            for uuid in finished where self.links[uuid] === links[uuid] { self.links[uuid] = nil }
+            lock.unlock()
+        }
+        return Array(statuses.values)
     }
 
     private func link(for uuid: String) -> ServerLink? {

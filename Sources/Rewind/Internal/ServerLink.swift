@@ -26,6 +26,7 @@ final class ServerLink: @unchecked Sendable {
     private var backoff = ReconnectBackoff()
     private var ended = false
     private var connections = 0
+    private var lastError: String?
 
     init(session: RecordingSession, configuration: WebSocketClientConfiguration, capacity: Int,
          commands: @escaping @Sendable (Command, ServerLink) -> Void) {
@@ -55,12 +56,13 @@ final class ServerLink: @unchecked Sendable {
         finishIfDelivered()
     }
 
-    /// Waits until every event appended so far is acknowledged or `deadline` passes.
-    func waitForAcks(until deadline: Date) -> Bool {
+    /// Waits until every event appended so far is acknowledged or `deadline` passes; without
+    /// `throughOutages`, gives up at once while waiting to reconnect (nothing can be acknowledged).
+    func waitForAcks(until deadline: Date, throughOutages: Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let target = events.lastSeq
-        while events.ackedThrough < target, phase != .finished {
+        while events.ackedThrough < target, phase != .finished, throughOutages || phase != .waiting {
             if !condition.wait(until: deadline) { break }
         }
         return events.ackedThrough >= target
@@ -85,10 +87,11 @@ final class ServerLink: @unchecked Sendable {
         _ = client?.send(text: AppMessage.result(result).json.serialized())
     }
 
-    var status: (connected: Bool, unacked: Int, droppedStates: Int, connections: Int, finished: Bool) {
+    var status: ServerLinkStatus {
         condition.lock()
         defer { condition.unlock() }
-        return (phase == .streaming, events.count, events.droppedStates, connections, phase == .finished)
+        return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
+                                connections: connections, finished: phase == .finished, lastError: lastError)
     }
 
     // MARK: The connection
@@ -168,8 +171,8 @@ final class ServerLink: @unchecked Sendable {
             condition.unlock()
             commands(command, self)
             return
-        case .error:
-            break
+        case .error(let error):
+            lastError = error.message
         }
         condition.unlock()
     }
@@ -212,6 +215,16 @@ final class ServerLink: @unchecked Sendable {
         phase = .finished
         condition.broadcast()
     }
+}
+
+/// What a link reports to its sink.
+struct ServerLinkStatus {
+    var connected: Bool
+    var unacked: Int
+    var droppedStates: Int
+    var connections: Int
+    var finished: Bool
+    var lastError: String?
 }
 
 /// Forwards one client's callbacks to its link, tagged with the attempt they belong to.
