@@ -67,7 +67,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     }
 
     deinit {
-        for link in links.values { link.stop() }
+        for link in links.values { link.abandon() }
     }
 
     /// Performs the commands the server relays with `handler` (replacing the store's, if any).

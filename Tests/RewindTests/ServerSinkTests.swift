@@ -122,6 +122,27 @@ struct ServerSinkTests {
         #expect(peer.state.states.last == more.last)
         #expect(peer.state.problems.isEmpty)
     }
+
+    @Test("a session stopped while the server is away is delivered whole, then ended, once it appears")
+    func stoppedWhileAwayIsDelivered() async throws {
+        let probe = try ProtocolPeer()
+        let port = probe.port
+        probe.shutdown()
+
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let uuid = store.record(to: .server(URL(string: "ws://127.0.0.1:\(port)")!), app: "Todos").session.uuid
+        let expected = try sendActions(25, to: store)
+        // The recorder and its sink are let go here; the unsent session is not.
+        store.stopRecording()
+
+        let peer = try ProtocolPeer(port: port)
+        defer { peer.shutdown() }
+        #expect(await waitUntil(timeout: 15) { peer.state.sessions[uuid]?.ended == true })
+        let state = peer.state
+        #expect(state.problems.isEmpty)
+        #expect(state.events.map(\.seq) == Array(0...25))
+        #expect(state.states == expected)
+    }
 }
 
 /// The actions ``sendActions(_:to:)`` sends, as the recorder encodes them.

@@ -27,6 +27,9 @@ final class ServerLink: @unchecked Sendable {
     private var ended = false
     private var connections = 0
     private var lastError: String?
+    /// Holds the link while an ended session is still being delivered, so that it outlives the
+    /// recorder and the sink.
+    private var delivering: ServerLink?
 
     init(session: RecordingSession, configuration: WebSocketClientConfiguration, capacity: Int,
          commands: @escaping @Sendable (Command, ServerLink) -> Void) {
@@ -53,7 +56,16 @@ final class ServerLink: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         ended = true
+        if phase != .finished { delivering = self }
         finishIfDelivered()
+    }
+
+    /// The sink is going away: an ended session is still delivered, an open one is given up.
+    func abandon() {
+        condition.lock()
+        let ended = self.ended
+        condition.unlock()
+        if !ended { stop() }
     }
 
     /// Waits until every event appended so far is acknowledged or `deadline` passes; without
@@ -74,6 +86,7 @@ final class ServerLink: @unchecked Sendable {
         let client = self.client
         self.client = nil
         phase = .finished
+        delivering = nil
         condition.broadcast()
         condition.unlock()
         client?.close(code: .goingAway)
@@ -213,6 +226,7 @@ final class ServerLink: @unchecked Sendable {
         client.close()
         self.client = nil
         phase = .finished
+        delivering = nil
         condition.broadcast()
     }
 }
