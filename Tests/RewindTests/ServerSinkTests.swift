@@ -123,6 +123,28 @@ struct ServerSinkTests {
         #expect(peer.state.problems.isEmpty)
     }
 
+    @Test("states dropped past the bound after the server stored their originals still resend consistently")
+    func boundWithUnackedOriginals() async throws {
+        // The peer stores but never acks, and drops the first connection after 20 events: the
+        // sink drops states of events the server already holds, then resends from `nextSeq`.
+        let peer = try ProtocolPeer(dropAfter: 20)
+        defer { peer.shutdown() }
+        peer.holdAcks()
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let sink = ServerSink(url: peer.url, capacity: 8)
+        _ = store.record(to: .sinks([sink]), app: "Todos")
+        defer { sink.disconnect() }
+        let expected = try sendActions(40, to: store)
+        #expect(await waitUntil(timeout: 10) { peer.state.events.count == 41 })
+        let state = peer.state
+        #expect(state.problems.isEmpty)
+        #expect(state.events.map(\.seq) == Array(0...40))
+        #expect(state.events.dropFirst().map(\.action) == recordedActions(40))
+        #expect(state.states.last == expected.last)
+        #expect(state.hellos.count >= 2)
+        #expect(sink.droppedStateCount > 0)
+    }
+
     @Test("a session stopped while the server is away is delivered whole, then ended, once it appears")
     func stoppedWhileAwayIsDelivered() async throws {
         let probe = try ProtocolPeer()

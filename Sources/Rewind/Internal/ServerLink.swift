@@ -130,6 +130,8 @@ final class ServerLink: @unchecked Sendable {
     private func scheduleRetry() {
         phase = .waiting
         client = nil
+        // A flush waiting on this connection gives up now.
+        condition.broadcast()
         let delay = backoff.nextDelay()
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
     }

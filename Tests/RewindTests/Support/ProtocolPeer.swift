@@ -37,6 +37,8 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
     private var snapshot = Snapshot()
     private var connections: [WebSocketConnection] = []
     private var sessionOf: [UInt64: String] = [:]
+    /// Connections the peer is dropping: what still arrives on them is ignored, as if lost.
+    private var dropping: Set<UInt64> = []
     private var receivedOnCurrent = 0
     /// Closes the connection after this many events arrive on it (once), when set.
     private var dropAfter: Int?
@@ -112,6 +114,7 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
             let next = snapshot.sessions[hello.session]?.events.count ?? 0
             return (.welcome(id: hello.id, session: hello.session, nextSeq: Int64(next)), false)
         case .event(let event):
+            if dropping.contains(connection.id) { return (nil, false) }
             guard let uuid = sessionOf[connection.id], var stored = snapshot.sessions[uuid] else {
                 snapshot.problems.append("event before hello")
                 return (nil, false)
@@ -119,7 +122,10 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
             defer { snapshot.sessions[uuid] = stored }
             receivedOnCurrent += 1
             let drop = dropAfter.map { receivedOnCurrent >= $0 } ?? false
-            if drop { dropAfter = nil }
+            if drop {
+                dropAfter = nil
+                dropping.insert(connection.id)
+            }
             let next = Int64(stored.events.count)
             if event.seq < next {
                 stored.duplicates += 1
