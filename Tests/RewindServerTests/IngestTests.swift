@@ -88,6 +88,7 @@ struct IngestTests {
         let uuid = UUID().uuidString
         var recording = Recording()
         let inspector = try JSONClient.inspector(port: fixture.port)
+        #expect(inspector.ready())
         let (app, _) = try fixture.helloApp(uuid)
         for event in recording.events(0..<2) { app.send(event) }
         app.send(["type": "end", "id": 9])

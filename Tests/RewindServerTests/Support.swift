@@ -70,6 +70,12 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
         return client
     }
 
+    /// Makes one round trip (`sessions`), so the server has registered this inspector.
+    func ready() -> Bool {
+        send(["type": "sessions", "id": 0])
+        return waitForReply(id: 0) != nil
+    }
+
     func connect() throws {
         try client.connect(delegate: self)
     }
