@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
-        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "rewind"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
