@@ -16,11 +16,13 @@ public enum RecordingDestination: Sendable {
     case file(String)
     /// These sinks (a log file, the server connection, your own).
     case sinks([any RecordingSink])
-    /// `rewind serve` at this address (``ServerSink``), with its token when it requires one.
+    /// `rewind serve` at this address (``ServerSink``), with its token when it requires one; the
+    /// sink keeps as many unacknowledged states as the recorder's `queueCapacity`.
     case server(URL, token: String? = nil)
 
-    /// The sinks this destination stands for.
-    func makeSinks() -> [any RecordingSink] {
+    /// The sinks this destination stands for; a server sink keeps as many unacknowledged
+    /// states as the recorder queues.
+    func makeSinks(queueCapacity: Int) -> [any RecordingSink] {
         switch self {
         case .defaultLog:
             return [LogFileSink(path: Self.defaultLogPath(), createDirectory: true)]
@@ -29,7 +31,7 @@ public enum RecordingDestination: Sendable {
         case .sinks(let sinks):
             return sinks
         case .server(let url, let token):
-            return [ServerSink(url: url, token: token)]
+            return [ServerSink(url: url, token: token, capacity: queueCapacity)]
         }
     }
 

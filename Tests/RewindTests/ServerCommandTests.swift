@@ -13,6 +13,8 @@ struct ServerCommandTests {
         let store = Store(initialState: AppState(), reducer: appReducer)
         let recorder = store.record(to: .server(peer.url), app: "Todos")
         let sink = try #require(recorder.sinks.first as? ServerSink)
+        #expect(sink.capacity == 10_000)
+        #expect(sink.url.absoluteString == "ws://127.0.0.1:\(peer.port)/app")
         #expect(await waitUntil { sink.isConnected })
         return (store, recorder, sink, peer)
     }
