@@ -6,7 +6,7 @@ import RewindWire
 
 /// One session's connection to `rewind serve`: hello, welcome, events, acks, reconnects.
 ///
-/// Everything is guarded by `lock`; nothing here waits on the network. The recorder's thread
+/// Everything is guarded by `condition`; nothing here waits on the network. The recorder's thread
 /// appends and sends; each client's service thread delivers welcome, acks and commands. A new
 /// client is made for every attempt, and callbacks from an older one are ignored.
 final class ServerLink: @unchecked Sendable {
