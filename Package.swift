@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RewindWebSocket", targets: ["RewindWebSocket"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
+        .library(name: "RewindServer", targets: ["RewindServer"]),
         .library(name: "Rewind", targets: ["Rewind"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
@@ -36,17 +37,20 @@ let package = Package(
         ),
         // The one libwebsockets wrapper (server and client); no other module imports CLibWebSockets.
         .target(name: "RewindWebSocket", dependencies: ["CLibWebSockets"]),
+        // rewind serve: ingest, fan-out, queries, commands, static files.
+        .target(name: "RewindServer", dependencies: ["RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
         .executableTarget(
             name: "rewind",
             dependencies: [
                 "RewindJSON",
                 "RewindLog",
                 "RewindReplay",
+                "RewindServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // What apps import: store, effects, recorder, sinks, replay, adapters.
-        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog"]),
+        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog", "RewindWire", "RewindWebSocket"]),
         .executableTarget(
             name: "RewindBench",
             dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind"]
@@ -55,14 +59,15 @@ let package = Package(
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
         .testTarget(name: "RewindWireTests", dependencies: ["RewindWire"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
+        .testTarget(name: "RewindServerTests", dependencies: ["RewindServer", "RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
-        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "rewind"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindLog", "RewindJSON"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -41,7 +41,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     public init(initialState: State, to destination: RecordingDestination = .defaultLog,
                 metadata: RecordingMetadata, options: RecorderOptions = RecorderOptions(),
                 replayOf: String? = nil) {
-        self.sinks = destination.makeSinks()
+        self.sinks = destination.makeSinks(queueCapacity: options.queueCapacity)
         self.options = options
         self.metadata = metadata
         self.session = RecordingSession(uuid: UUID().uuidString.lowercased(), app: metadata.app, startedAt: Date(),

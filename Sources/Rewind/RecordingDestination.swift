@@ -5,6 +5,8 @@ import Foundation
 /// ```swift
 /// store.record(to: .file("/tmp/app.db"), app: "MyApp")
 /// store.record(app: "MyApp")            // .defaultLog: $REWIND_DB or ~/.local/share/rewind/rewind.db
+/// store.record(to: .server(URL(string: "ws://127.0.0.1:7433")!), app: "MyApp")
+/// store.record(to: .sinks([ServerSink(url: url), LogFileSink(path: path)]), app: "MyApp")  // both
 /// ```
 public enum RecordingDestination: Sendable {
     /// The log the `rewind` command reads by default: `$REWIND_DB`, else
@@ -14,9 +16,13 @@ public enum RecordingDestination: Sendable {
     case file(String)
     /// These sinks (a log file, the server connection, your own).
     case sinks([any RecordingSink])
+    /// `rewind serve` at this address (``ServerSink``), with its token when it requires one; the
+    /// sink keeps as many unacknowledged states as the recorder's `queueCapacity`.
+    case server(URL, token: String? = nil)
 
-    /// The sinks this destination stands for.
-    func makeSinks() -> [any RecordingSink] {
+    /// The sinks this destination stands for; a server sink keeps as many unacknowledged
+    /// states as the recorder queues.
+    func makeSinks(queueCapacity: Int) -> [any RecordingSink] {
         switch self {
         case .defaultLog:
             return [LogFileSink(path: Self.defaultLogPath(), createDirectory: true)]
@@ -24,6 +30,8 @@ public enum RecordingDestination: Sendable {
             return [LogFileSink(path: path)]
         case .sinks(let sinks):
             return sinks
+        case .server(let url, let token):
+            return [ServerSink(url: url, token: token, capacity: queueCapacity)]
         }
     }
 

@@ -1,0 +1,271 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindWebSocket
+import RewindWire
+
+/// One session's connection to `rewind serve`: hello, welcome, events, acks, reconnects.
+///
+/// Everything is guarded by `condition`; nothing here waits on the network. The recorder's thread
+/// appends and sends; each client's service thread delivers welcome, acks and commands. A new
+/// client is made for every attempt, and callbacks from an older one are ignored.
+final class ServerLink: @unchecked Sendable {
+    enum Phase {
+        case connecting, awaitingWelcome, streaming, waiting, finished
+    }
+
+    let session: RecordingSession
+    private let configuration: WebSocketClientConfiguration
+    private let commands: @Sendable (Command, ServerLink) -> Void
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var events: UnackedEvents
+    private var phase = Phase.waiting
+    private var client: WebSocketClient?
+    private var attempt = 0
+    private var backoff = ReconnectBackoff()
+    private var ended = false
+    private var connections = 0
+    private var lastError: String?
+    /// Holds the link while an ended session is still being delivered, so that it outlives the
+    /// recorder and the sink.
+    private var delivering: ServerLink?
+
+    init(session: RecordingSession, configuration: WebSocketClientConfiguration, capacity: Int,
+         commands: @escaping @Sendable (Command, ServerLink) -> Void) {
+        self.session = session
+        self.configuration = configuration
+        self.commands = commands
+        self.events = UnackedEvents(capacity: capacity)
+    }
+
+    // MARK: What the sink asks
+
+    func append(_ recorded: [RecordedEvent]) {
+        condition.lock()
+        defer { condition.unlock() }
+        for event in recorded { events.append(event.event) }
+        guard phase == .streaming, let client, !recorded.isEmpty else { return }
+        // A drop of older states rewrites entries already sent; the server keeps what it got
+        // (their `sentHash`), so only the new ones go out.
+        sendEvents(in: (events.entries.count - recorded.count)..<events.entries.count, on: client, serverHash: nil)
+    }
+
+    /// Marks the session ended; `end` goes out once every event is acknowledged.
+    func end() {
+        condition.lock()
+        defer { condition.unlock() }
+        ended = true
+        if phase != .finished { delivering = self }
+        finishIfDelivered()
+    }
+
+    /// The sink is going away: an ended session is still delivered, an open one is given up.
+    func abandon() {
+        condition.lock()
+        let ended = self.ended
+        condition.unlock()
+        if !ended { stop() }
+    }
+
+    /// Waits until every event appended so far is acknowledged or `deadline` passes; without
+    /// `throughOutages`, gives up at once while waiting to reconnect (nothing can be acknowledged).
+    func waitForAcks(until deadline: Date, throughOutages: Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let target = events.lastSeq
+        while events.ackedThrough < target, phase != .finished, throughOutages || phase != .waiting {
+            if !condition.wait(until: deadline) { break }
+        }
+        return events.ackedThrough >= target
+    }
+
+    /// Gives up: closes the connection and stops reconnecting (what is unacknowledged is lost).
+    func stop() {
+        condition.lock()
+        let client = self.client
+        self.client = nil
+        phase = .finished
+        delivering = nil
+        condition.broadcast()
+        condition.unlock()
+        client?.close(code: .goingAway)
+    }
+
+    /// Sends a command's result on the current connection; lost if it is down.
+    func reply(_ result: AppMessage.CommandResult) {
+        condition.lock()
+        let client = phase == .streaming ? self.client : nil
+        condition.unlock()
+        _ = client?.send(text: AppMessage.result(result).json.serialized())
+    }
+
+    var status: ServerLinkStatus {
+        condition.lock()
+        defer { condition.unlock() }
+        return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
+                                connections: connections, finished: phase == .finished, lastError: lastError)
+    }
+
+    // MARK: The connection
+
+    func connect() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard phase == .waiting else { return }
+        attempt += 1
+        let listener = AttemptListener(link: self, attempt: attempt)
+        do {
+            let client = try WebSocketClient(configuration: configuration)
+            self.client = client
+            phase = .connecting
+            try client.connect(delegate: listener)
+        } catch {
+            client = nil
+            scheduleRetry()
+        }
+    }
+
+    /// Called with the lock held.
+    private func scheduleRetry() {
+        phase = .waiting
+        client = nil
+        // A flush waiting on this connection gives up now.
+        condition.broadcast()
+        let delay = backoff.nextDelay()
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
+    }
+
+    fileprivate func didConnect(attempt: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard attempt == self.attempt, phase == .connecting, let client else { return }
+        phase = .awaitingWelcome
+        let hello = AppMessage.Hello(
+            session: session.uuid, app: session.app, version: session.meta["version"]?.stringValue,
+            meta: session.meta.objectValue ?? [:],
+            lastAckedSeq: events.ackedThrough >= 0 ? events.ackedThrough : nil,
+            startedAt: session.startedAt.timeIntervalSince1970)
+        _ = client.send(text: AppMessage.hello(hello).json.serialized())
+    }
+
+    fileprivate func didEnd(attempt: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard attempt == self.attempt, phase != .finished, phase != .waiting else { return }
+        scheduleRetry()
+    }
+
+    fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
+        guard let message = try? ServerToApp(frame: bytes) else { return }
+        condition.lock()
+        guard attempt == self.attempt, let client else {
+            condition.unlock()
+            return
+        }
+        switch message {
+        case .welcome(_, _, let nextSeq):
+            guard phase == .awaitingWelcome else { break }
+            connections += 1
+            backoff.reset()
+            // The server stores what it holds before `nextSeq`: its state is the one the last
+            // sent version of `nextSeq - 1` gave.
+            let holdsHash = events.indices(from: nextSeq - 1).first.flatMap { index in
+                events[index].seq == nextSeq - 1 ? events[index].sentHash ?? events[index].hash : nil
+            }
+            if nextSeq > 0 { events.acknowledge(through: nextSeq - 1) }
+            phase = .streaming
+            sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
+            condition.broadcast()
+            finishIfDelivered()
+        case .ack(let seq):
+            events.acknowledge(through: seq)
+            condition.broadcast()
+            finishIfDelivered()
+        case .command(let command):
+            condition.unlock()
+            commands(command, self)
+            return
+        case .error(let error):
+            lastError = error.message
+        }
+        condition.unlock()
+    }
+
+    /// With the lock held: sends `range`, tracking the hash of the state the server will hold.
+    private func sendEvents(in range: Range<Int>, on client: WebSocketClient, serverHash: UInt64?) {
+        var holds = serverHash
+            ?? (range.lowerBound > events.startIndex ? events[range.lowerBound - 1].sentHash : events.ackedHash)
+        for index in range {
+            var entry = events[index]
+            var wire = WireEvent(seq: entry.seq, at: entry.at.timeIntervalSince1970, action: entry.action,
+                                 hash: entry.hash, durationNs: entry.durationNs, cause: entry.cause,
+                                 coalesced: entry.coalesced)
+            switch entry.body {
+            case .patch(let patch): wire.patch = patch
+            case .keyframe(let state): wire.keyframe = state
+            case .dropped:
+                wire.patch = []
+                wire.hash = holds ?? entry.hash
+            }
+            holds = wire.hash
+            entry.sentHash = wire.hash
+            events[index] = entry
+            if client.send(text: AppMessage.event(wire).json.serialized()) != .enqueued {
+                // The queue is full or closing: start over on a new connection, which resends
+                // from the server's `nextSeq`.
+                client.close(code: .goingAway)
+                scheduleRetry()
+                return
+            }
+        }
+    }
+
+    /// With the lock held: after the session ended and everything is acknowledged, says `end`.
+    private func finishIfDelivered() {
+        guard ended, events.ackedThrough >= events.lastSeq, phase == .streaming, let client else { return }
+        _ = client.send(text: AppMessage.end(id: nil).json.serialized())
+        client.close()
+        self.client = nil
+        phase = .finished
+        delivering = nil
+        condition.broadcast()
+    }
+}
+
+/// What a link reports to its sink.
+struct ServerLinkStatus {
+    var connected: Bool
+    var unacked: Int
+    var droppedStates: Int
+    var connections: Int
+    var finished: Bool
+    var lastError: String?
+}
+
+/// Forwards one client's callbacks to its link, tagged with the attempt they belong to.
+private final class AttemptListener: WebSocketClientDelegate, Sendable {
+    private weak let link: ServerLink?
+    private let attempt: Int
+
+    init(link: ServerLink, attempt: Int) {
+        self.link = link
+        self.attempt = attempt
+    }
+
+    func didConnect(_ connection: WebSocketConnection) {
+        link?.didConnect(attempt: attempt)
+    }
+
+    func didFailToConnect(reason: String) {
+        link?.didEnd(attempt: attempt)
+    }
+
+    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+        link?.didReceive(message.bytes, attempt: attempt)
+    }
+
+    func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
+        link?.didEnd(attempt: attempt)
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import RewindJSON
+import RewindWebSocket
+import RewindWire
+
+/// Streams sessions to `rewind serve` over a WebSocket (`/app`, subprotocol `rewind.app.v1`)
+/// and performs the commands the server relays from inspectors.
+///
+/// ```swift
+/// store.record(to: .server(URL(string: "ws://127.0.0.1:7433")!), app: "MyApp")
+/// // or beside a local file:
+/// store.record(to: .sinks([ServerSink(url: url), LogFileSink(path: "/tmp/app.db")]), app: "MyApp")
+/// ```
+///
+/// Each session gets its own connection: `hello`, then `welcome`, then its events (seq 0 as a
+/// keyframe, the rest as patches). Every event is kept until the server acknowledges it. After a
+/// close or a failed connect the sink reconnects (0.1 s doubling to 5 s, with jitter), says
+/// `hello` again with the last acknowledged seq and resends from the `nextSeq` the server
+/// answers; the server drops what it already has, so each event is stored once.
+///
+/// While the server is away, at most `capacity` unacknowledged events keep their state change.
+/// Past that, the older ones give up their patches (they are resent `coalesced`, changing
+/// nothing) and the newest carries the whole state, so actions are never lost and memory stays
+/// bounded by one state plus the actions. Nothing here waits on the network: the recorder's
+/// thread only appends, and the app is never slowed.
+///
+/// A ``Store`` that records to a server sink performs its commands (jump, resume, dispatch,
+/// replay, pause). With another store, give the sink a handler: ``onCommand(_:)``.
+public final class ServerSink: RecordingSink, @unchecked Sendable {
+    /// Performs one command and says how it went.
+    public typealias CommandHandler = @Sendable (Command) async -> AppMessage.CommandResult
+
+    /// The server's `/app` address.
+    public let url: URL
+    /// The most unacknowledged events of a session that keep their state change.
+    public let capacity: Int
+    /// How long ``flush()`` waits for acknowledgements.
+    public let flushTimeout: Duration
+    private let configuration: WebSocketClientConfiguration
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var links: [String: ServerLink] = [:]
+    private var handler: CommandHandler?
+    private var lastFlushAcked = true
+
+    /// A sink for the server at `url` (`ws://host:port`; `/app` is added when no path is given).
+    ///
+    /// - Parameters:
+    ///   - token: sent as `Authorization: Bearer <token>` when the server requires one.
+    ///   - capacity: unacknowledged events kept with their state change (the recorder's bound).
+    ///   - flushTimeout: how long ``flush()`` waits for the server to acknowledge.
+    public init(url: URL, token: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2)) {
+        var url = url
+        if url.path.isEmpty || url.path == "/" {
+            url = URL(string: url.absoluteString.trimmingSuffix("/") + AppMessage.path) ?? url
+        }
+        self.url = url
+        self.capacity = max(1, capacity)
+        self.flushTimeout = flushTimeout
+        var headers: HTTPHeaders = [:]
+        if let token { headers.add("Authorization", "Bearer \(token)") }
+        // The connection's queue holds more than the sink keeps, so it fills only when the
+        // server stops reading; the sink then reconnects and resends.
+        configuration = WebSocketClientConfiguration(
+            url: url.absoluteString, subprotocol: AppMessage.subprotocol, headers: headers,
+            queueLimits: WebSocketQueueLimits(maxMessages: self.capacity * 2 + 64, maxBytes: 256 << 20))
+    }
+
+    deinit {
+        for link in links.values { link.abandon() }
+    }
+
+    /// Performs the commands the server relays with `handler` (replacing the store's, if any).
+    public func onCommand(_ handler: @escaping CommandHandler) {
+        lock.lock()
+        self.handler = handler
+        lock.unlock()
+    }
+
+    /// Opens the session's connection (in the background; the first events wait for it).
+    public func begin(_ session: RecordingSession) throws {
+        let link = ServerLink(session: session, configuration: configuration, capacity: capacity) { [weak self] command, link in
+            self?.perform(command, replyingOn: link)
+        }
+        lock.lock()
+        links[session.uuid]?.stop()
+        links[session.uuid] = link
+        lock.unlock()
+        link.connect()
+    }
+
+    /// Keeps the events and sends them when the session's connection is up.
+    public func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
+        link(for: session.uuid)?.append(events)
+    }
+
+    /// Waits up to ``flushTimeout`` for the server to acknowledge everything written so far.
+    ///
+    /// It never throws, and it returns at once while the server is away (the sink is waiting to
+    /// reconnect): a missing server must neither stop the recording nor hold the app, which
+    /// flushes when it stops recording. Whether everything was acknowledged is
+    /// ``lastFlushAcknowledged``; ``waitForAcknowledgements(timeout:)`` waits through outages.
+    public func flush() throws {
+        let acked = waitForAcks(timeout: flushTimeout, throughOutages: false)
+        lock.lock()
+        lastFlushAcked = acked
+        lock.unlock()
+    }
+
+    /// Says `end` once the server holds every event of the session; until then the sink keeps
+    /// reconnecting to deliver them.
+    public func end(_ session: RecordingSession, at date: Date) throws {
+        lock.lock()
+        let link = links[session.uuid]
+        lock.unlock()
+        link?.end()
+    }
+
+    /// Waits until the server has acknowledged every event written so far; `false` on timeout.
+    @discardableResult
+    public func waitForAcknowledgements(timeout: Duration) -> Bool {
+        waitForAcks(timeout: timeout, throughOutages: true)
+    }
+
+    private func waitForAcks(timeout: Duration, throughOutages: Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        lock.lock()
+        let links = Array(self.links.values)
+        lock.unlock()
+        var acked = true
+        for link in links where !link.waitForAcks(until: deadline, throughOutages: throughOutages) { acked = false }
+        return acked
+    }
+
+    /// Closes every connection and stops reconnecting; unacknowledged events are dropped.
+    public func disconnect() {
+        lock.lock()
+        let links = Array(self.links.values)
+        self.links.removeAll()
+        lock.unlock()
+        for link in links { link.stop() }
+    }
+
+    /// Whether the last ``flush()`` saw every event acknowledged.
+    public var lastFlushAcknowledged: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return lastFlushAcked
+    }
+
+    // The counts below cover the sessions the sink still serves (not those whose `end` the
+    // server has received).
+
+    /// `true` while a session's connection is welcomed and streaming.
+    public var isConnected: Bool { statuses.contains { $0.connected } }
+    /// Events written but not yet acknowledged, over all sessions.
+    public var unacknowledgedCount: Int { statuses.reduce(0) { $0 + $1.unacked } }
+    /// Events whose state change was dropped to stay within ``capacity`` (sent `coalesced`).
+    public var droppedStateCount: Int { statuses.reduce(0) { $0 + $1.droppedStates } }
+    /// Connections welcomed so far, over all sessions (the first one and every reconnect).
+    public var connectionCount: Int { statuses.reduce(0) { $0 + $1.connections } }
+
+    /// The last `error` the server sent (a refused event, a protocol problem), if any.
+    public var lastServerError: String? { statuses.lazy.compactMap(\.lastError).first }
+
+    /// The sessions' statuses; links that delivered their whole session are let go.
+    private var statuses: [ServerLinkStatus] {
+        lock.lock()
+        let links = self.links
+        lock.unlock()
+        let statuses = links.mapValues(\.status)
+        let finished = statuses.filter { $0.value.finished }.map(\.key)
+        if !finished.isEmpty {
+            lock.lock()
+            for uuid in finished where self.links[uuid] === links[uuid] { self.links[uuid] = nil }
+            lock.unlock()
+        }
+        return Array(statuses.values)
+    }
+
+    private func link(for uuid: String) -> ServerLink? {
+        lock.lock()
+        defer { lock.unlock() }
+        return links[uuid]
+    }
+
+    /// Runs the handler off the service thread and sends its result back.
+    private func perform(_ command: Command, replyingOn link: ServerLink) {
+        lock.lock()
+        let handler = self.handler
+        lock.unlock()
+        Task {
+            let result = await handler?(command)
+                ?? AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands")
+            link.reply(result)
+        }
+    }
+}
+
+private extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

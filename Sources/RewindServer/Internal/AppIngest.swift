@@ -1,0 +1,229 @@
+import Dispatch
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindReplay
+import RewindWebSocket
+import RewindWire
+
+/// Takes apps' messages into the log, one serial queue for all apps so their order is kept and
+/// a resumed session never races the connection it replaces. Never waits on inspectors.
+final class AppIngest: @unchecked Sendable {
+    private struct AppConnection {
+        var connection: WebSocketConnection
+        var session: LiveSession?
+        var errors = 0
+    }
+
+    private let queue = DispatchQueue(label: "rewind.server.ingest")
+    private let writer: LogWriter
+    private let reader: LogReader
+    private let hub: InspectorHub
+    private let relay: CommandRelay
+    private let maxErrors: Int
+    // Ingest-queue state.
+    private var apps: [UInt64: AppConnection] = [:]
+    private var sessions: [Int64: LiveSession] = [:]
+    /// Session id → the app connection streaming it, for commands and `live`.
+    private let live = Locked<[Int64: WebSocketConnection]>([:])
+
+    init(writer: LogWriter, hub: InspectorHub, relay: CommandRelay, maxErrors: Int) throws(LogError) {
+        self.writer = writer
+        self.reader = try LogReader(path: writer.path)
+        self.hub = hub
+        self.relay = relay
+        self.maxErrors = maxErrors
+    }
+
+    /// The ids of the sessions an app is streaming now.
+    func liveSessionIDs() -> Set<Int64> {
+        live.withLock { Set($0.keys) }
+    }
+
+    /// The connection of the app streaming `session`, if any.
+    func appConnection(for session: Int64) -> WebSocketConnection? {
+        live.withLock { $0[session] }
+    }
+
+    /// Waits until every message received so far is handled.
+    func drain() {
+        queue.sync {}
+    }
+
+    func receive(_ bytes: [UInt8], from connection: WebSocketConnection) {
+        queue.async { self.handle(bytes, from: connection) }
+    }
+
+    func closed(_ connection: WebSocketConnection) {
+        queue.async {
+            guard let app = self.apps.removeValue(forKey: connection.id) else { return }
+            self.relay.appClosed(connection)
+            guard let session = app.session, session.connection === connection else { return }
+            self.release(session, change: nil)
+        }
+    }
+
+    // MARK: - On the ingest queue
+
+    private func handle(_ bytes: [UInt8], from connection: WebSocketConnection) {
+        var app = apps[connection.id] ?? AppConnection(connection: connection)
+        do throws(WireError) {
+            let message = try AppMessage(frame: bytes)
+            switch message {
+            case .hello(let hello):
+                app.session = try self.hello(hello, app: app)
+            case .event(let event):
+                guard let session = app.session else {
+                    throw WireError(.helloFirst, "say hello before sending events")
+                }
+                try self.event(event, session: session)
+            case .result(let result):
+                relay.result(result, from: connection)
+            case .end(let id):
+                guard let session = app.session else { throw WireError(.helloFirst, "say hello before ending a session", id: id) }
+                do {
+                    try writer.endSession(id: session.id, at: Date())
+                } catch {
+                    throw WireError(.storage, "could not record the end of the session: \(error)", id: id)
+                }
+                release(session, change: .ended)
+                app.session = nil
+            }
+            app.errors = 0
+        } catch {
+            app.errors += 1
+            _ = connection.send(textBytes: error.json.serializedBytes(.compact))
+            if app.errors >= maxErrors {
+                connection.close(code: .policyViolation, reason: "\(app.errors) protocol errors in a row")
+            }
+        }
+        apps[connection.id] = app
+    }
+
+    private func hello(_ hello: AppMessage.Hello, app: AppConnection) throws(WireError) -> LiveSession {
+        if let current = app.session {
+            guard current.uuid == hello.session else {
+                throw WireError(.badMessage, "this connection already streams session \(current.uuid); open another connection for another session", id: hello.id)
+            }
+        }
+        let connection = app.connection
+        let id: Int64
+        let next: Int64
+        let wasLive: Bool
+        do {
+            let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
+            id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(hello.meta))
+            try writer.flush()
+            next = try writer.nextSeq(session: id)
+        } catch {
+            throw WireError(.storage, "could not open the session in the log: \(error)", id: hello.id)
+        }
+        let session: LiveSession
+        if let existing = sessions[id], !existing.broken, existing.builder.nextSeq == next {
+            // Still in memory (a quick reconnect): take it over from the old connection.
+            wasLive = true
+            if existing.connection !== connection {
+                existing.connection.close(code: .normal, reason: "the session was resumed on another connection")
+                apps[existing.connection.id]?.session = nil
+                existing.connection = connection
+                existing.acks.rebind(connection)
+            }
+            session = existing
+        } else {
+            wasLive = false
+            let builder: EventBuilder
+            if next == 0 {
+                builder = EventBuilder(sessionID: id)
+            } else {
+                do {
+                    let state = try Timeline(reader: reader, session: id, options: .uncached).state(at: next - 1)
+                    builder = EventBuilder(resuming: id, nextSeq: next, state: state)
+                } catch {
+                    throw WireError(.storage, "could not rebuild the session's state from the log: \(error)", id: hello.id)
+                }
+            }
+            if let old = sessions[id], old.connection !== connection {
+                old.connection.close(code: .normal, reason: "the session was resumed on another connection")
+                apps[old.connection.id]?.session = nil
+            }
+            session = LiveSession(id: id, uuid: hello.session, builder: builder, connection: connection, durable: next - 1)
+            sessions[id] = session
+        }
+        live.withLock { $0[id] = connection }
+        _ = connection.send(textBytes: ServerToApp.welcome(id: hello.id, session: hello.session, nextSeq: next).json.serializedBytes(.compact))
+        if let info = try? reader.session(id: id) {
+            hub.publish(change: next > 0 || wasLive ? .resumed : .started, session: wireSession(info, live: true))
+        }
+        return session
+    }
+
+    private func event(_ event: WireEvent, session: LiveSession) throws(WireError) {
+        if session.broken {
+            throw WireError(.storage, "the log refused an earlier event of this session; say hello again to resume")
+        }
+        let expected = session.builder.nextSeq
+        if event.seq < expected {
+            // Already stored (or on its way): the ack covers it; nothing is stored twice.
+            session.acks.resend()
+            return
+        }
+        guard event.seq == expected else {
+            throw WireError(.seqGap, "event \(event.seq) arrived but the server expects \(expected) next; resend from \(expected)")
+        }
+        var state: JSONValue
+        var emptyPatch = false
+        if let keyframe = event.keyframe {
+            state = keyframe
+        } else {
+            state = session.builder.state
+            do {
+                let patch = try JSONPatch(json: event.patch ?? [])
+                emptyPatch = patch.isEmpty
+                try state.apply(patch)
+            } catch {
+                throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
+            }
+        }
+        let hash = state.stableHash
+        guard hash == event.hash else {
+            throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
+        }
+        let at = Date(timeIntervalSince1970: event.at)
+        let logEvent: LogEvent
+        if event.coalesced && emptyPatch && expected > 0 {
+            logEvent = session.builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
+        } else {
+            logEvent = session.builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
+                                            cause: event.cause, coalesced: event.coalesced)
+        }
+        let acks = session.acks
+        let seq = event.seq
+        writer.append([logEvent]) { [weak self] result in
+            switch result {
+            case .success:
+                acks.committed(seq)
+            case .failure(let error):
+                self?.queue.async { session.broken = true }
+                _ = session.connection.send(textBytes: WireError(.storage, "event \(seq) could not be stored: \(error)").json.serializedBytes(.compact))
+            }
+        }
+        hub.publish(event: event, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
+    }
+
+    private func release(_ session: LiveSession, change: InspectorPush.SessionChange?) {
+        sessions[session.id] = nil
+        live.withLock { live in
+            if live[session.id] === session.connection { live[session.id] = nil }
+        }
+        if let info = try? reader.session(id: session.id) {
+            hub.publish(change: change ?? .ended, session: wireSession(info, live: false))
+        }
+    }
+}
+
+/// A stored session as the inspector protocol shows it.
+func wireSession(_ info: SessionInfo, live: Bool) -> WireSession {
+    WireSession(id: info.id, uuid: info.uuid, app: info.app, startedAt: info.startedAt.timeIntervalSince1970,
+                endedAt: info.endedAt?.timeIntervalSince1970, live: live, eventCount: info.eventCount,
+                lastSeq: info.lastSeq, replayOf: info.replayOf, meta: info.meta)
+}

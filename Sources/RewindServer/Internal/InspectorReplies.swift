@@ -1,0 +1,42 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindReplay
+import RewindWire
+
+/// The JSON of inspector replies: each has the request's `type` and echoes its `id`.
+enum InspectorReplies {
+    static func reply(_ type: String, id: JSONValue?, _ members: JSONObject) -> JSONValue {
+        var object: JSONObject = ["type": .string(type)]
+        if let id { object["id"] = id }
+        for (key, value) in members { object[key] = value }
+        return .object(object)
+    }
+
+    static func number(_ value: Int64) -> JSONValue { .number(JSONNumber(value)) }
+
+    static func time(_ date: Date) -> JSONValue {
+        JSONNumber(date.timeIntervalSince1970).map(JSONValue.number) ?? .null
+    }
+
+    /// One stored event as an `events` page lists it.
+    static func event(_ event: LogEvent, keyframe: JSONValue?) -> JSONValue {
+        var o: JSONObject = ["seq": number(event.seq), "at": time(event.at), "actionType": .string(event.actionType),
+                             "action": event.action]
+        if let keyframe { o["keyframe"] = keyframe } else { o["patch"] = event.patch }
+        o["hash"] = .string(wireHash(event.hash))
+        o["durationNs"] = number(event.durationNs)
+        if let cause = event.cause { o["cause"] = number(cause) }
+        if event.coalesced { o["coalesced"] = true }
+        return .object(o)
+    }
+
+    static func blame(_ entry: BlameEntry) -> JSONValue {
+        var o: JSONObject = ["seq": number(entry.seq), "at": time(entry.at), "actionType": .string(entry.actionType),
+                             "action": entry.action]
+        o["before"] = entry.before ?? .null
+        o["after"] = entry.after ?? .null
+        o["operations"] = JSONPatch(entry.operations).json
+        return .object(o)
+    }
+}

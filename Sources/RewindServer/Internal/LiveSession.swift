@@ -1,0 +1,24 @@
+import RewindLog
+import RewindWebSocket
+
+/// A session an app is streaming: its current state (inside the builder) and who acks it.
+/// Touched only on the ingest queue, except ``acks``.
+final class LiveSession: @unchecked Sendable {
+    let id: Int64
+    let uuid: String
+    var builder: EventBuilder
+    /// The connection streaming it now.
+    var connection: WebSocketConnection
+    let acks: AckSender
+    /// The log refused an event: the in-memory state may be ahead of the log, so the app must
+    /// say hello again (which rebuilds it from the log).
+    var broken = false
+
+    init(id: Int64, uuid: String, builder: EventBuilder, connection: WebSocketConnection, durable: Int64) {
+        self.id = id
+        self.uuid = uuid
+        self.builder = builder
+        self.connection = connection
+        self.acks = AckSender(connection: connection, durable: durable)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import RewindLog
+import RewindWebSocket
+import RewindWire
+
+/// The server's delegate: routes each connection's traffic to ingest or to the inspector side.
+/// Every method runs on the service thread and only hands work over.
+final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
+    let writer: LogWriter
+    let hub: InspectorHub
+    let relay: CommandRelay
+    let ingest: AppIngest
+    let queries: InspectorQueries
+    let access: AccessPolicy
+    let files: StaticFiles
+
+    init(configuration: RewindServerConfiguration) throws(LogError) {
+        let folder = (configuration.logPath as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        writer = try LogWriter(path: configuration.logPath)
+        hub = InspectorHub()
+        relay = CommandRelay(timeout: configuration.commandTimeout)
+        do {
+            ingest = try AppIngest(writer: writer, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors)
+            queries = try InspectorQueries(logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
+                                           readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors)
+        } catch {
+            writer.close()
+            throw error
+        }
+        access = AccessPolicy(token: configuration.token)
+        files = StaticFiles(directory: configuration.webDirectory)
+    }
+
+    /// Finishes the events received, then commits and closes the log.
+    func close() {
+        ingest.drain()
+        writer.close()
+    }
+
+    func shouldAccept(_ request: WebSocketUpgradeRequest) -> Bool {
+        access.allowsUpgrade(request)
+    }
+
+    func didOpen(_ connection: WebSocketConnection) {
+        if connection.path == InspectorRequest.path { hub.add(connection) }
+    }
+
+    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+        if connection.path == AppMessage.path {
+            ingest.receive(message.bytes, from: connection)
+        } else {
+            queries.receive(message.bytes, from: connection)
+        }
+    }
+
+    func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
+        if connection.path == AppMessage.path {
+            ingest.closed(connection)
+        } else {
+            hub.remove(connection)
+            queries.closed(connection)
+        }
+    }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch access.checkPage(request) {
+        case .refused:
+            return .text("this server needs its token: open the address `rewind serve` printed (it ends in ?token=…)\n", status: 401)
+        case .allowed(let setCookie):
+            var response = files.respond(to: request)
+            if let setCookie { response.headers.add("Set-Cookie", setCookie) }
+            return response
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import RewindLog
+import RewindWebSocket
+import RewindWire
+
+/// `rewind serve`: takes apps' events on `/app` into the log, streams them to inspectors on
+/// `/inspect`, answers their queries, relays their commands and serves the inspector page.
+///
+/// ```swift
+/// let server = try RewindServer(configuration: RewindServerConfiguration(logPath: path))
+/// try server.start()
+/// print(server.inspectorURL!)   // http://127.0.0.1:7433/
+/// …
+/// server.shutdown()             // stop accepting, close with 1001, flush the log
+/// ```
+///
+/// Ingest runs on one serial queue, fan-out on another, queries on reader connections of their
+/// own: the libwebsockets service thread only hands messages over.
+public final class RewindServer: Sendable {
+    /// The configuration the server was made with.
+    public let configuration: RewindServerConfiguration
+    private let state = Locked<Running?>(nil)
+
+    private struct Running: @unchecked Sendable {
+        var socket: WebSocketServer
+        var core: ServerCore
+        var stopped = false
+    }
+
+    /// A server for `configuration`; refuses a non-loopback host without a token before anything
+    /// listens.
+    public init(configuration: RewindServerConfiguration) throws(RewindServerError) {
+        if !configuration.bindsLoopbackOnly && (configuration.token ?? "").isEmpty {
+            throw .tokenRequired(host: configuration.host)
+        }
+        self.configuration = configuration
+    }
+
+    /// Opens the log, binds the port and starts serving; returns once listening.
+    public func start() throws(RewindServerError) {
+        let configuration = self.configuration
+        let alreadyStarted = state.withLock { $0 != nil }
+        if alreadyStarted { throw .alreadyStarted }
+        let core: ServerCore
+        do {
+            core = try ServerCore(configuration: configuration)
+        } catch {
+            throw .log(error)
+        }
+        var socketConfiguration = WebSocketServerConfiguration(
+            host: configuration.host, port: configuration.port,
+            endpoints: [
+                WebSocketEndpoint(path: AppMessage.path, subprotocol: AppMessage.subprotocol),
+                WebSocketEndpoint(path: InspectorRequest.path, subprotocol: InspectorRequest.subprotocol),
+            ],
+            maxMessageSize: configuration.maxMessageSize)
+        socketConfiguration.queueLimits = configuration.queueLimits
+        let socket = WebSocketServer(configuration: socketConfiguration, delegate: core)
+        do {
+            try socket.start()
+        } catch {
+            core.close()
+            throw .webSocket(error)
+        }
+        state.withLock { $0 = Running(socket: socket, core: core) }
+    }
+
+    /// The port listened on, once started.
+    public var port: Int? {
+        state.withLock { $0?.socket.port }
+    }
+
+    /// The inspector page's address, with `?token=` when the server has one; `nil` before start.
+    public var inspectorURL: String? {
+        guard let port else { return nil }
+        var host = configuration.host
+        if host == "0.0.0.0" || host == "::" || host == "lo" { host = "127.0.0.1" }
+        if host.contains(":") { host = "[\(host)]" }
+        var url = "http://\(host):\(port)/"
+        if let token = configuration.token, !token.isEmpty {
+            url += "?token=" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token)
+        }
+        return url
+    }
+
+    /// How many app connections have said hello and are streaming.
+    public var liveAppCount: Int {
+        state.withLock { $0?.core.ingest.liveSessionIDs().count ?? 0 }
+    }
+
+    /// Stops accepting, closes every connection with 1001, finishes the events already received
+    /// and flushes the log. Returns when it is done; calling it again does nothing.
+    public func shutdown() {
+        let running = state.withLock { running -> Running? in
+            guard let current = running, !current.stopped else { return nil }
+            running?.stopped = true
+            return current
+        }
+        guard let running else { return }
+        running.socket.shutdown(closeCode: .goingAway)
+        running.core.close()
+    }
+}

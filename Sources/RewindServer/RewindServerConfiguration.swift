@@ -1,0 +1,55 @@
+import RewindWebSocket
+
+/// How a ``RewindServer`` listens, where it keeps the log and what it allows.
+///
+/// ```swift
+/// var configuration = RewindServerConfiguration(logPath: "/tmp/rewind.db")
+/// configuration.port = 0          // let the system pick; read it back from `server.port`
+/// configuration.readOnly = true   // inspectors may look but not send commands
+/// ```
+public struct RewindServerConfiguration: Sendable {
+    /// The address to bind; default `127.0.0.1`. Anything that is not loopback needs ``token``.
+    public var host: String
+    /// The TCP port (default 7433); 0 lets the system pick one.
+    public var port: Int
+    /// The log file the server writes (created when missing).
+    public var logPath: String
+    /// The folder the inspector page is served from; `nil` serves no files (every page is 404).
+    public var webDirectory: String?
+    /// A secret every WebSocket upgrade and page request must carry; `nil` for none.
+    public var token: String?
+    /// Refuse every command for an app (`error read-only`).
+    public var readOnly: Bool
+    /// The largest incoming message in bytes (default 16 MiB); a larger one closes its
+    /// connection with 1009 and nothing of it is stored.
+    public var maxMessageSize: Int
+    /// Bounds on each connection's outgoing queue; an inspector that fills its queue is `lagged`.
+    public var queueLimits: WebSocketQueueLimits
+    /// How long an app has to answer a command before the inspector is told it timed out.
+    public var commandTimeout: Duration
+    /// Protocol errors in a row after which an app or inspector connection is closed with 1008.
+    public var maxConsecutiveErrors: Int
+
+    /// A configuration writing `logPath`, bound to 127.0.0.1:7433, with defaults for the rest.
+    public init(logPath: String, host: String = "127.0.0.1", port: Int = 7433, webDirectory: String? = nil,
+                token: String? = nil, readOnly: Bool = false, maxMessageSize: Int = 16 << 20,
+                queueLimits: WebSocketQueueLimits = WebSocketQueueLimits(maxMessages: 4_096, maxBytes: 32 << 20),
+                commandTimeout: Duration = .seconds(10), maxConsecutiveErrors: Int = 10) {
+        self.host = host
+        self.port = port
+        self.logPath = logPath
+        self.webDirectory = webDirectory
+        self.token = token
+        self.readOnly = readOnly
+        self.maxMessageSize = maxMessageSize
+        self.queueLimits = queueLimits
+        self.commandTimeout = commandTimeout
+        self.maxConsecutiveErrors = maxConsecutiveErrors
+    }
+
+    /// Whether ``host`` only accepts connections from this machine.
+    public var bindsLoopbackOnly: Bool {
+        let host = host.lowercased()
+        return host.hasPrefix("127.") || host == "::1" || host == "localhost" || host == "lo"
+    }
+}

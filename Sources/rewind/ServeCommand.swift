@@ -1,0 +1,110 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import RewindServer
+
+/// `rewind serve`: the server apps stream to and inspectors read from.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Take apps' live events into the log and serve them to inspectors.",
+        discussion: """
+        Apps connect to ws://HOST:PORT/app, inspectors to ws://HOST:PORT/inspect; the inspector page is \
+        served from --web. Binding anything but 127.0.0.1 needs --token (or REWIND_TOKEN). SIGINT or SIGTERM \
+        stops it cleanly: connections close with 1001 and the log is flushed.
+        """
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The TCP port (0 picks a free one).")
+    var port = 7433
+
+    @OptionGroup var log: LogLocation
+
+    @Option(help: ArgumentHelp("The folder the inspector page is served from (default: ./web, else the package's web/).", valueName: "dir"))
+    var web: String?
+
+    @Option(help: "A secret every connection and page request must carry (default: $REWIND_TOKEN).")
+    var token: String?
+
+    @Flag(help: "Refuse commands to apps.")
+    var readOnly = false
+
+    @Option(help: ArgumentHelp("The largest incoming message, e.g. 16MiB, 512KiB or 1000000.", valueName: "size"))
+    var maxMessage = "16MiB"
+
+    func run() throws {
+        guard let maxMessageSize = Self.parseSize(maxMessage), maxMessageSize >= 1024 else {
+            throw CLIError("--max-message must be a size of at least 1KiB, such as 16MiB or 1048576", code: 2)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = log.path
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let configuration = RewindServerConfiguration(
+            logPath: path, host: host, port: port, webDirectory: web ?? Self.defaultWebDirectory(),
+            token: token, readOnly: readOnly, maxMessageSize: maxMessageSize)
+        let server: RewindServer
+        do {
+            server = try RewindServer(configuration: configuration)
+            try server.start()
+        } catch {
+            throw CLIError(error.description, code: 1)
+        }
+        // Signals arrive as dispatch events: the shutdown runs on a queue while this thread waits.
+        let done = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "rewind.serve.signals")
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                server.shutdown()
+                done.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        var lines = "rewind serve: inspector at \(server.inspectorURL ?? "?")\n"
+        lines += "rewind serve: apps connect to ws://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? port)/app\n"
+        lines += "rewind serve: log \(path)\n"
+        FileHandle.standardOutput.write(Data(lines.utf8))
+        done.wait()
+        withExtendedLifetime(sources) {}
+        FileHandle.standardOutput.write(Data("rewind serve: stopped; the log is flushed\n".utf8))
+    }
+
+    /// `16MiB`, `512KiB`, `1MB`, `1000000` in bytes.
+    static func parseSize(_ text: String) -> Int? {
+        let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
+        let units: [(String, Int)] = [("gib", 1 << 30), ("mib", 1 << 20), ("kib", 1 << 10), ("gb", 1_000_000_000),
+                                      ("mb", 1_000_000), ("kb", 1_000), ("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10), ("b", 1)]
+        for (suffix, factor) in units where lower.hasSuffix(suffix) {
+            guard let value = Int(lower.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+            let (product, overflow) = value.multipliedReportingOverflow(by: factor)
+            return overflow ? nil : product
+        }
+        return Int(lower)
+    }
+
+    /// `web/` in the current directory, else beside the package this binary was built in.
+    static func defaultWebDirectory() -> String? {
+        var isDirectory: ObjCBool = false
+        let local = FileManager.default.currentDirectoryPath + "/web"
+        if FileManager.default.fileExists(atPath: local, isDirectory: &isDirectory), isDirectory.boolValue { return local }
+        // The binary lives in <package>/.build/<triple>/<config>/rewind.
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        for _ in 0..<6 {
+            url.deleteLastPathComponent()
+            let candidate = url.appendingPathComponent("web").path
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path),
+               FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue {
+                return candidate
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindReplay
+import RewindServer
+import RewindWire
+import Testing
+
+@Suite("Ingest on /app")
+struct IngestTests {
+    @Test("events are stored exactly once, acked only once durable, and verify")
+    func streamsEvents() throws {
+        let fixture = try ServerFixture()
+        let uuid = UUID().uuidString
+        let (app, next) = try fixture.helloApp(uuid)
+        #expect(next == 0)
+        let reader = try fixture.reader()
+        // Each ack must find its event already in the log, read through a connection of our own.
+        let violations = Waitable<[Int64]>([])
+        app.onMessage = { message, _ in
+            guard message["type"] == "ack", let seq = message["seq"]?.int64 else { return }
+            let session = try? reader.session(named: uuid)
+            if (session?.lastSeq ?? -1) < seq { violations.update { $0.append(seq) } }
+        }
+        var recording = Recording()
+        for event in recording.events(0..<300) { app.send(event) }
+        #expect(app.waitForAck(299))
+        #expect(violations.value.isEmpty)
+        let session = try reader.session(named: uuid)
+        #expect(session.eventCount == 300)
+        #expect(session.lastSeq == 299)
+        let report = try Timeline(reader: reader, session: session.id).verify()
+        #expect(report.passed)
+        #expect(try Timeline(reader: reader, session: session.id).state(at: 299) == recording.state)
+        #expect(app.messages(ofType: "error").isEmpty)
+        app.close()
+    }
+
+    @Test("a reconnecting app resumes at nextSeq; resent events are acked and dropped")
+    func resumes() throws {
+        let fixture = try ServerFixture()
+        let uuid = UUID().uuidString
+        var recording = Recording()
+        let events = recording.events(0..<80)
+        let (first, next) = try fixture.helloApp(uuid)
+        #expect(next == 0)
+        for event in events[0..<50] { first.send(event) }
+        #expect(first.waitForAck(49))
+        first.close()
+
+        let (second, resumed) = try fixture.helloApp(uuid)
+        #expect(resumed == 50)
+        // The app resends a few it was not sure of, then carries on.
+        for event in events[40..<80] { second.send(event) }
+        #expect(second.waitForAck(79))
+        #expect(second.messages(ofType: "error").isEmpty)
+        let reader = try fixture.reader()
+        let session = try reader.session(named: uuid)
+        #expect(session.eventCount == 80)
+        let stored = try reader.events(session: session.id).map(\.seq)
+        #expect(stored == Array(0..<80))
+        #expect(try Timeline(reader: reader, session: session.id).verify().passed)
+        second.close()
+    }
+
+    @Test("a coalesced event with an empty patch is stored as skipped")
+    func coalescedEmptyPatch() throws {
+        let fixture = try ServerFixture()
+        let uuid = UUID().uuidString
+        var recording = Recording()
+        let (app, _) = try fixture.helloApp(uuid)
+        for event in recording.events(0..<3) { app.send(event) }
+        let skipped = AppMessage.event(WireEvent(seq: 3, at: 1_763_700_001, action: ["type": "tick"], patch: [],
+                                                 hash: recording.state.stableHash, coalesced: true)).json
+        app.send(skipped)
+        #expect(app.waitForAck(3))
+        let reader = try fixture.reader()
+        let stored = try #require(try reader.event(session: try reader.session(named: uuid).id, seq: 3))
+        #expect(stored.coalesced)
+        #expect(stored.patch == [])
+        #expect(stored.hash == recording.state.stableHash)
+        app.close()
+    }
+
+    @Test("the session ends with end")
+    func endsSession() throws {
+        let fixture = try ServerFixture()
+        let uuid = UUID().uuidString
+        var recording = Recording()
+        let inspector = try JSONClient.inspector(port: fixture.port)
+        #expect(inspector.ready())
+        let (app, _) = try fixture.helloApp(uuid)
+        for event in recording.events(0..<2) { app.send(event) }
+        app.send(["type": "end", "id": 9])
+        #expect(app.waitForAck(1))
+        // The ended push goes out after the end is recorded.
+        let ended = inspector.waitFor { $0["type"] == "session" && $0["change"] == "ended" }
+        #expect(ended?["session"]?["live"] == false)
+        #expect(try fixture.reader().session(named: uuid).endedAt != nil)
+        app.close()
+        inspector.close()
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindServer
+import RewindWire
+import Testing
+@testable import Rewind
+
+/// A store streaming to the real server (`RewindServer`, in process) over real sockets.
+@Suite("End to end with rewind serve", .serialized)
+@MainActor
+struct EndToEndTests {
+    private func startServer(log: String, port: Int = 0) throws -> RewindServer {
+        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: port))
+        try server.start()
+        return server
+    }
+
+    @Test("N actions are stored exactly once and every state rebuilds equal")
+    func streamsIntoTheLog() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("served.db")
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos", version: "2.0")
+        let sink = try #require(recorder.sinks.first as? ServerSink)
+        let expected = try sendActions(300, to: store)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(10)))
+        store.stopRecording()
+        // `end` has no reply: the log shows it once the server has handled it.
+        #expect(await waitUntil {
+            (try? LogReader(path: log).session(named: recorder.session.uuid).endedAt) != nil
+        })
+        server.shutdown()
+
+        let stored = try LogStates(path: log, session: recorder.session.uuid)
+        #expect(stored.events.map(\.seq) == Array(0...300))
+        #expect(stored.states == expected)
+        #expect(stored.session.app == "Todos")
+    }
+
+    @Test("the server away at first, then restarted mid-stream: the sink reconnects and resends, nothing lost or doubled")
+    func serverRestarts() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("served.db")
+        let probe = try startServer(log: directory.path("probe.db"))
+        let port = probe.port!
+        probe.shutdown()
+
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(port)")!), app: "Todos")
+        let sink = try #require(recorder.sinks.first as? ServerSink)
+        defer { sink.disconnect() }
+        var expected = try sendActions(50, to: store)
+        #expect(!sink.isConnected)
+
+        var server = try startServer(log: log, port: port)
+        #expect(await waitUntil(timeout: 15) { sink.isConnected && sink.unacknowledgedCount == 0 })
+        expected += try sendActions(50, to: store).dropFirst()
+        recorder.flush()
+        server.shutdown()
+        expected += try sendActions(50, to: store).dropFirst()
+
+        server = try startServer(log: log, port: port)
+        defer { server.shutdown() }
+        expected += try sendActions(50, to: store).dropFirst()
+        #expect(await waitUntil(timeout: 15) { sink.isConnected && sink.unacknowledgedCount == 0 })
+        #expect(sink.connectionCount >= 2)
+        #expect(sink.lastServerError == nil)
+
+        let stored = try LogStates(path: log, session: recorder.session.uuid)
+        #expect(stored.events.map(\.seq) == Array(0...200))
+        #expect(stored.states == expected)
+        #expect(try LogStates.json(store.state) == expected.last)
+    }
+
+    @Test("an inspector's jump, resume and dispatch reach the store; a bad dispatch fails with its path")
+    func commandsFromAnInspector() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try startServer(log: directory.path("served.db"))
+        defer { server.shutdown() }
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos")
+        let sink = try #require(recorder.sinks.first as? ServerSink)
+        defer { sink.disconnect() }
+        let expected = try sendActions(10, to: store)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(10)))
+
+        let inspector = try InspectorClient(port: server.port!)
+        defer { inspector.close() }
+        #expect(await waitUntil { inspector.isConnected })
+        let session = JSONValue.string(recorder.session.uuid)
+        func command(_ id: Int, _ kind: String, _ arguments: JSONObject = [:]) async throws -> JSONValue {
+            var request: JSONObject = ["type": "command", "id": .number(JSONNumber(id)), "session": session, "kind": .string(kind)]
+            for (key, value) in arguments { request[key] = value }
+            inspector.send(.object(request))
+            _ = await waitUntil(timeout: 10) { inspector.reply(id: .number(JSONNumber(id))) != nil }
+            return try #require(inspector.reply(id: .number(JSONNumber(id))))
+        }
+
+        // The server fills in the state at seq 4 from its log. Its readers may see a commit a
+        // moment after its ack (found here; reported), so wait until seq 4 reads.
+        var probe = 100
+        let readable = await waitUntil(timeout: 10) {
+            if let reply = inspector.reply(id: .number(JSONNumber(probe))) {
+                if reply["type"] == "state" { return true }
+                probe += 1
+                inspector.send(["type": "state", "id": .number(JSONNumber(probe)), "session": session, "seq": 4])
+            } else if probe == 100 {
+                probe += 1
+                inspector.send(["type": "state", "id": .number(JSONNumber(probe)), "session": session, "seq": 4])
+            }
+            return false
+        }
+        #expect(readable)
+        let jumped = try await command(1, "jump", ["seq": 4])
+        #expect(jumped["ok"] == true, "\(jumped)")
+        #expect(try LogStates.json(store.state) == expected[4])
+        #expect(store.isLocked)
+
+        let resumed = try await command(2, "resume")
+        #expect(resumed["ok"] == true)
+        #expect(try LogStates.json(store.state) == expected[10])
+        #expect(!store.isLocked)
+
+        let before = store.state.count
+        let dispatched = try await command(3, "dispatch", ["action": ["add": ["_0": 7]]])
+        #expect(dispatched["ok"] == true)
+        #expect(store.state.count == before + 7)
+
+        let bad = try await command(4, "dispatch", ["action": ["add": ["_0": "seven"]]])
+        #expect(bad["ok"] == false)
+        #expect(bad["message"]?.stringValue?.contains("/add/_0") == true)
+        #expect(store.state.count == before + 7)
+    }
+
+    @Test("rewind serve killed with SIGKILL while the app streams, then restarted: every event stored once, verify passes")
+    func serveKilledAndRestarted() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("served.db")
+        let probe = try startServer(log: directory.path("probe.db"))
+        let port = probe.port!
+        probe.shutdown()
+
+        var serve = try ServeProcess(port: port, log: log)
+        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.printed)")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(port)")!), app: "Todos")
+        let sink = try #require(recorder.sinks.first as? ServerSink)
+        defer { sink.disconnect() }
+        var expected = try sendActions(100, to: store)
+        #expect(await waitUntil(timeout: 10) { sink.isConnected && sink.unacknowledgedCount < 50 })
+        // Killed mid-stream: whatever it had not committed was never acknowledged.
+        expected += try sendActions(100, to: store).dropFirst()
+        serve.kill(SIGKILL)
+        expected += try sendActions(100, to: store).dropFirst()
+
+        serve = try ServeProcess(port: port, log: log)
+        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.printed)")
+        #expect(await waitUntil(timeout: 15) { sink.isConnected && sink.unacknowledgedCount == 0 })
+        #expect(sink.connectionCount >= 2)
+        serve.kill(SIGTERM)
+
+        let stored = try LogStates(path: log, session: recorder.session.uuid)
+        #expect(stored.events.map(\.seq) == Array(0...300))
+        #expect(stored.states == expected)
+        #expect(try runRewind(["verify", "--db", log]) == 0)
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import RewindJSON
+import RewindWire
+import Testing
+@testable import Rewind
+
+/// Sends `count` actions to `store` and returns every state the recorder should see, as JSON
+/// (seq 0 first).
+@MainActor
+func sendActions(_ count: Int, to store: Store<AppState, AppAction>) throws -> [JSONValue] {
+    var model = store.state
+    var states = [try LogStates.json(model)]
+    for index in 1...count {
+        let action: AppAction = index % 3 == 0 ? .append("item \(index)") : .add(index)
+        store.send(action)
+        _ = appReducer(&model, action)
+        states.append(try LogStates.json(model))
+    }
+    return states
+}
+
+@Suite("ServerSink streaming", .serialized)
+@MainActor
+struct ServerSinkTests {
+    @Test("every action reaches the server once and every state rebuilds equal")
+    func streamsEveryActionOnce() async throws {
+        let peer = try ProtocolPeer()
+        defer { peer.shutdown() }
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let sink = ServerSink(url: peer.url, token: "secret")
+        let recorder = store.record(to: .sinks([sink]), app: "Todos", version: "1.0")
+        let expected = try sendActions(200, to: store)
+        recorder.flush()
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(5)))
+        #expect(sink.unacknowledgedCount == 0)
+
+        let state = peer.state
+        #expect(state.events.map(\.seq) == Array(0...200))
+        #expect(state.events.first?.keyframe != nil)
+        #expect(state.events.dropFirst().allSatisfy { $0.patch != nil && !$0.coalesced })
+        #expect(state.states == expected)
+        #expect(state.problems.isEmpty)
+        #expect(state.duplicates == 0)
+        let hello = try #require(state.hellos.first)
+        #expect(hello.session == recorder.session.uuid)
+        #expect(hello.app == "Todos")
+        #expect(hello.version == "1.0")
+        #expect(hello.meta["host"]?.stringValue == RecordingMetadata.hostName())
+        #expect(hello.lastAckedSeq == nil)
+        #expect(hello.startedAt.map { abs($0 - recorder.session.startedAt.timeIntervalSince1970) < 0.001 } == true)
+        #expect(state.authorizations == ["Bearer secret"])
+
+        recorder.stop()
+        #expect(await waitUntil { peer.state.sessions[recorder.session.uuid]?.ended == true })
+    }
+
+    @Test("a dropped connection is reopened and the rest resent: nothing lost, nothing stored twice")
+    func reconnectsAndResends() async throws {
+        let peer = try ProtocolPeer(dropAfter: 50)
+        defer { peer.shutdown() }
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let sink = ServerSink(url: peer.url)
+        let recorder = store.record(to: .sinks([sink]), app: "Todos")
+        defer { sink.disconnect() }
+        let expected = try sendActions(300, to: store)
+        #expect(await waitUntil(timeout: 10) { peer.state.events.count == 301 })
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(5)))
+
+        let state = peer.state
+        #expect(state.events.map(\.seq) == Array(0...300))
+        #expect(state.states == expected)
+        #expect(state.problems.isEmpty)
+        #expect(state.connectionsOpened >= 2)
+        #expect(state.hellos.count >= 2)
+        #expect(state.hellos.allSatisfy { $0.session == recorder.session.uuid })
+        #expect((state.hellos.last?.lastAckedSeq ?? -1) >= 48)
+        #expect(sink.connectionCount >= 2)
+        #expect(recorder.lastError == nil)
+    }
+
+    @Test("an unreachable server: the app works on, states beyond the bound are dropped, actions are kept and sent when it appears")
+    func unreachableThenAppears() async throws {
+        // A port that was free a moment ago: nothing listens on it until the peer starts.
+        let probe = try ProtocolPeer()
+        let port = probe.port
+        probe.shutdown()
+
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let sink = ServerSink(url: URL(string: "ws://127.0.0.1:\(port)")!, capacity: 8, flushTimeout: .seconds(60))
+        let recorder = store.record(to: .sinks([sink]), app: "Todos")
+        defer { sink.disconnect() }
+        let expected = try sendActions(40, to: store)
+        #expect(try LogStates.json(store.state) == expected.last)
+        // The flush does not wait out its minute: nothing can be acknowledged while the server is away.
+        let flushStart = ContinuousClock.now
+        recorder.flush()
+        #expect(ContinuousClock.now - flushStart < .seconds(30))
+        #expect(!sink.lastFlushAcknowledged)
+        #expect(recorder.isRecording)
+        #expect(recorder.lastError == nil)
+        #expect(!sink.isConnected)
+        #expect(sink.unacknowledgedCount == 41)
+        #expect(sink.droppedStateCount > 0)
+
+        let peer = try ProtocolPeer(port: port)
+        defer { peer.shutdown() }
+        #expect(await waitUntil(timeout: 15) { peer.state.events.count == 41 })
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(5)))
+        #expect(sink.isConnected)
+
+        let state = peer.state
+        #expect(state.problems.isEmpty)
+        #expect(state.events.map(\.seq) == Array(0...40))
+        // Every action is there, in order; the last state is whole.
+        #expect(state.events.dropFirst().map(\.action) == recordedActions(40))
+        #expect(state.states.last == expected.last)
+        #expect(state.events.contains { $0.coalesced })
+
+        // Later events stream as patches on top of it.
+        let more = try sendActions(5, to: store)
+        #expect(await waitUntil { peer.state.events.count == 46 })
+        #expect(peer.state.states.last == more.last)
+        #expect(peer.state.problems.isEmpty)
+    }
+
+    @Test("states dropped past the bound after the server stored their originals still resend consistently")
+    func boundWithUnackedOriginals() async throws {
+        // The peer stores but never acks, and drops the first connection after 20 events: the
+        // sink drops states of events the server already holds, then resends from `nextSeq`.
+        let peer = try ProtocolPeer(dropAfter: 20)
+        defer { peer.shutdown() }
+        peer.holdAcks()
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let sink = ServerSink(url: peer.url, capacity: 8)
+        _ = store.record(to: .sinks([sink]), app: "Todos")
+        defer { sink.disconnect() }
+        let expected = try sendActions(40, to: store)
+        #expect(await waitUntil(timeout: 10) { peer.state.events.count == 41 })
+        let state = peer.state
+        #expect(state.problems.isEmpty)
+        #expect(state.events.map(\.seq) == Array(0...40))
+        #expect(state.events.dropFirst().map(\.action) == recordedActions(40))
+        #expect(state.states.last == expected.last)
+        #expect(state.hellos.count >= 2)
+        #expect(sink.droppedStateCount > 0)
+    }
+
+    @Test("a session stopped while the server is away is delivered whole, then ended, once it appears")
+    func stoppedWhileAwayIsDelivered() async throws {
+        let probe = try ProtocolPeer()
+        let port = probe.port
+        probe.shutdown()
+
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let uuid = store.record(to: .server(URL(string: "ws://127.0.0.1:\(port)")!), app: "Todos").session.uuid
+        let expected = try sendActions(25, to: store)
+        // The recorder and its sink are let go here; the unsent session is not.
+        store.stopRecording()
+
+        let peer = try ProtocolPeer(port: port)
+        defer { peer.shutdown() }
+        #expect(await waitUntil(timeout: 15) { peer.state.sessions[uuid]?.ended == true })
+        let state = peer.state
+        #expect(state.problems.isEmpty)
+        #expect(state.events.map(\.seq) == Array(0...25))
+        #expect(state.states == expected)
+    }
+}
+
+/// The actions ``sendActions(_:to:)`` sends, as the recorder encodes them.
+func recordedActions(_ count: Int) -> [JSONValue] {
+    (1...count).map { index in
+        let action: AppAction = index % 3 == 0 ? .append("item \(index)") : .add(index)
+        return try! LogStates.json(action)
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import RewindJSON
+import RewindWebSocket
+import RewindWire
+
+/// A small stand-in for `rewind serve` on `/app`: answers hello with welcome, stores each seq
+/// once (rebuilding the state and checking every hash), acks, and can drop connections and send
+/// commands.
+final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
+    struct Snapshot {
+        var hellos: [AppMessage.Hello] = []
+        var authorizations: [String?] = []
+        /// Per session uuid, in the order sessions said hello.
+        var sessions: [String: Stored] = [:]
+        var sessionOrder: [String] = []
+        var problems: [String] = []
+        var results: [AppMessage.CommandResult] = []
+        var connectionsOpened = 0
+
+        /// The first session's events (the live one).
+        var events: [WireEvent] { sessionOrder.first.flatMap { sessions[$0]?.events } ?? [] }
+        var states: [JSONValue] { sessionOrder.first.flatMap { sessions[$0]?.states } ?? [] }
+        var duplicates: Int { sessions.values.reduce(0) { $0 + $1.duplicates } }
+    }
+
+    /// What one session stored.
+    struct Stored {
+        /// Stored events by seq, in order, each once.
+        var events: [WireEvent] = []
+        /// The state after each stored seq.
+        var states: [JSONValue] = []
+        var duplicates = 0
+        var ended = false
+    }
+
+    private let lock = NSLock()
+    private var snapshot = Snapshot()
+    private var connections: [WebSocketConnection] = []
+    private var sessionOf: [UInt64: String] = [:]
+    /// Connections the peer is dropping: what still arrives on them is ignored, as if lost.
+    private var dropping: Set<UInt64> = []
+    private var receivedOnCurrent = 0
+    /// Closes the connection after this many events arrive on it (once), when set.
+    private var dropAfter: Int?
+    private var acks = true
+    private var server: WebSocketServer?
+
+    /// Starts on `port` (a free one when 0).
+    init(port: Int = 0, dropAfter: Int? = nil) throws {
+        self.dropAfter = dropAfter
+        let server = WebSocketServer(
+            configuration: WebSocketServerConfiguration(
+                port: port, endpoints: [WebSocketEndpoint(path: AppMessage.path, subprotocol: AppMessage.subprotocol)]),
+            delegate: self)
+        try server.start()
+        self.server = server
+    }
+
+    var port: Int { server?.port ?? 0 }
+    var url: URL { URL(string: "ws://127.0.0.1:\(port)")! }
+    var state: Snapshot { lock.withLock { snapshot } }
+
+    /// Stops acknowledging events (they are still stored).
+    func holdAcks() {
+        lock.withLock { acks = false }
+    }
+
+    func shutdown() {
+        server?.shutdown()
+    }
+
+    /// Sends a command on the connection of the first session.
+    func send(_ command: Command) {
+        let connection = lock.withLock { () -> WebSocketConnection? in
+            guard let first = snapshot.sessionOrder.first else { return nil }
+            return connections.last { sessionOf[$0.id] == first && $0.isOpen }
+        }
+        _ = connection?.send(text: ServerToApp.command(command).json.serialized())
+    }
+
+    func didOpen(_ connection: WebSocketConnection) {
+        lock.withLock {
+            connections.append(connection)
+            receivedOnCurrent = 0
+            snapshot.connectionsOpened += 1
+            snapshot.authorizations.append(connection.request?.headers["authorization"])
+        }
+    }
+
+    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+        let reply: ServerToApp?
+        let drop: Bool
+        do {
+            let decoded = try AppMessage(frame: message.bytes)
+            (reply, drop) = lock.withLock { handle(decoded, on: connection) }
+        } catch {
+            lock.withLock { snapshot.problems.append("\(error)") }
+            return
+        }
+        if let reply { _ = connection.send(text: reply.json.serialized()) }
+        if drop { connection.close(code: .goingAway) }
+    }
+
+    /// With the lock held.
+    private func handle(_ message: AppMessage, on connection: WebSocketConnection) -> (ServerToApp?, Bool) {
+        switch message {
+        case .hello(let hello):
+            snapshot.hellos.append(hello)
+            sessionOf[connection.id] = hello.session
+            if snapshot.sessions[hello.session] == nil {
+                snapshot.sessions[hello.session] = Stored()
+                snapshot.sessionOrder.append(hello.session)
+            }
+            let next = snapshot.sessions[hello.session]?.events.count ?? 0
+            return (.welcome(id: hello.id, session: hello.session, nextSeq: Int64(next)), false)
+        case .event(let event):
+            if dropping.contains(connection.id) { return (nil, false) }
+            guard let uuid = sessionOf[connection.id], var stored = snapshot.sessions[uuid] else {
+                snapshot.problems.append("event before hello")
+                return (nil, false)
+            }
+            defer { snapshot.sessions[uuid] = stored }
+            receivedOnCurrent += 1
+            let drop = dropAfter.map { receivedOnCurrent >= $0 } ?? false
+            if drop {
+                dropAfter = nil
+                dropping.insert(connection.id)
+            }
+            let next = Int64(stored.events.count)
+            if event.seq < next {
+                stored.duplicates += 1
+            } else if event.seq > next {
+                snapshot.problems.append("gap: got \(event.seq), expected \(next)")
+                return (nil, drop)
+            } else {
+                store(event, in: &stored)
+            }
+            return (acks && !drop ? .ack(seq: Int64(stored.events.count) - 1) : nil, drop)
+        case .result(let result):
+            snapshot.results.append(result)
+        case .end:
+            if let uuid = sessionOf[connection.id] { snapshot.sessions[uuid]?.ended = true }
+        }
+        return (nil, false)
+    }
+
+    private func store(_ event: WireEvent, in stored: inout Stored) {
+        var state = stored.states.last ?? .null
+        if let keyframe = event.keyframe {
+            state = keyframe
+        } else {
+            do {
+                try state.apply(try JSONPatch(json: event.patch ?? []))
+            } catch {
+                snapshot.problems.append("patch at \(event.seq): \(error)")
+            }
+        }
+        if state.stableHash != event.hash { snapshot.problems.append("hash at \(event.seq)") }
+        stored.events.append(event)
+        stored.states.append(state)
+    }
+}
+
+/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass.
+@MainActor
+func waitUntil(timeout: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// `rewind serve` as a child process (the binary built beside the tests).
+final class ServeProcess: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var output = ""
+
+    /// The built `rewind` binary: beside the test bundle, in `.build/<triple>/<config>/`.
+    static let executable: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.pathExtension == "xctest" { directory = directory.deletingLastPathComponent() }
+        for candidate in [directory, Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("rewind")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return directory.appendingPathComponent("rewind")
+    }()
+
+    /// Starts `rewind serve --port port --db log`.
+    init(port: Int, log: String) throws {
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "\(port)", "--db", log]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            guard let self else { return }
+            self.lock.withLock { self.output += text }
+        }
+        try process.run()
+    }
+
+    /// What it printed so far.
+    var printed: String { lock.withLock { output } }
+    /// `true` once it says where apps connect.
+    var isListening: Bool { printed.contains("apps connect to") }
+
+    /// Kills it with `signal` and waits until it has exited.
+    func kill(_ signal: Int32) {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        kill(SIGKILL)
+    }
+}
+
+/// Runs the built `rewind` with `arguments` and returns its exit status.
+func runRewind(_ arguments: [String]) throws -> Int32 {
+    let process = Process()
+    process.executableURL = ServeProcess.executable
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+}
