@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON", "RewindLog", "RewindReplay"]
+            dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "RewindServer", "RewindWebSocket", "RewindWire"]
         ),
         .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),

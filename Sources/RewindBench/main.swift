@@ -7,6 +7,7 @@ let groups: [BenchGroup] = [
     JSONBenchmarks.group,
     .diff,
     LogBenchmarks.group,
+    ServerBenchmarks.group,
 ]
 
 var arguments = CommandLine.arguments.dropFirst()
