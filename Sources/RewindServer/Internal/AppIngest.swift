@@ -184,18 +184,21 @@ final class AppIngest: @unchecked Sendable {
                 throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
             }
         }
-        let hash = state.stableHash
-        guard hash == event.hash else {
-            throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
-        }
         let at = Date(timeIntervalSince1970: event.at)
+        // Built on a copy: the builder hashes the new state, and a refused event must leave the
+        // session's state as it was.
+        var builder = session.builder
         let logEvent: LogEvent
         if event.coalesced && emptyPatch && expected > 0 {
-            logEvent = session.builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
+            logEvent = builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
         } else {
-            logEvent = session.builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
-                                            cause: event.cause, coalesced: event.coalesced)
+            logEvent = builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
+                                    cause: event.cause, coalesced: event.coalesced)
         }
+        guard logEvent.hash == event.hash else {
+            throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(logEvent.hash)), the event says \(wireHash(event.hash))")
+        }
+        session.builder = builder
         let acks = session.acks
         let seq = event.seq
         writer.append([logEvent]) { [weak self] result in
@@ -204,7 +207,7 @@ final class AppIngest: @unchecked Sendable {
                 acks.committed(seq)
             case .failure(let error):
                 self?.queue.async { session.broken = true }
-                _ = session.connection.send(textBytes: WireError(.storage, "event \(seq) could not be stored: \(error)").json.serializedBytes(.compact))
+                acks.send(WireError(.storage, "event \(seq) could not be stored: \(error)"))
             }
         }
         hub.publish(event: event, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
