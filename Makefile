@@ -4,7 +4,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: all deps build test bench clean
+.PHONY: all deps build test python-test python-deps bench clean
 
 all: build
 
@@ -24,6 +24,16 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
+	$(MAKE) --no-print-directory python-test
+
+# The protocol from another language: a Python client against `rewind serve` (needs `websockets`).
+python-test: python-deps
+	python3 Tests/python/test_protocol.py "$$($(SWIFT) build --show-bin-path)/rewind"
+
+python-deps:
+	@python3 -c "import websockets" 2>/dev/null || { \
+	  python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip; }; \
+	  python3 -m pip install --quiet websockets 2>/dev/null || python3 -m pip install --quiet --break-system-packages websockets; }
 
 bench: deps
 	$(SWIFT) run -c release rewind-bench

@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog", "RewindWire", "RewindWebSocket"]),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind"]
+            dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire"]
         ),
         .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),

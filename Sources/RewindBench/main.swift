@@ -9,6 +9,7 @@ let groups: [BenchGroup] = [
     LogBenchmarks.group,
     ReplayBenchmarks.group,
     StoreBenchmarks.group,
+    ServerBenchmarks.group,
 ]
 
 var arguments = CommandLine.arguments.dropFirst()

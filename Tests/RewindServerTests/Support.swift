@@ -46,6 +46,7 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
         var connected = false
         var failed: String?
         var messages: [JSONValue] = []
+        var eventCount = 0
         var closeCode: WebSocketCloseCode?
     }
 
@@ -86,7 +87,11 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
     func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
         guard let json = try? JSONValue(parsing: message.bytes) else { return }
         onMessage?(json, connection)
-        state.update { $0.messages.append(json) }
+        let isEvent = json["type"] == "event"
+        state.update {
+            $0.messages.append(json)
+            if isEvent { $0.eventCount += 1 }
+        }
     }
 
     func send(_ json: JSONValue) {
@@ -157,6 +162,17 @@ struct Recording {
         try! state.apply(JSONPatch(json: patch))
         return AppMessage.event(WireEvent(seq: seq, at: 1_763_700_000 + Double(seq) / 1000, action: ["type": "add", "n": .number(JSONNumber(seq))],
                                           patch: patch, hash: state.stableHash, durationNs: 1_000, cause: seq > 1 ? seq - 1 : nil)).json
+    }
+
+    /// The event with `seq` > 0 that replaces `/last` with `payload`: the state stays small.
+    mutating func replacing(_ seq: Int64, payload: String) -> JSONValue {
+        let patch: JSONValue = [
+            ["op": "replace", "path": "/count", "value": .number(JSONNumber(seq))],
+            ["op": "add", "path": "/last", "value": .string(payload)],
+        ]
+        try! state.apply(JSONPatch(json: patch))
+        return AppMessage.event(WireEvent(seq: seq, at: 1_763_700_000 + Double(seq) / 1000, action: ["type": "set", "n": .number(JSONNumber(seq))],
+                                          patch: patch, hash: state.stableHash, durationNs: 1_000)).json
     }
 
     /// Events `range`, building the state as they go.

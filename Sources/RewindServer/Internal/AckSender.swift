@@ -42,6 +42,12 @@ final class AckSender: @unchecked Sendable {
         state.withLock { $0.connection = connection }
     }
 
+    /// Sends `error` to the connection streaming the session now.
+    func send(_ error: WireError) {
+        let connection = state.withLock { $0.connection }
+        _ = connection.send(textBytes: error.json.serializedBytes(.compact))
+    }
+
     private func send() {
         let (seq, connection) = state.withLock { state in
             state.scheduled = false

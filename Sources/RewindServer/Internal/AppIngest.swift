@@ -24,6 +24,13 @@ final class AppIngest: @unchecked Sendable {
     // Ingest-queue state.
     private var apps: [UInt64: AppConnection] = [:]
     private var sessions: [Int64: LiveSession] = [:]
+    private enum Inbound {
+        case message([UInt8], WebSocketConnection)
+        case closed(WebSocketConnection)
+    }
+
+    /// Messages and closes from the service thread, waiting for the ingest queue.
+    private let inbox = Locked<(items: [Inbound], drainScheduled: Bool)>(([], false))
     /// Session id → the app connection streaming it, for commands and `live`.
     private let live = Locked<[Int64: WebSocketConnection]>([:])
 
@@ -47,20 +54,52 @@ final class AppIngest: @unchecked Sendable {
 
     /// Waits until every message received so far is handled.
     func drain() {
-        queue.sync {}
+        queue.sync { self.drainInbox() }
     }
 
     func receive(_ bytes: [UInt8], from connection: WebSocketConnection) {
-        queue.async { self.handle(bytes, from: connection) }
+        enqueue(.message(bytes, connection))
     }
 
     func closed(_ connection: WebSocketConnection) {
-        queue.async {
-            guard let app = self.apps.removeValue(forKey: connection.id) else { return }
-            self.relay.appClosed(connection)
-            guard let session = app.session, session.connection === connection else { return }
-            self.release(session, change: nil)
+        enqueue(.closed(connection))
+    }
+
+    /// Hands work to the ingest queue in arrival order; one drain is scheduled per burst rather
+    /// than one dispatch per message, which would cost a wake-up per event.
+    private func enqueue(_ item: Inbound) {
+        let schedule = inbox.withLock { inbox -> Bool in
+            inbox.items.append(item)
+            if inbox.drainScheduled { return false }
+            inbox.drainScheduled = true
+            return true
         }
+        if schedule { queue.async { self.drainInbox() } }
+    }
+
+    private func drainInbox() {
+        while true {
+            let items = inbox.withLock { inbox -> [Inbound] in
+                let items = inbox.items
+                inbox.items.removeAll(keepingCapacity: true)
+                if items.isEmpty { inbox.drainScheduled = false }
+                return items
+            }
+            if items.isEmpty { return }
+            for item in items {
+                switch item {
+                case .message(let bytes, let connection): handle(bytes, from: connection)
+                case .closed(let connection): handleClose(connection)
+                }
+            }
+        }
+    }
+
+    private func handleClose(_ connection: WebSocketConnection) {
+        guard let app = apps.removeValue(forKey: connection.id) else { return }
+        relay.appClosed(connection)
+        guard let session = app.session, session.connection === connection else { return }
+        release(session, change: nil)
     }
 
     // MARK: - On the ingest queue
@@ -184,18 +223,21 @@ final class AppIngest: @unchecked Sendable {
                 throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
             }
         }
-        let hash = state.stableHash
-        guard hash == event.hash else {
-            throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
-        }
         let at = Date(timeIntervalSince1970: event.at)
+        // Built on a copy: the builder hashes the new state, and a refused event must leave the
+        // session's state as it was.
+        var builder = session.builder
         let logEvent: LogEvent
         if event.coalesced && emptyPatch && expected > 0 {
-            logEvent = session.builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
+            logEvent = builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
         } else {
-            logEvent = session.builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
-                                            cause: event.cause, coalesced: event.coalesced)
+            logEvent = builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
+                                    cause: event.cause, coalesced: event.coalesced)
         }
+        guard logEvent.hash == event.hash else {
+            throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(logEvent.hash)), the event says \(wireHash(event.hash))")
+        }
+        session.builder = builder
         let acks = session.acks
         let seq = event.seq
         writer.append([logEvent]) { [weak self] result in
@@ -204,7 +246,7 @@ final class AppIngest: @unchecked Sendable {
                 acks.committed(seq)
             case .failure(let error):
                 self?.queue.async { session.broken = true }
-                _ = session.connection.send(textBytes: WireError(.storage, "event \(seq) could not be stored: \(error)").json.serializedBytes(.compact))
+                acks.send(WireError(.storage, "event \(seq) could not be stored: \(error)"))
             }
         }
         hub.publish(event: event, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)

@@ -50,6 +50,8 @@ final class InspectorHub: @unchecked Sendable {
 
     func publish(event: WireEvent, session: String, sessionID: Int64, actionType: String) {
         queue.async {
+            // Serialized only when someone is listening.
+            guard self.inspectors.values.contains(where: { !$0.lagged && ($0.all || $0.sessions.contains(sessionID)) }) else { return }
             let bytes = InspectorPush.event(session: session, sessionID: sessionID, actionType: actionType, event: event)
                 .json.serializedBytes(.compact)
             for (key, inspector) in self.inspectors where !inspector.lagged && (inspector.all || inspector.sessions.contains(sessionID)) {

@@ -1,0 +1,114 @@
+import Foundation
+import RewindJSON
+import RewindWebSocket
+import RewindWire
+
+/// An app for the benchmarks: sends frames, keeping at most `window` unacked.
+final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
+    let client: WebSocketClient
+    private let condition = NSCondition()
+    private var acked: Int64 = -1
+    private var welcomed = false
+
+    init(port: Int) throws {
+        var configuration = WebSocketClientConfiguration(url: "ws://127.0.0.1:\(port)/app", subprotocol: AppMessage.subprotocol)
+        configuration.queueLimits = WebSocketQueueLimits(maxMessages: 50_000, maxBytes: 256 << 20)
+        client = try WebSocketClient(configuration: configuration)
+        try client.connect(delegate: self)
+    }
+
+    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+        guard let reply = try? ServerToApp(frame: message.bytes) else { return }
+        condition.lock()
+        switch reply {
+        case .welcome: welcomed = true
+        case .ack(let seq): acked = max(acked, seq)
+        default: break
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func hello() throws {
+        _ = client.send(text: AppMessage.hello(AppMessage.Hello(id: 1, session: UUID().uuidString, app: "bench")).json.serialized(.compact))
+        condition.lock()
+        defer { condition.unlock() }
+        while !welcomed {
+            guard condition.wait(until: Date(timeIntervalSinceNow: 10)) else { throw BenchFailure("no welcome") }
+        }
+    }
+
+    func send(_ frame: [UInt8], window: Int64, seq: Int64) {
+        condition.lock()
+        while seq - acked > window { _ = condition.wait(until: Date(timeIntervalSinceNow: 1)) }
+        condition.unlock()
+        _ = client.connection.send(textBytes: frame)
+    }
+
+    func waitForAck(_ seq: Int64) {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: 120)
+        while acked < seq, condition.wait(until: deadline) {}
+    }
+
+    func close() {
+        client.close()
+        _ = client.waitUntilFinished(timeout: .seconds(10))
+    }
+}
+
+/// An inspector subscribed to every session, noting each stamped event's delay.
+final class BenchInspector: WebSocketClientDelegate, @unchecked Sendable {
+    let client: WebSocketClient
+    private let condition = NSCondition()
+    private var latencies: [Double] = []
+    private var received = 0
+
+    init(port: Int) throws {
+        client = try WebSocketClient(url: "ws://127.0.0.1:\(port)/inspect", subprotocol: InspectorRequest.subprotocol)
+        try client.connect(delegate: self)
+        _ = client.send(text: #"{"type":"subscribe","id":1,"session":"*"}"#)
+        condition.lock()
+        defer { condition.unlock() }
+        while received == 0 {
+            guard condition.wait(until: Date(timeIntervalSinceNow: 10)) else { throw BenchFailure("no subscribe reply") }
+        }
+    }
+
+    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        // The stamp is read straight from the bytes, so the inspectors' own parsing does not
+        // count against the server.
+        let delay = Self.stamp(in: message.bytes).map { Double(Int64(now) - $0) / 1e9 }
+        condition.lock()
+        received += 1
+        if let delay { latencies.append(delay) }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The integer after `"t":` in the frame, if any.
+    static func stamp(in bytes: [UInt8]) -> Int64? {
+        let key = Array(#""t":"#.utf8)
+        guard bytes.count > key.count else { return nil }
+        for i in 0...(bytes.count - key.count) where bytes[i] == key[0] && Array(bytes[i..<(i + key.count)]) == key {
+            var value: Int64 = 0
+            var j = i + key.count
+            while j < bytes.count, bytes[j] >= 0x30, bytes[j] <= 0x39 {
+                value = value * 10 + Int64(bytes[j] - 0x30)
+                j += 1
+            }
+            return j > i + key.count ? value : nil
+        }
+        return nil
+    }
+
+    func waitForLatencies(_ count: Int) -> [Double] {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while latencies.count < count, condition.wait(until: deadline) {}
+        return latencies
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import RewindLog
+import Testing
+
+@Suite("rewind serve")
+struct ServeCommandTests {
+    @Test("refuses a non-loopback address without a token, in one sentence, before listening")
+    func nonLoopback() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("rewind.db").path
+        let result = try CLIRunner.run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", db], environment: ["REWIND_TOKEN": ""])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--token"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+
+    @Test("SIGKILL while an app streams, restart: every event stored once, verify passes; SIGTERM exits 0")
+    func killAndRestart() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("rewind.db").path
+        let uuid = UUID().uuidString
+        let total: Int64 = 3_000
+
+        let first = try ServeProcess(["--port", "0", "--db", db, "--web", dir.url.path])
+        let firstPort = try #require(first.port())
+        #expect(first.text.contains("inspector at http://127.0.0.1:\(firstPort)/"))
+        #expect(first.text.contains("log \(db)"))
+        let app = try StreamingApp(port: firstPort)
+        #expect(app.hello(session: uuid) == 0)
+        for seq in 0..<total { app.send(StreamingApp.event(seq)) }
+        #expect(app.waitForAck(200))
+        first.signal(SIGKILL)
+        #expect(first.waitForExit() != nil)
+        #expect(app.waitForClose())
+        let acked = app.highestAck
+
+        let second = try ServeProcess(["--port", "0", "--db", db, "--web", dir.url.path])
+        let secondPort = try #require(second.port())
+        let resumed = try StreamingApp(port: secondPort)
+        let next = try #require(resumed.hello(session: uuid))
+        // Everything acked survived the kill; the app resends from where the server is.
+        #expect(next > acked)
+        #expect(next <= total)
+        for seq in next..<total { resumed.send(StreamingApp.event(seq)) }
+        #expect(resumed.waitForAck(total - 1))
+
+        second.signal(SIGTERM)
+        #expect(second.waitForExit() == 0)
+        #expect(second.text.contains("stopped"))
+
+        let reader = try LogReader(path: db)
+        let session = try reader.session(named: uuid)
+        #expect(session.eventCount == Int(total))
+        #expect(try reader.events(session: session.id).map(\.seq) == Array(0..<total))
+        let verify = try CLIRunner.run(["verify", "--db", db, uuid])
+        #expect(verify.status == 0)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import RewindServer
+import RewindWire
+import Testing
+
+@Suite("Safe by default")
+struct AccessTests {
+    @Test("a WebSocket from a foreign Origin is refused; the server's own page and apps are not")
+    func origin() throws {
+        let fixture = try ServerFixture()
+        let port = fixture.port
+        let foreign = try RawSocket(port: port).upgrade(path: "/inspect", port: port, subprotocol: InspectorRequest.subprotocol,
+                                                        headers: ["Origin: http://evil.example"])
+        #expect(foreign.status == 403)
+        let otherPort = try RawSocket(port: port).upgrade(path: "/app", port: port, subprotocol: AppMessage.subprotocol,
+                                                          headers: ["Origin: http://127.0.0.1:1"])
+        #expect(otherPort.status == 403)
+        let own = try RawSocket(port: port).upgrade(path: "/inspect", port: port, subprotocol: InspectorRequest.subprotocol,
+                                                    headers: ["Origin: http://127.0.0.1:\(port)"])
+        #expect(own.status == 101)
+        let app = try RawSocket(port: port).upgrade(path: "/app", port: port, subprotocol: AppMessage.subprotocol)
+        #expect(app.status == 101)
+    }
+
+    @Test("with a token, every upgrade and page needs it")
+    func token() throws {
+        let web = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-web-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: web, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: web) }
+        try Data("<html>inspector</html>".utf8).write(to: web.appendingPathComponent("index.html"))
+        let fixture = try ServerFixture {
+            $0.token = "s3cret-token"
+            $0.webDirectory = web.path
+        }
+        let port = fixture.port
+        let path = InspectorRequest.path, proto = InspectorRequest.subprotocol
+        #expect(try RawSocket(port: port).upgrade(path: path, port: port, subprotocol: proto).status == 403)
+        #expect(try RawSocket(port: port).upgrade(path: path + "?token=wrong", port: port, subprotocol: proto).status == 403)
+        #expect(try RawSocket(port: port).upgrade(path: path + "?token=s3cret-token", port: port, subprotocol: proto).status == 101)
+        #expect(try RawSocket(port: port).upgrade(path: "/app", port: port, subprotocol: AppMessage.subprotocol,
+                                                  headers: ["Authorization: Bearer s3cret-token"]).status == 101)
+        #expect(try RawSocket(port: port).upgrade(path: path, port: port, subprotocol: proto,
+                                                  headers: ["Cookie: a=b; rewind_token=s3cret-token"]).status == 101)
+
+        #expect(try HTTPResult.get("/", port: port).status == 401)
+        let page = try HTTPResult.get("/?token=s3cret-token", port: port)
+        #expect(page.status == 200)
+        #expect(page.body == "<html>inspector</html>")
+        let cookie = try #require(page.header("set-cookie"))
+        #expect(cookie.hasPrefix("rewind_token=s3cret-token"))
+        #expect(cookie.contains("HttpOnly"))
+        #expect(try HTTPResult.get("/", port: port, headers: ["Cookie: rewind_token=s3cret-token"]).status == 200)
+    }
+
+    @Test("a non-loopback address without a token is refused before listening")
+    func nonLoopback() throws {
+        let configuration = RewindServerConfiguration(logPath: "/nonexistent/never-written.db", host: "0.0.0.0", port: 0)
+        #expect(throws: RewindServerError.self) { _ = try RewindServer(configuration: configuration) }
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-written.db"))
+        var withToken = configuration
+        withToken.token = "t"
+        #expect(throws: Never.self) { _ = try RewindServer(configuration: withToken) }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A plain TCP client on 127.0.0.1: hand-made HTTP and WebSocket handshakes, and an inspector that
+/// stops reading.
+final class RawSocket {
+    let fd: Int32
+
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FixtureError(description: "socket failed") }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else {
+            close(fd)
+            throw FixtureError(description: "connect failed")
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw FixtureError(description: "send failed") }
+            sent += n
+        }
+    }
+
+    /// Reads until `done` holds for what arrived, the peer closes, or `timeout` seconds pass.
+    func read(timeout: Double = 10, until done: ([UInt8]) -> Bool) -> [UInt8] {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while !done(received) {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { break }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(max(1, remaining * 1000))) > 0 else { continue }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            guard n > 0 else { break }
+            received.append(contentsOf: chunk[0..<n])
+        }
+        return received
+    }
+
+    /// The status and head of a WebSocket upgrade.
+    func upgrade(path: String, port: Int, subprotocol: String, headers: [String] = []) throws -> (status: Int, head: String) {
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: \(subprotocol)\r\n"
+        for header in headers { request += header + "\r\n" }
+        try write(Array((request + "\r\n").utf8))
+        let end = Array("\r\n\r\n".utf8)
+        var head: [UInt8] = []
+        var byte = [UInt8](repeating: 0, count: 1)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !(head.count >= 4 && Array(head.suffix(4)) == end), Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            guard recv(fd, &byte, 1, 0) == 1 else { break }
+            head.append(byte[0])
+        }
+        let text = String(decoding: head, as: UTF8.self)
+        let parts = text.split(separator: " ", maxSplits: 2)
+        return (parts.count >= 2 ? Int(parts[1]) ?? 0 : 0, text)
+    }
+
+    /// Sends one masked text frame, as a client must.
+    func sendText(_ text: String) throws {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame.append(0x80 | 126)
+            frame.append(UInt8(payload.count >> 8))
+            frame.append(UInt8(payload.count & 0xff))
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame += mask
+        for (i, byte) in payload.enumerated() { frame.append(byte ^ mask[i % 4]) }
+        try write(frame)
+    }
+}
+
+/// A plain HTTP GET on 127.0.0.1 with a raw request target (nothing normalised on our side).
+struct HTTPResult {
+    var status: Int
+    var head: String
+    var body: String
+
+    static func get(_ target: String, port: Int, headers: [String] = []) throws -> HTTPResult {
+        let socket = try RawSocket(port: port)
+        var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for header in headers { request += header + "\r\n" }
+        try socket.write(Array((request + "\r\n").utf8))
+        let raw = String(decoding: socket.read { _ in false }, as: UTF8.self)
+        let sections = raw.components(separatedBy: "\r\n\r\n")
+        let head = sections.first ?? ""
+        let parts = head.split(separator: " ", maxSplits: 2)
+        return HTTPResult(status: parts.count >= 2 ? Int(parts[1]) ?? 0 : 0, head: head,
+                          body: sections.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    func header(_ name: String) -> String? {
+        for line in head.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            if line[..<colon].lowercased() == name.lowercased() {
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+}

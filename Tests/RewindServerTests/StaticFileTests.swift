@@ -1,0 +1,58 @@
+import Foundation
+import RewindServer
+import Testing
+
+@Suite("Static files")
+struct StaticFileTests {
+    /// `<tmp>/web` with a page, a script, a style, a folder without index, and a symlink that
+    /// leads out to `<tmp>/secret.txt`.
+    static func site() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-site-\(UUID().uuidString)")
+        let web = root.appendingPathComponent("web")
+        try FileManager.default.createDirectory(at: web.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        try Data("<!doctype html><title>Rewind</title>".utf8).write(to: web.appendingPathComponent("index.html"))
+        try Data("export const x = 1;".utf8).write(to: web.appendingPathComponent("app.mjs"))
+        try Data("body{}".utf8).write(to: web.appendingPathComponent("style.css"))
+        try Data("<svg/>".utf8).write(to: web.appendingPathComponent("logo.svg"))
+        try Data("top secret".utf8).write(to: root.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(atPath: web.appendingPathComponent("link.txt").path,
+                                                   withDestinationPath: root.appendingPathComponent("secret.txt").path)
+        try FileManager.default.createSymbolicLink(atPath: web.appendingPathComponent("up").path, withDestinationPath: root.path)
+        return root
+    }
+
+    @Test("pages come with their content types and a strict CSP")
+    func serves() throws {
+        let root = try Self.site()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fixture = try ServerFixture { $0.webDirectory = root.appendingPathComponent("web").path }
+        let index = try HTTPResult.get("/", port: fixture.port)
+        #expect(index.status == 200)
+        #expect(index.header("content-type") == "text/html; charset=utf-8")
+        let csp = try #require(index.header("content-security-policy"))
+        #expect(csp.contains("default-src 'self'"))
+        #expect(csp.contains("connect-src 'self' ws://127.0.0.1:\(fixture.port)"))
+        #expect(try HTTPResult.get("/app.mjs", port: fixture.port).header("content-type") == "text/javascript; charset=utf-8")
+        #expect(try HTTPResult.get("/style.css", port: fixture.port).header("content-type") == "text/css; charset=utf-8")
+        #expect(try HTTPResult.get("/logo.svg", port: fixture.port).header("content-type") == "image/svg+xml")
+    }
+
+    @Test("no listings and no way out", arguments: ["/empty/", "/empty", "/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt",
+                                                     "/link.txt", "/up/secret.txt", "/missing.html", "/..%2fsecret.txt"])
+    func refuses(_ target: String) throws {
+        let root = try Self.site()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fixture = try ServerFixture { $0.webDirectory = root.appendingPathComponent("web").path }
+        let result = try HTTPResult.get(target, port: fixture.port)
+        #expect(result.status == 404 || result.status == 403 || result.status == 400)
+        #expect(!result.body.contains("top secret"))
+    }
+
+    @Test("without a page installed, a clear 404")
+    func notInstalled() throws {
+        let fixture = try ServerFixture { $0.webDirectory = "/nonexistent/web" }
+        let result = try HTTPResult.get("/", port: fixture.port)
+        #expect(result.status == 404)
+        #expect(result.body.contains("not installed"))
+    }
+}

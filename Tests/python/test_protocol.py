@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Speaks Rewind's wire protocol from Python, with nothing but the `websockets` package.
+
+Starts `rewind serve` on a free port with a temporary log, connects as an app (hello, events
+with patches and stable hashes computed here) and as an inspector (subscribe, live events,
+state, events, errors), and prints `N passed, N failed`.
+
+Usage: test_protocol.py PATH_TO_REWIND_BINARY
+"""
+import asyncio
+import decimal
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import uuid
+
+import websockets
+
+# --- the stable hash: FNV-1a 64 over canonical JSON (Docs/Protocol.md) ---------------------
+
+def canonical_number(text):
+    d = decimal.Decimal(text)
+    if d == 0:
+        return "0"
+    sign, digits, exponent = d.as_tuple()
+    digits = list(digits)
+    while digits and digits[0] == 0:
+        digits.pop(0)
+    while digits and digits[-1] == 0:
+        digits.pop()
+        exponent += 1
+    out = ("-" if sign else "") + "".join(str(x) for x in digits)
+    return out + (f"e{exponent}" if exponent != 0 else "")
+
+def canonical_string(s):
+    out = ['"']
+    for ch in s:
+        c = ord(ch)
+        if ch == '"': out.append('\\"')
+        elif ch == '\\': out.append('\\\\')
+        elif ch == '\n': out.append('\\n')
+        elif ch == '\r': out.append('\\r')
+        elif ch == '\t': out.append('\\t')
+        elif ch == '\b': out.append('\\b')
+        elif ch == '\f': out.append('\\f')
+        elif c < 0x20: out.append('\\u00%02x' % c)
+        else: out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+def canonical(value):
+    if value is None: return "null"
+    if value is True: return "true"
+    if value is False: return "false"
+    if isinstance(value, (int, decimal.Decimal)): return canonical_number(str(value))
+    if isinstance(value, float): return canonical_number(repr(value))
+    if isinstance(value, str): return canonical_string(value)
+    if isinstance(value, list): return "[" + ",".join(canonical(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(canonical_string(k) + ":" + canonical(value[k]) for k in sorted(value)) + "}"
+    raise TypeError(type(value))
+
+def stable_hash(value):
+    h = 0xcbf29ce484222325
+    for b in canonical(value).encode("utf-8"):
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % h
+
+# --- a tiny test runner -------------------------------------------------------------------
+
+results = {"passed": 0, "failed": 0}
+
+def check(name, condition, detail=""):
+    if condition:
+        results["passed"] += 1
+        print(f"ok   {name}")
+    else:
+        results["failed"] += 1
+        print(f"FAIL {name} {detail}")
+
+async def receive_until(ws, predicate, timeout=10):
+    async def loop():
+        while True:
+            message = json.loads(await ws.recv())
+            if predicate(message):
+                return message
+    return await asyncio.wait_for(loop(), timeout)
+
+# --- the scenario -------------------------------------------------------------------------
+
+async def scenario(port):
+    base = f"ws://127.0.0.1:{port}"
+    session = str(uuid.uuid4())
+    check("hash of a known document", stable_hash({"b": 1.0, "a": [True]}) == stable_hash({"a": [True], "b": 1}))
+
+    async with websockets.connect(base + "/inspect", subprotocols=["rewind.inspect.v1"]) as inspector:
+        await inspector.send(json.dumps({"type": "subscribe", "id": 1, "session": "*"}))
+        reply = await receive_until(inspector, lambda m: m.get("id") == 1)
+        check("subscribe reply", reply.get("type") == "subscribe" and reply.get("session") == "*", reply)
+
+        async with websockets.connect(base + "/app", subprotocols=["rewind.app.v1"]) as app:
+            await app.send(json.dumps({"type": "hello", "id": 1, "session": session, "app": "python", "meta": {"lang": "py"}}))
+            welcome = await receive_until(app, lambda m: m.get("type") == "welcome")
+            check("welcome with nextSeq 0", welcome.get("nextSeq") == 0 and welcome.get("id") == 1, welcome)
+
+            state = {"todos": [], "filter": "all", "ratio": 0.5}
+            events = [{"type": "event", "seq": 0, "at": 1763700000.0, "action": {"type": "@@INIT"},
+                       "keyframe": state, "hash": stable_hash(state), "durationNs": 0}]
+            for seq in range(1, 6):
+                patch = [{"op": "add", "path": "/todos/-", "value": {"id": seq, "title": f"todo \"{seq}\"\n", "done": False}},
+                         {"op": "replace", "path": "/ratio", "value": seq * 1.5}]
+                state = json.loads(json.dumps(state))
+                state["todos"].append({"id": seq, "title": f"todo \"{seq}\"\n", "done": False})
+                state["ratio"] = seq * 1.5
+                events.append({"type": "event", "seq": seq, "at": 1763700000.0 + seq, "action": {"type": "todo/add", "id": seq},
+                               "patch": patch, "hash": stable_hash(state), "durationNs": 1200, "cause": seq - 1})
+            for event in events:
+                await app.send(json.dumps(event))
+            acked = await receive_until(app, lambda m: m.get("type") == "error" or (m.get("type") == "ack" and m.get("seq") == 5))
+            check("every event acked", acked.get("type") == "ack", acked)
+
+            await app.send(json.dumps({"type": "event", "seq": 9, "at": 0, "action": {"type": "x"}, "patch": [], "hash": stable_hash(state)}))
+            gap = await receive_until(app, lambda m: m.get("type") == "error")
+            check("seq gap refused", gap.get("code") == "seq-gap", gap)
+
+            live = []
+            while len(live) < 6:
+                message = json.loads(await asyncio.wait_for(inspector.recv(), 10))
+                if message.get("type") == "event":
+                    live.append(message)
+            check("inspector got the live events in order", [m["seq"] for m in live] == list(range(6)), live)
+            check("live events carry the session", all(m.get("session") == session for m in live))
+
+            await inspector.send(json.dumps({"type": "state", "id": 2, "session": session[:8], "seq": 5, "path": "/todos/4/title"}))
+            value = await receive_until(inspector, lambda m: m.get("id") == 2)
+            check("state at a path", value.get("value") == "todo \"5\"\n", value)
+
+            await inspector.send(json.dumps({"type": "state", "id": 3, "session": "latest", "seq": 5}))
+            whole = await receive_until(inspector, lambda m: m.get("id") == 3)
+            check("whole state and its hash", whole.get("value") == state and whole.get("hash") == stable_hash(state), whole)
+
+            await inspector.send(json.dumps({"type": "events", "id": 4, "session": session, "from": 2, "limit": 2}))
+            page = await receive_until(inspector, lambda m: m.get("id") == 4)
+            check("events page", [e["seq"] for e in page.get("events", [])] == [2, 3] and page.get("next") == 4, page)
+
+            await inspector.send(json.dumps({"type": "sessions", "id": 5}))
+            sessions = await receive_until(inspector, lambda m: m.get("id") == 5)
+            mine = [s for s in sessions.get("sessions", []) if s["uuid"] == session]
+            check("sessions shows it live", len(mine) == 1 and mine[0]["live"] and mine[0]["eventCount"] == 6, sessions)
+
+            await inspector.send("not json")
+            error = await receive_until(inspector, lambda m: m.get("type") == "error")
+            check("malformed JSON is an error with a code", error.get("code") == "bad-json", error)
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else "rewind"
+    with tempfile.TemporaryDirectory() as folder:
+        db = os.path.join(folder, "rewind.db")
+        server = subprocess.Popen([binary, "serve", "--port", "0", "--db", db, "--web", folder],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            port = None
+            for line in server.stdout:
+                match = re.search(r"ws://127\.0\.0\.1:(\d+)/app", line)
+                if match:
+                    port = int(match.group(1))
+                    break
+            check("rewind serve started", port is not None)
+            if port is not None:
+                try:
+                    asyncio.run(scenario(port))
+                except Exception as error:  # a failure to talk is a failed test, not a crash
+                    check("scenario ran to the end", False, repr(error))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                check("rewind serve exits 0 on SIGTERM", server.wait(timeout=20) == 0)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                check("rewind serve exits 0 on SIGTERM", False, "timed out")
+        verify = subprocess.run([binary, "verify", "--db", db], capture_output=True, text=True)
+        check("rewind verify passes on what Python streamed", verify.returncode == 0, verify.stdout + verify.stderr)
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    return 1 if results["failed"] else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
