@@ -258,7 +258,7 @@ final class AppIngest: @unchecked Sendable {
                 guard hash == event.hash else {
                     throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
                 }
-                logEvent = builder.next(action: event.action, state: state, forward: patch.isEmpty ? [] : patch.json,
+                logEvent = builder.next(action: event.action, state: state, forward: patch.isEmpty ? [] : (event.patch ?? []),
                                         inverse: inverse.isEmpty ? [] : inverse.json, hash: hash, at: at,
                                         durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced)
             }
