@@ -92,3 +92,39 @@ extension JSONValue {
         try apply(JSONPatch([operation]))
     }
 }
+
+extension JSONValue {
+    /// Applies `patch` in place, all or nothing like ``apply(_:)-(JSONPatch)``, and returns the
+    /// patch that takes the result back to the document as it was (equal, member order aside),
+    /// built from the undo log of the apply instead of a diff of the two documents.
+    package mutating func applyReturningInverse(_ patch: JSONPatch) throws(JSONPatchError) -> JSONPatch {
+        var undo = PatchUndoLog()
+        for (index, operation) in patch.operations.enumerated() {
+            do {
+                try _apply(operation, undo: &undo)
+            } catch {
+                undo.rollBack(&self)
+                throw JSONPatchError(index: index, operation: operation, reason: error.reason)
+            }
+        }
+        var inverse: [JSONPatchOperation] = []
+        inverse.reserveCapacity(undo.steps.count)
+        for step in undo.steps.reversed() {
+            switch step {
+            case .remove(let tokens, let index):
+                var path = tokens
+                if let index { path[path.count - 1] = String(index) }
+                inverse.append(.remove(path: JSONPointer(tokens: path)))
+            case .insertElement(let tokens, let index, let value):
+                var path = tokens
+                path[path.count - 1] = String(index)
+                inverse.append(.add(path: JSONPointer(tokens: path), value: value))
+            case .insertMember(let tokens, _, let value):
+                inverse.append(.add(path: JSONPointer(tokens: tokens), value: value))
+            case .set(let tokens, let value):
+                inverse.append(.replace(path: JSONPointer(tokens: tokens), value: value))
+            }
+        }
+        return JSONPatch(inverse)
+    }
+}

@@ -95,6 +95,35 @@ public struct EventBuilder: Sendable {
         )
     }
 
+    /// The event for `action`, whose forward and inverse patches and resulting state's hash the
+    /// caller already has (the server's ingest applies the app's patch in place and keeps its
+    /// undo): no diff, no second hash. Same keyframe rule as ``next(action:state:at:durationNs:cause:coalesced:)``.
+    /// `seq` must not be 0.
+    package mutating func next(action: JSONValue, state newState: JSONValue, forward: JSONValue, inverse: JSONValue,
+                               hash: UInt64, at date: Date, durationNs: Int64 = 0, cause: Int64? = nil,
+                               coalesced: Bool = false) -> LogEvent {
+        precondition(nextSeq > 0, "the initial state comes first")
+        let seq = nextSeq
+        let patchBytes: Int
+        if case .array(let operations) = forward, operations.isEmpty {
+            patchBytes = 0
+        } else {
+            patchBytes = forward.serializedBytes(.compact).count
+        }
+        let keyframeDue = counter.record(patchBytes: patchBytes, stateBytes: keyframeStateBytes)
+        if keyframeDue {
+            keyframeStateBytes = newState.serializedBytes(.compact).count
+        }
+        state = newState
+        stateHash = hash
+        nextSeq += 1
+        return LogEvent(
+            sessionID: sessionID, seq: seq, at: date, action: action, actionType: nil,
+            patch: forward, inverse: inverse, hash: hash, durationNs: durationNs,
+            cause: cause, coalesced: coalesced, keyframe: keyframeDue ? Optional(newState) : Optional.none
+        )
+    }
+
     /// The event for an action whose resulting state was not recorded (the recorder's queue was
     /// full). It changes nothing: its state is the last recorded one, so its hash is that
     /// state's, and the next recorded event's patch carries the skipped changes.

@@ -26,6 +26,37 @@ struct JSONPatchTests {
         #expect(p.operations[1].json.serialized() == #"{"op":"add","path":"/a/b/1","value":9}"#)
     }
 
+    @Test("applying with the inverse: the inverse takes the result back; a failed patch changes nothing")
+    func applyReturningInverse() throws {
+        let original = try JSONValue(parsing: #"{"a":{"b":[1,2,3]},"c":"x","g":{"h":1}}"#)
+        var doc = original
+        let p = try patch("""
+        [{"op":"test","path":"/c","value":"x"},
+         {"op":"add","path":"/a/b/1","value":9},
+         {"op":"add","path":"/a/b/-","value":4},
+         {"op":"remove","path":"/a/b/0"},
+         {"op":"replace","path":"/c","value":{"d":true}},
+         {"op":"copy","from":"/a/b","path":"/e"},
+         {"op":"move","from":"/c/d","path":"/f"},
+         {"op":"remove","path":"/g"},
+         {"op":"add","path":"","value":{"root":[1,{"x":2}]}},
+         {"op":"add","path":"/root/1/y","value":3}]
+        """)
+        let inverse = try doc.applyReturningInverse(p)
+        #expect(doc == (try p.apply(to: original)))
+        var back = doc
+        try back.apply(inverse)
+        #expect(back == original)
+        #expect(back.stableHash == original.stableHash)
+        #expect(try JSONPatch(json: inverse.json) == inverse)
+
+        var untouched = original
+        #expect(throws: JSONPatchError.self) {
+            _ = try untouched.applyReturningInverse(try self.patch(#"[{"op":"remove","path":"/c"},{"op":"remove","path":"/zz"}]"#))
+        }
+        #expect(untouched == original)
+    }
+
     @Test("an object member added at an existing key replaces it in place")
     func addReplacesMember() throws {
         var doc = try JSONValue(parsing: #"{"a":1,"b":2}"#)

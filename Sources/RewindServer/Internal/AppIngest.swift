@@ -24,6 +24,9 @@ final class AppIngest: @unchecked Sendable {
     // Ingest-queue state.
     private var apps: [UInt64: AppConnection] = [:]
     private var sessions: [Int64: LiveSession] = [:]
+    /// Events validated in the current drain, not yet handed to the writer: all of one session.
+    private var pendingSession: LiveSession?
+    private var pendingEvents: [LogEvent] = []
     private enum Inbound {
         case message([UInt8], WebSocketConnection)
         case closed(WebSocketConnection)
@@ -89,9 +92,12 @@ final class AppIngest: @unchecked Sendable {
             for item in items {
                 switch item {
                 case .message(let bytes, let connection): handle(bytes, from: connection)
-                case .closed(let connection): handleClose(connection)
+                case .closed(let connection):
+                    flushPending()
+                    handleClose(connection)
                 }
             }
+            flushPending()
         }
     }
 
@@ -108,6 +114,10 @@ final class AppIngest: @unchecked Sendable {
         var app = apps[connection.id] ?? AppConnection(connection: connection)
         do throws(WireError) {
             let message = try AppMessage(frame: bytes)
+            if case .event = message {} else {
+                // Whatever else comes (hello, end, result) sees the events before it stored.
+                flushPending()
+            }
             switch message {
             case .hello(let hello):
                 app.session = try self.hello(hello, app: app)
@@ -209,47 +219,81 @@ final class AppIngest: @unchecked Sendable {
         guard event.seq == expected else {
             throw WireError(.seqGap, "event \(event.seq) arrived but the server expects \(expected) next; resend from \(expected)")
         }
-        var state: JSONValue
-        var emptyPatch = false
+        let at = Date(timeIntervalSince1970: event.at)
+        // Built on a copy: a refused event must leave the session's state as it was.
+        var builder = session.builder
+        let logEvent: LogEvent
         if let keyframe = event.keyframe {
-            state = keyframe
+            logEvent = builder.next(action: event.action, state: keyframe, at: at, durationNs: event.durationNs,
+                                    cause: event.cause, coalesced: event.coalesced)
         } else {
-            state = session.builder.state
+            let patch: JSONPatch
             do {
-                let patch = try JSONPatch(json: event.patch ?? [])
-                emptyPatch = patch.isEmpty
-                try state.apply(patch)
+                patch = try JSONPatch(json: event.patch ?? [])
             } catch {
                 throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
             }
-        }
-        let at = Date(timeIntervalSince1970: event.at)
-        // Built on a copy: the builder hashes the new state, and a refused event must leave the
-        // session's state as it was.
-        var builder = session.builder
-        let logEvent: LogEvent
-        if event.coalesced && emptyPatch && expected > 0 {
-            logEvent = builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
-        } else {
-            logEvent = builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
-                                    cause: event.cause, coalesced: event.coalesced)
+            if event.coalesced && patch.isEmpty && expected > 0 {
+                logEvent = builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
+            } else if expected == 0 {
+                var state = builder.state
+                do {
+                    try state.apply(patch)
+                } catch {
+                    throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
+                }
+                logEvent = builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
+                                        cause: event.cause, coalesced: event.coalesced)
+            } else {
+                // The app's patch is the forward patch; the undo of applying it in place is the
+                // inverse, so nothing is diffed and the new state is hashed once.
+                var state = builder.state
+                let inverse: JSONPatch
+                do {
+                    inverse = try state.applyReturningInverse(patch)
+                } catch {
+                    throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
+                }
+                let hash = state.stableHash
+                guard hash == event.hash else {
+                    throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
+                }
+                logEvent = builder.next(action: event.action, state: state, forward: patch.isEmpty ? [] : (event.patch ?? []),
+                                        inverse: inverse.isEmpty ? [] : inverse.json, hash: hash, at: at,
+                                        durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced)
+            }
         }
         guard logEvent.hash == event.hash else {
             throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(logEvent.hash)), the event says \(wireHash(event.hash))")
         }
         session.builder = builder
+        if pendingSession !== session {
+            flushPending()
+            pendingSession = session
+        }
+        pendingEvents.append(logEvent)
+        hub.publish(event: event, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
+    }
+
+    /// Hands the events validated since the last call to the writer in one batch (all of them
+    /// passed their checks, so the batch is whole), acked cumulatively once it commits.
+    private func flushPending() {
+        guard let session = pendingSession else { return }
+        pendingSession = nil
+        guard let first = pendingEvents.first?.seq, let last = pendingEvents.last?.seq else { return }
+        let events = pendingEvents
+        pendingEvents = []
         let acks = session.acks
-        let seq = event.seq
-        writer.append([logEvent]) { [weak self] result in
+        writer.append(events) { [weak self] result in
             switch result {
             case .success:
-                acks.committed(seq)
+                acks.committed(last)
             case .failure(let error):
                 self?.queue.async { session.broken = true }
-                acks.send(WireError(.storage, "event \(seq) could not be stored: \(error)"))
+                let which = first == last ? "event \(last)" : "events \(first)–\(last)"
+                acks.send(WireError(.storage, "\(which) could not be stored: \(error)"))
             }
         }
-        hub.publish(event: event, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
     }
 
     private func release(_ session: LiveSession, change: InspectorPush.SessionChange?) {
