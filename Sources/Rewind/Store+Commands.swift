@@ -80,10 +80,8 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     @inlinable @discardableResult
     public func record(to destination: RecordingDestination = .defaultLog, app: String, version: String? = nil,
                        meta: JSONValue = [:], redacting: [String] = [], queueCapacity: Int = 10_000) -> Recorder<State, Action> {
-        let recorder = Recorder<State, Action>(
-            initialState: liveState, to: destination,
-            metadata: RecordingMetadata(app: app, version: version, extra: meta),
-            options: RecorderOptions(redacting: redacting, queueCapacity: queueCapacity))
+        let recorder = makeRecorder(to: destination, app: app, version: version, meta: meta,
+                                    redacting: redacting, queueCapacity: queueCapacity)
         attach(recorder)
         return recorder
     }

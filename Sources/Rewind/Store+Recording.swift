@@ -20,12 +20,21 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     @inlinable @discardableResult
     public func record(to destination: RecordingDestination = .defaultLog, app: String, version: String? = nil,
                        meta: JSONValue = [:], redacting: [String] = [], queueCapacity: Int = 10_000) -> Recorder<State, Action> {
-        let recorder = Recorder<State, Action>(
+        let recorder = makeRecorder(to: destination, app: app, version: version, meta: meta,
+                                    redacting: redacting, queueCapacity: queueCapacity)
+        attach(recorder)
+        return recorder
+    }
+
+    /// A recorder starting from the live state; both `record` overloads build theirs here and
+    /// differ only in which `attach` they call.
+    @usableFromInline
+    func makeRecorder(to destination: RecordingDestination, app: String, version: String?, meta: JSONValue,
+                      redacting: [String], queueCapacity: Int) -> Recorder<State, Action> {
+        Recorder<State, Action>(
             initialState: liveState, to: destination,
             metadata: RecordingMetadata(app: app, version: version, extra: meta),
             options: RecorderOptions(redacting: redacting, queueCapacity: queueCapacity))
-        attach(recorder)
-        return recorder
     }
 
     /// Records this store with `recorder` (whose initial state should be the store's state).
