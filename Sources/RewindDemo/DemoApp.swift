@@ -48,6 +48,14 @@ extension DemoApp {
         return count
     }
 
+    /// Actions recorded so far in the current session.
+    public var recordedCount: Int { store.recorder?.recordedCount ?? 0 }
+
+    /// Waits until every request in flight has answered (and what its answer started).
+    public func settle() async {
+        await store.settle()
+    }
+
     /// The session being recorded, if any.
     public var sessionUUID: String? { store.recorder?.session.uuid }
 

@@ -46,6 +46,8 @@ public final class DemoRunner {
     private var running = false
     /// The apps' server connections (one sink each, so each store takes its own commands).
     private var serverSinks: [ServerSink] = []
+    /// What the state log last said of each app.
+    private var lastLogged: [ObjectIdentifier: (hash: String, locked: Bool)] = [:]
 
     /// Apps of `kinds`, recording to `destination`; each user acts `rate` times a second.
     ///
@@ -94,7 +96,9 @@ public final class DemoRunner {
     }
 
     private func logState(of app: any DemoApp, session: String, to log: DemoStateLog) {
-        log.append(app: app.kind, session: session, hash: app.stateHash, locked: app.isLocked)
+        let hash = app.stateHash, locked = app.isLocked
+        lastLogged[ObjectIdentifier(app)] = (hash, locked)
+        log.append(app: app.kind, session: session, hash: hash, locked: locked)
     }
 
     /// The scripted user's loop: one step every `1/rate` seconds, on the main actor.
@@ -119,6 +123,11 @@ public final class DemoRunner {
         users = []
         var summaries: [Summary] = []
         for app in apps {
+            // A change of this very turn has not reached its observer yet: log it now.
+            if let stateLog, let session = app.sessionUUID, let last = lastLogged[ObjectIdentifier(app)],
+               last.hash != app.stateHash || last.locked != app.isLocked {
+                logState(of: app, session: session, to: stateLog)
+            }
             let session = app.sessionUUID ?? ""
             let ignored = app.ignoredWhileLocked
             let actions = app.stopRecording()

@@ -8,7 +8,7 @@ import Testing
         ImagesIntent(network: FakeNetwork(seed: 11, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 11))
     }
 
-    @Test func appearLoadsThenShowsAnImage() async {
+    @Test func appearLoadsThenShowsAnImage() async throws {
         let intent = makeIntent(failures: .none)
         intent.onAppear()
         // The reducer has run, the request has not answered yet.
@@ -18,7 +18,7 @@ import Testing
         await intent.store.settle()
         #expect(intent.model.phase == .showing)
         #expect(!intent.model.isLoading)
-        let image = try! #require(intent.model.image)
+        let image = try #require(intent.model.image)
         #expect(image.url.hasSuffix(image.id + ".jpg"))
         #expect(!image.tags.isEmpty)
         #expect(intent.model.history.map(\.id) == [image.id])
