@@ -14,6 +14,7 @@ public final class BreweriesApp: DemoApp {
     public let bloc: Bloc<BreweryEvent, BreweryState>
     public var store: Store<BreweryState, BreweryEvent> { bloc.store }
     private var user: DemoRandom
+    private var patience = Patience()
     /// What the user is typing and how much of it so far.
     private var typing: (city: String, typed: Int)?
 
@@ -82,7 +83,11 @@ public final class BreweriesApp: DemoApp {
 
     public func userStep() {
         let state = bloc.state
-        if state.phase == .loading { return }
+        if state.phase == .loading {
+            if patience.runsOut() { bloc.add(.retried) }
+            return
+        }
+        patience.reset()
         if state.phase == .failed {
             bloc.add(.retried)
             return

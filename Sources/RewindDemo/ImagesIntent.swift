@@ -57,6 +57,7 @@ extension ImagesModel {
 public final class ImagesIntent: ModelIntent<ImagesModel, ImagesAction>, DemoApp {
     public static let kind = DemoAppKind.images
     private var user: DemoRandom
+    private var patience = Patience()
 
     /// An intent whose loader is `network` and whose scripted user draws from `user`.
     public init(network: FakeNetwork, user: DemoRandom) {
@@ -75,6 +76,11 @@ public final class ImagesIntent: ModelIntent<ImagesModel, ImagesAction>, DemoApp
 
     public func userStep() {
         let model = self.model
+        if model.phase == .loading {
+            if patience.runsOut() { onAppear() }
+            return
+        }
+        patience.reset()
         if model.route != nil {
             onDismissRoute()
             return
@@ -83,7 +89,7 @@ public final class ImagesIntent: ModelIntent<ImagesModel, ImagesAction>, DemoApp
         case .idle:
             onAppear()
         case .loading:
-            break
+            break   // handled above
         case .failed:
             // Tapping the failed screen shows the router's alert; or the user tries again.
             if user.chance(0.4) { onTapImage() } else { onAppear() }

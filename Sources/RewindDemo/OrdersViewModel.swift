@@ -32,6 +32,7 @@ public final class OrdersViewModel: DemoApp {
     /// Navigation, as a service the view model calls.
     public let presenter: PresenterService
     private var user: DemoRandom
+    private var patience = Patience()
 
     /// The view model over `network`, driven by a scripted user drawing from `user`.
     public init(network: FakeNetwork, user: DemoRandom) {
@@ -60,7 +61,13 @@ public final class OrdersViewModel: DemoApp {
 
     public func userStep() {
         let state = store.state
-        if state.isLoading { return }
+        if state.isLoading || (state.topScreen.kind == "orderDetails" && state.details?.isLoading == true) {
+            if patience.runsOut() {
+                if state.isLoading { loadOrders() } else { presenter.dismiss() }
+            }
+            return
+        }
+        patience.reset()
         if state.orders.isEmpty || state.error != nil {
             loadOrders()
             return
@@ -69,7 +76,6 @@ public final class OrdersViewModel: DemoApp {
         let roll = user.int(in: 0...99)
         switch top.kind {
         case "orderDetails":
-            if state.details?.isLoading == true { return }
             if roll < 30, let order = state.orders.first(where: { $0.id == top.orderID }), order.isOpen {
                 presenter.presentCancelConfirmation(for: order)
             } else {

@@ -13,6 +13,7 @@ public final class UsersApp: DemoApp {
 
     public let store: Store<UsersState, UsersAction>
     private var user: DemoRandom
+    private var patience = Patience()
 
     /// The app over `network`, driven by a scripted user drawing from `user`.
     public init(network: FakeNetwork, user: DemoRandom) {
@@ -154,13 +155,25 @@ public final class UsersApp: DemoApp {
 
     public func userStep() {
         let state = store.state
+        if state.auth.status == .authenticating || state.isFetching {
+            // The user waits on the spinner, then tries again.
+            if patience.runsOut() {
+                if state.isFetching {
+                    store.send(.fetchUsers(page: max(1, state.page)))
+                } else {
+                    store.send(.authenticateProvider(provider: "twitter"))
+                }
+            }
+            return
+        }
+        patience.reset()
         if state.error != nil || state.auth.error != nil {
             store.send(.errorDismissed)
             return
         }
         switch state.auth.status {
         case .authenticating:
-            return
+            return   // handled above
         case .loggedOut:
             let roll = user.int(in: 0...99)
             if roll < 10 {
@@ -173,7 +186,6 @@ public final class UsersApp: DemoApp {
                 store.send(.authenticateProvider(provider: user.chance(0.5) ? "twitter" : "facebook"))
             }
         case .loggedIn:
-            if state.isFetching { return }
             if state.users.isEmpty {
                 store.send(.fetchUsers(page: 1))
                 return

@@ -20,7 +20,7 @@ struct DemoCommand: ParsableCommand {
         Example:
           rewind serve &
           rewind demo --app breweries --rate 10
-          rewind demo --db /tmp/demo.db --duration 5 && rewind sessions --db /tmp/demo.db
+          rewind demo --db /tmp/demo.db --duration 5 --rate 20
         """
     )
 

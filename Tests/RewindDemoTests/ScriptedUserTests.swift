@@ -96,4 +96,23 @@ import Testing
         }
         #expect(other.stateHash != first)
     }
+
+    @Test func aUserStuckOnASpinnerAfterAJumpTriesAgain() async throws {
+        let intent = ImagesIntent(network: FakeNetwork(seed: 4, latencyMs: 0...0, failures: .none), user: DemoRandom(seed: 4))
+        intent.onAppear()
+        // An inspector holds the store while the answer arrives: it is not applied.
+        intent.store.jump(to: intent.model)
+        await intent.store.settle()
+        intent.store.resume()
+        #expect(intent.model.phase == .loading)
+        #expect(intent.store.ignoredWhileLocked == 1)
+        let deadline = ContinuousClock.now.advanced(by: Patience.limit * 3)
+        while intent.model.phase == .loading, ContinuousClock.now < deadline {
+            intent.userStep()
+            await intent.store.settle()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(intent.model.phase == .showing)
+        #expect(intent.model.requests == 2)
+    }
 }
