@@ -3,6 +3,7 @@ import Rewind
 /// The brewery search, BLoC style: the view adds events, the bloc maps them to states.
 @MainActor
 public final class BreweriesApp: DemoApp {
+    /// This app is `breweries`.
     public static let kind = DemoAppKind.breweries
     /// Cities the back end knows no brewery in (an empty result).
     public nonisolated static let citiesWithoutBreweries: Set<String> = ["Atlantis", "Nowhere", "Vatican City"]
@@ -12,6 +13,7 @@ public final class BreweriesApp: DemoApp {
 
     /// The bloc behind the screen.
     public let bloc: Bloc<BreweryEvent, BreweryState>
+    /// The bloc's store (recording, time travel).
     public var store: Store<BreweryState, BreweryEvent> { bloc.store }
     private var user: DemoRandom
     private var patience = Patience()
@@ -81,6 +83,7 @@ public final class BreweriesApp: DemoApp {
         }
     }
 
+    /// The scripted user's next move (see ``DemoApp/userStep()``).
     public func userStep() {
         let state = bloc.state
         if state.phase == .loading {

@@ -3,26 +3,28 @@ import Rewind
 
 /// A brewery as the Open Brewery DB returns one.
 public struct Brewery: Codable, Sendable, Equatable {
+    /// The brewery's postal address.
     public struct Address: Codable, Sendable, Equatable {
-        public var street: String
-        public var city: String
-        public var state: String
-        public var postalCode: String
-        public var country: String
+        var street: String
+        var city: String
+        var state: String
+        var postalCode: String
+        var country: String
     }
+    /// Where it is on the map.
     public struct Location: Codable, Sendable, Equatable {
-        public var latitude: Double
-        public var longitude: Double
+        var latitude: Double
+        var longitude: Double
     }
 
-    public var id: String
-    public var name: String
-    public var breweryType: String
-    public var address: Address
-    public var location: Location
-    public var phone: String
-    public var websiteURL: String
-    public var tags: [String]
+    var id: String
+    var name: String
+    var breweryType: String
+    var address: Address
+    var location: Location
+    var phone: String
+    var websiteURL: String
+    var tags: [String]
 
     /// A brewery in `city`, from a response's generator.
     static func make(in city: String, _ random: inout DemoRandom) -> Brewery {
@@ -46,10 +48,10 @@ public struct Brewery: Codable, Sendable, Equatable {
 
 /// One search the screen made, for its "recent searches" list.
 public struct BrewerySearch: Codable, Sendable, Equatable {
-    public var city: String
+    var city: String
     /// `results`, `empty` or `failed`.
     public var outcome: String
-    public var count: Int
+    var count: Int
 }
 
 /// The brewery screen's state: the city field, its validation and what the search returned.
@@ -59,15 +61,15 @@ public struct BreweryState: Codable, Sendable, Equatable {
         case idle, loading, loaded, empty, failed
     }
 
-    public var city = ""
-    public var validationError: String?
-    public var phase: Phase = .idle
-    public var breweries: [Brewery] = []
-    public var error: String?
+    var city = ""
+    var validationError: String?
+    var phase: Phase = .idle
+    var breweries: [Brewery] = []
+    var error: String?
     /// The city of the last search sent (what `retry` sends again).
     public var searchedCity: String?
-    public var recentSearches: [BrewerySearch] = []
-    public var requests = 0
+    var recentSearches: [BrewerySearch] = []
+    var requests = 0
 
     /// An empty field, nothing searched.
     public init() {}

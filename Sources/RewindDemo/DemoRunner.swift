@@ -22,13 +22,17 @@ public final class DemoRunner {
 
     /// An app that started recording.
     public struct Started: Sendable {
+        /// Which app.
         public var app: DemoAppKind
+        /// The uuid of the session it records.
         public var session: String
     }
 
     /// What an app recorded.
     public struct Summary: Sendable {
+        /// Which app.
         public var app: DemoAppKind
+        /// The uuid of the session it recorded.
         public var session: String
         /// Events in the session: the initial state (seq 0) and one per action.
         public var events: Int

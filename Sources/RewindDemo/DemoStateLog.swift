@@ -52,5 +52,6 @@ public struct DemoError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

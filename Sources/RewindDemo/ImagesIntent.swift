@@ -55,6 +55,7 @@ extension ImagesModel {
 /// The image screen's intent (MVI): the view calls its methods, the model is read-only.
 @MainActor
 public final class ImagesIntent: ModelIntent<ImagesModel, ImagesAction>, DemoApp {
+    /// This app is `images`.
     public static let kind = DemoAppKind.images
     private var user: DemoRandom
     private var patience = Patience()
@@ -74,6 +75,7 @@ public final class ImagesIntent: ModelIntent<ImagesModel, ImagesAction>, DemoApp
     /// The alert or description screen was closed.
     public func onDismissRoute() { send(.routeDismissed) }
 
+    /// The scripted user's next move (see ``DemoApp/userStep()``).
     public func userStep() {
         let model = self.model
         if model.phase == .loading {

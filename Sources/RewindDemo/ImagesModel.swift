@@ -3,31 +3,33 @@ import Rewind
 /// One picture the image screen shows, with what a photo API returns about it.
 public struct ImageInfo: Codable, Sendable, Equatable {
     /// Who took it.
+    /// The photographer.
     public struct Photographer: Codable, Sendable, Equatable {
-        public var name: String
-        public var username: String
-        public var profileURL: String
-        public var location: String
+        var name: String
+        var username: String
+        var profileURL: String
+        var location: String
     }
     /// How it was taken.
+    /// The camera settings.
     public struct Exif: Codable, Sendable, Equatable {
-        public var camera: String
-        public var focalLength: String
-        public var aperture: String
-        public var exposure: String
-        public var iso: Int
+        var camera: String
+        var focalLength: String
+        var aperture: String
+        var exposure: String
+        var iso: Int
     }
 
-    public var id: String
-    public var title: String
-    public var url: String
-    public var width: Int
-    public var height: Int
-    public var sizeBytes: Int
-    public var likes: Int
-    public var tags: [String]
-    public var photographer: Photographer
-    public var exif: Exif
+    var id: String
+    var title: String
+    var url: String
+    var width: Int
+    var height: Int
+    var sizeBytes: Int
+    var likes: Int
+    var tags: [String]
+    var photographer: Photographer
+    var exif: Exif
 
     /// A picture from a response's generator.
     static func make(_ random: inout DemoRandom) -> ImageInfo {
@@ -56,12 +58,13 @@ public struct ImageInfo: Codable, Sendable, Equatable {
 /// Where the image screen's router has gone: nowhere, an alert, or the description screen.
 public struct ImagesRoute: Codable, Sendable, Equatable {
     /// Which screen.
+    /// The screens the router opens.
     public enum Screen: String, Codable, Sendable {
         case alert, description
     }
-    public var screen: Screen
-    public var title: String
-    public var message: String?
+    var screen: Screen
+    var title: String
+    var message: String?
     /// The picture the description screen shows.
     public var imageID: String?
 }
@@ -69,20 +72,21 @@ public struct ImagesRoute: Codable, Sendable, Equatable {
 /// The image screen's one state (MVI's Model): everything the view draws.
 public struct ImagesModel: Codable, Sendable, Equatable {
     /// What the screen shows.
+    /// The screen's phases.
     public enum Phase: String, Codable, Sendable {
         case idle, loading, showing, failed
     }
 
-    public var phase: Phase = .idle
-    public var isLoading = false
-    public var image: ImageInfo?
-    public var error: String?
-    public var route: ImagesRoute?
+    var phase: Phase = .idle
+    var isLoading = false
+    var image: ImageInfo?
+    var error: String?
+    var route: ImagesRoute?
     /// Pictures shown so far, newest first (at most 40).
     public var history: [ImageInfo] = []
     /// Requests made (the last one's number: older answers are stale).
     public var requests = 0
-    public var appearances = 0
+    var appearances = 0
 
     /// An empty screen, before it appears.
     public init() {}
@@ -109,6 +113,7 @@ public enum ImagesAction: Codable, Sendable, Equatable {
         }
     }
 
+    /// Decodes the object a recording or an inspector holds; an unknown `type` fails.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: ActionKey.self)
         let type: String = try c.value("type")
@@ -123,6 +128,7 @@ public enum ImagesAction: Codable, Sendable, Equatable {
         }
     }
 
+    /// Encodes as one object: `type`, then the values.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: ActionKey.self)
         try c.type(type)

@@ -2,33 +2,36 @@ import Rewind
 
 /// An order as the orders API returns one.
 public struct Order: Codable, Sendable, Equatable {
+    /// Who ordered.
     public struct Customer: Codable, Sendable, Equatable {
-        public var name: String
-        public var email: String
-        public var city: String
-        public var country: String
+        var name: String
+        var email: String
+        var city: String
+        var country: String
     }
+    /// One product in the order.
     public struct LineItem: Codable, Sendable, Equatable {
-        public var sku: String
-        public var name: String
-        public var quantity: Int
-        public var unitPriceCents: Int
+        var sku: String
+        var name: String
+        var quantity: Int
+        var unitPriceCents: Int
     }
+    /// How it travels, once shipped.
     public struct Shipping: Codable, Sendable, Equatable {
-        public var carrier: String
-        public var trackingNumber: String
-        public var eta: String
+        var carrier: String
+        var trackingNumber: String
+        var eta: String
     }
 
-    public var id: Int
-    public var number: String
+    var id: Int
+    var number: String
     /// `placed`, `packed`, `shipped`, `delivered` or `cancelled`.
     public var status: String
-    public var placedAt: String
-    public var customer: Customer
-    public var items: [LineItem]
-    public var totalCents: Int
-    public var shipping: Shipping?
+    var placedAt: String
+    var customer: Customer
+    var items: [LineItem]
+    var totalCents: Int
+    var shipping: Shipping?
 
     /// Open orders can still be cancelled.
     public var isOpen: Bool { status == "placed" || status == "packed" }
@@ -57,36 +60,37 @@ public struct Order: Codable, Sendable, Equatable {
 public struct OrdersScreen: Codable, Sendable, Equatable {
     /// `orders`, `orderDetails` or `cancelConfirmation`.
     public var kind: String
-    public var title: String
-    public var orderID: Int?
+    var title: String
+    var orderID: Int?
 }
 
 /// The details screen's view model (OrderDetailsVM): a title and the order's history.
 public struct OrderDetails: Codable, Sendable, Equatable {
+    /// One step of the order's history.
     public struct Step: Codable, Sendable, Equatable {
-        public var status: String
-        public var at: String
-        public var note: String
+        var status: String
+        var at: String
+        var note: String
     }
-    public var orderID: Int
+    var orderID: Int
     /// "Details of NAME #ID", as in the article.
     public var title: String
-    public var isLoading: Bool
-    public var timeline: [Step]
-    public var error: String?
+    var isLoading: Bool
+    var timeline: [Step]
+    var error: String?
 }
 
 /// The orders app's state: the list, the navigation stack and the open details.
 public struct OrdersState: Codable, Sendable, Equatable {
-    public var orders: [Order] = []
-    public var isLoading = false
-    public var error: String?
+    var orders: [Order] = []
+    var isLoading = false
+    var error: String?
     /// `all`, `open` or `done`.
     public var filter = "all"
     /// Bottom first; the list screen is always there.
     public var navigation: [OrdersScreen] = [OrdersScreen(kind: "orders", title: "Orders", orderID: nil)]
-    public var details: OrderDetails?
-    public var requests = 0
+    var details: OrderDetails?
+    var requests = 0
 
     /// Nothing loaded, the list screen shown.
     public init() {}

@@ -27,7 +27,9 @@ public struct PresenterService {
 /// service, cancels orders.
 @MainActor
 public final class OrdersViewModel: DemoApp {
+    /// This app is `orders`.
     public static let kind = DemoAppKind.orders
+    /// The store behind the view model.
     public let store: Store<OrdersState, OrdersAction>
     /// Navigation, as a service the view model calls.
     public let presenter: PresenterService
@@ -59,6 +61,7 @@ public final class OrdersViewModel: DemoApp {
         presenter.dismiss()
     }
 
+    /// The scripted user's next move (see ``DemoApp/userStep()``).
     public func userStep() {
         let state = store.state
         if state.isLoading || (state.topScreen.kind == "orderDetails" && state.details?.isLoading == true) {

@@ -32,6 +32,7 @@ public enum UsersAction: Codable, Sendable, Equatable {
         }
     }
 
+    /// Decodes the object a recording or an inspector holds; an unknown `type` fails.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: ActionKey.self)
         let type: String = try c.value("type")
@@ -55,6 +56,7 @@ public enum UsersAction: Codable, Sendable, Equatable {
         }
     }
 
+    /// Encodes as one object: `type`, then the values.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: ActionKey.self)
         try c.type(type)

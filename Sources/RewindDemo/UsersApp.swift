@@ -5,12 +5,14 @@ import Rewind
 /// the action that asked as its cause.
 @MainActor
 public final class UsersApp: DemoApp {
+    /// This app is `users`.
     public static let kind = DemoAppKind.users
     /// The password the fake back end accepts for every user.
     public nonisolated static let password = "correct-horse"
     nonisolated static let pageSize = 24
     nonisolated static let lastPage = 4
 
+    /// The one store (ReSwift's `store`).
     public let store: Store<UsersState, UsersAction>
     private var user: DemoRandom
     private var patience = Patience()
@@ -153,6 +155,7 @@ public final class UsersApp: DemoApp {
         }
     }
 
+    /// The scripted user's next move (see ``DemoApp/userStep()``).
     public func userStep() {
         let state = store.state
         if state.auth.status == .authenticating || state.isFetching {

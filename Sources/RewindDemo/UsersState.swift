@@ -2,29 +2,31 @@ import Rewind
 
 /// A user as the users API returns one.
 public struct User: Codable, Sendable, Equatable {
+    /// Where the user lives.
     public struct Address: Codable, Sendable, Equatable {
-        public var street: String
-        public var city: String
-        public var zip: String
-        public var country: String
+        var street: String
+        var city: String
+        var zip: String
+        var country: String
     }
+    /// Where the user works.
     public struct Company: Codable, Sendable, Equatable {
-        public var name: String
-        public var catchPhrase: String
-        public var department: String
+        var name: String
+        var catchPhrase: String
+        var department: String
     }
 
-    public var id: String
-    public var username: String
-    public var name: String
-    public var email: String
-    public var phone: String
-    public var avatarURL: String
-    public var roles: [String]
-    public var followers: Int
-    public var createdAt: String
-    public var address: Address
-    public var company: Company
+    var id: String
+    var username: String
+    var name: String
+    var email: String
+    var phone: String
+    var avatarURL: String
+    var roles: [String]
+    var followers: Int
+    var createdAt: String
+    var address: Address
+    var company: Company
     /// Filled in by `users/set` (the profile request), `nil` in a list.
     public var bio: String?
 
@@ -51,34 +53,35 @@ public struct User: Codable, Sendable, Equatable {
 public struct UsersError: Codable, Sendable, Equatable {
     /// `validation`, `invalidCredentials`, `network` or `authRequired`.
     public var type: String
-    public var message: String
+    var message: String
 }
 
 /// Who is logged in, and how.
 public struct AuthState: Codable, Sendable, Equatable {
+    /// Where the login stands.
     public enum Status: String, Codable, Sendable {
         case loggedOut, authenticating, loggedIn
     }
-    public var status: Status = .loggedOut
+    var status: Status = .loggedOut
     /// `password`, `twitter` or `facebook`.
     public var method: String?
-    public var username: String?
-    public var token: String?
-    public var error: UsersError?
-    public var failedAttempts = 0
+    var username: String?
+    var token: String?
+    var error: UsersError?
+    var failedAttempts = 0
 }
 
 /// The users app's whole state (ReSwift's `AppState`): auth and the users it fetched.
 public struct UsersState: Codable, Sendable, Equatable {
-    public var auth = AuthState()
+    var auth = AuthState()
     /// Users fetched so far, in id order.
     public var users: [User] = []
     /// The user whose profile is open.
     public var selectedUserID: String?
-    public var isFetching = false
-    public var page = 0
-    public var error: UsersError?
-    public var requests = 0
+    var isFetching = false
+    var page = 0
+    var error: UsersError?
+    var requests = 0
 
     /// Logged out, nothing fetched.
     public init() {}
