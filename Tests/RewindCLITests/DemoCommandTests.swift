@@ -28,7 +28,7 @@ struct DemoCommandTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let db = dir.url.appendingPathComponent("demo.db").path
-        let result = try CLIRunner.run(["demo", "--db", db, "--app", "all", "--duration", "2", "--rate", "50"])
+        let result = try CLIRunner.run(["demo", "--db", db, "--app", "all", "--duration", "3", "--rate", "50"])
         #expect(result.status == 0, "\(result.stderr)")
         let sessions = Self.sessions(in: result.stdout)
         #expect(Set(sessions.keys) == ["images", "users", "breweries", "orders"])

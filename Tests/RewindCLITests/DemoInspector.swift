@@ -19,7 +19,7 @@ final class DemoInspector: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     /// The first message `predicate` accepts, once it arrived; `nil` after `timeout` seconds.
-    func wait(timeout: Double = 20, for predicate: (JSONValue) -> Bool) -> JSONValue? {
+    func wait(timeout: Double = 60, for predicate: (JSONValue) -> Bool) -> JSONValue? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }

@@ -22,7 +22,7 @@ struct MakeRunTests {
             .filter { $0["session"] == .string(session) }
     }
 
-    static func waitUntil(timeout: Double = 20, _ condition: () -> Bool) -> Bool {
+    static func waitUntil(timeout: Double = 60, _ condition: () -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while !condition() {
             if Date() > deadline { return false }
@@ -93,7 +93,7 @@ struct MakeRunTests {
         #expect(afterResume != hash)
 
         kill(run.pid, SIGINT)
-        #expect(run.waitForExit() == 0, "\(run.text)")
+        #expect(run.waitForExit(timeout: 60) == 0, "\(run.text)")
         #expect(run.text.contains("rewind demo: stopped"))
         #expect(run.text.contains("rewind serve: stopped"))
         #expect(run.text.contains("run-demo: stopped (demo exit 0, server exit 0)"))

@@ -22,9 +22,11 @@ import Testing
                                 latencyMs: 0...5, stateLog: try DemoStateLog(path: stateLogPath))
         let started = runner.start()
         #expect(started.map(\.app) == DemoAppKind.allCases)
-        // Run until every app has recorded a few dozen actions (or give up after 20 s).
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-        while runner.apps.contains(where: { ($0.recordedCount) < 30 }), ContinuousClock.now < deadline {
+        // Run until every app has recorded 40 actions (a breweries user types a dozen letters
+        // first). Effects run on the shared pool, which the other suites' blocking tests can hold
+        // for long: the deadline is generous.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(120))
+        while runner.apps.contains(where: { $0.recordedCount < 40 }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         let finalHashes = runner.apps.map(\.stateHash)
@@ -40,7 +42,7 @@ import Testing
             #expect(session.meta["version"] == "1.0.0")
             #expect(session.meta["demo"] == .string(summary.app.rawValue))
             #expect(session.eventCount == summary.events)
-            #expect(summary.events > 30)
+            #expect(summary.events > 40)
             let events = try reader.events(session: session.id)
             #expect(events.dropFirst().allSatisfy { $0.actionType.hasPrefix(summary.app.rawValue + "/") })
             // Answers to requests name the request as their cause.
@@ -59,7 +61,7 @@ import Testing
         let lines = try String(contentsOfFile: stateLogPath, encoding: .utf8).split(separator: "\n")
         for (index, summary) in summaries.enumerated() {
             let mine = lines.filter { $0.contains("\"session\":\"\(summary.session)\"") }
-            #expect(mine.count > 10)
+            #expect(mine.count > 5)
             #expect(mine.allSatisfy { $0.hasPrefix("{\"app\":\"\(summary.app.rawValue)\"") && $0.hasSuffix("\"locked\":false}") })
             #expect(mine.last?.contains("\"hash\":\"\(finalHashes[index])\"") == true)
             let session = try reader.session(named: summary.session)
