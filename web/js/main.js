@@ -44,7 +44,10 @@ function frame() {
     list.render();
     renderCount();
     const max = page.current ? Math.max(0, page.store.total - 1) : 0;
-    if (Number($('slider').max) !== max) $('slider').max = max;
+    if (Number($('slider').max) !== max) {
+      $('slider').max = max;
+      if (page.selected !== null) $('slider').value = page.selected;
+    }
   }
 }
 
@@ -442,6 +445,11 @@ connection.on('lagged', async () => {
       page.store.resync((page.current.lastSeq ?? -1) + 1);
     }
   } catch { /* the reconnect will resync */ }
+});
+
+window.addEventListener('hashchange', () => {
+  const wanted = Number(new URLSearchParams(location.hash.slice(1)).get('session'));
+  if (page.sessions.has(wanted) && (!page.current || page.current.id !== wanted)) openSession(wanted);
 });
 
 setInterval(() => { if (page.store) page.store.tick(); }, 250);
