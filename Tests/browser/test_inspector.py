@@ -89,7 +89,9 @@ def test_click_shows_state_and_diff(ctx):
     wait(d, lambda d: len([r for r in dom_rows(d) if not r["loading"]]) > 10, message="rows loaded")
     for pick in (len(dom_rows(d)) // 2, 3):
         rows = d.find_elements(By.CSS_SELECTOR, "#list .row:not([hidden])")
-        visible = [r for r in rows if r.is_displayed() and r.rect["y"] > 0 and int(r.get_attribute("data-seq")) > 0]
+        box = d.find_element(By.ID, "list").rect
+        visible = [r for r in rows if r.rect["y"] >= box["y"] and r.rect["y"] + r.rect["height"] <= box["y"] + box["height"]
+                   and int(r.get_attribute("data-seq")) > 0]
         row = visible[min(pick, len(visible) - 1)]
         seq = int(row.get_attribute("data-seq"))
         row.click()

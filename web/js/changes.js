@@ -1,7 +1,13 @@
 // The diff and blame panes: each change as a path with its value before and after.
 
 import { parsePointer } from './patch.js';
-import { preview } from './tree.js';
+
+/// A value as compact JSON, cut at `max` characters: a diff line shows what an object holds.
+function preview(value, max) {
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value);
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);

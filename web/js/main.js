@@ -19,7 +19,9 @@ const page = {
   dirty: { list: false, sessions: false }, frame: 0, diffTimer: 0,
 };
 // Timings the measurement script reads: milliseconds from input to state rendered.
-const perf = window.__rewindPerf = { click: [], slider: [], key: [] };
+// `fetched` holds the inputs whose state had to come from the server (a far jump).
+const perf = window.__rewindPerf = { click: [], slider: [], key: [], fetched: [] };
+const record = (kind, ms) => { const list = perf[kind]; if (list) { list.push(ms); if (list.length > 5000) list.shift(); } };
 
 const list = new EventList($('list'), {
   rowClick: (seq, e) => { if (e.shiftKey) setCompare(seq); else select(seq, 'click'); },
@@ -129,9 +131,9 @@ function select(seq, source, { center = false } = {}) {
   const ready = page.timeline.goto(seq);
   if (ready) {
     renderState();
-    const ms = performance.now() - t0;
-    if (perf[source]) { perf[source].push(ms); if (perf[source].length > 5000) perf[source].shift(); }
+    record(source, performance.now() - t0);
   } else {
+    page.pendingSince = t0;
     $('state-pane').classList.add('pending');
     $('state-title').textContent = `State after #${seq} (loading…)`;
   }
@@ -142,13 +144,21 @@ function select(seq, source, { center = false } = {}) {
 function retryState() {
   // A page that arrived may let the wanted state be reached locally.
   if (page.timeline && page.selected !== null && page.timeline.seq !== page.selected && !page.timeline.fetching) {
-    if (page.timeline.goto(page.selected)) renderState();
+    if (page.timeline.goto(page.selected)) {
+      renderState();
+      if (page.pendingSince) record('fetched', performance.now() - page.pendingSince);
+      page.pendingSince = 0;
+    }
   }
 }
 
 function stateArrived(seq, state, error) {
   if (error) { say(`state: ${error.message}`, true); return; }
-  if (seq === page.selected) renderState();
+  if (seq === page.selected) {
+    renderState();
+    if (page.pendingSince) record('fetched', performance.now() - page.pendingSince);
+    page.pendingSince = 0;
+  }
 }
 
 function renderState() {
