@@ -18,6 +18,7 @@ import sys
 import time
 import traceback
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -221,8 +222,68 @@ def test_export_downloads(ctx):
             assert f.read() == expected, f"{name} differs from rewind export"
 
 
+def press(driver, *keys):
+    for key in keys:
+        ActionChains(driver).send_keys(key).perform()
+
+
+def test_keyboard_moves_selection(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    d.find_element(By.ID, "follow").click()
+    press(d, Keys.HOME)
+    wait(d, lambda d: shown_seq(d) == 0, message="Home selects #0")
+    press(d, "j", "j", Keys.ARROW_DOWN)
+    wait(d, lambda d: shown_seq(d) == 3, message="j j ↓ selects #3")
+    press(d, "k")
+    wait(d, lambda d: shown_seq(d) == 2, message="k selects #2")
+    assert js(d, "return document.querySelector('#list .row.selected').dataset.seq") == "2"
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.small["uuid"], seq=2)["value"]
+    press(d, Keys.END)
+    wait(d, lambda d: shown_seq(d) == ctx.small["lastSeq"], message="End selects the last action")
+
+
+def test_blame_lists_the_changes(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, '#tree .node[data-pointer="/likes"]'), message="the /likes node")
+    d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer="/likes"] .key').click()
+    wait(d, lambda d: d.find_element(By.ID, "selected-path").text == "/likes", message="/likes selected")
+    d.find_element(By.ID, "blame").click()
+    wait(d, lambda d: js(d, "return document.getElementById('blame-view').dataset.path") == "/likes", message="blame of /likes")
+    shown = [int(x) for x in js(d, "return [...document.querySelectorAll('#blame-view .change')].map(c => c.dataset.seq)")]
+    expected = [e["seq"] for e in ctx.inspector.ask(type="blame", session=ctx.small["uuid"], path="/likes")["entries"]]
+    assert shown == expected and len(shown) > 10, f"blame {shown[:5]}… != server {expected[:5]}…"
+    d.find_elements(By.CSS_SELECTOR, "#blame-view .change")[3].click()
+    wait(d, lambda d: shown_seq(d) == expected[3], message=f"a click on a blame entry selects #{expected[3]}")
+
+
+def test_reconnects_and_resubscribes(ctx):
+    """Last: restarts the server on the same port and log, and a new app streams to it."""
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    wait(d, lambda d: d.find_element(By.ID, "status").text == "connected", message="connected")
+    ctx.app.stop()
+    ctx.inspector.close()
+    ctx.server.stop()
+    wait(d, lambda d: "reconnecting" in d.find_element(By.ID, "status").text, message="the page to notice")
+    ctx.server = harness.Server(ctx.server.binary, ctx.folder, port=ctx.server.port)
+    wait(d, lambda d: d.find_element(By.ID, "status").text == "connected", timeout=30, message="reconnected by itself")
+    ctx.inspector = harness.Inspector(ctx.server.port)
+    ctx.app = harness.App(ctx.server.binary, ctx.server, os.path.join(ctx.folder, "state2.log"))
+    fresh = wait_until(lambda: next((s for s in ctx.inspector.ask(type="sessions")["sessions"]
+                                     if s["app"] == "images" and s["uuid"] != ctx.live["uuid"]), None), message="the new app's session")
+    # The list is redrawn as counts change: click whichever element is there now.
+    wait(d, lambda d: js(d, "const e = document.querySelector(`#sessions .session[data-id='${arguments[0]}']`); if (e) e.click(); return !!e",
+                         fresh["id"]), message="the new session listed")
+    wait(d, lambda d: js(d, "return window.__rewind.page.current.id") == fresh["id"], message="the new session open")
+    target = (ctx.inspector.session(uuid=fresh["uuid"])["lastSeq"] or 0) + 5
+    wait(d, lambda d: int(js(d, "return document.getElementById('count').dataset.matches")) > target, message="live events after the reconnect")
+
+
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
-         test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads]
+         test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
+         test_blame_lists_the_changes, test_reconnects_and_resubscribes]
 
 
 def run(ctx, test):
@@ -252,6 +313,7 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "rewind")
     folder = harness.new_folder()
     ctx = Context()
+    ctx.folder = folder
     ctx.downloads = os.path.join(folder, "downloads")
     os.makedirs(ctx.downloads)
     big, small = os.path.join(folder, "big.jsonl"), os.path.join(folder, "small.jsonl")

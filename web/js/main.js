@@ -42,7 +42,15 @@ function frame() {
   if (page.dirty.sessions) { page.dirty.sessions = false; renderSessions(); }
   if (page.dirty.list) {
     page.dirty.list = false;
-    if ($('follow').checked && page.store) list.scrollToIndex(page.store.count - 1, 'end');
+    const store = page.store;
+    // Following with the newest action selected: the newest stays selected as actions arrive
+    // (once a frame, however many arrived).
+    if ($('follow').checked && store && !store.filter && page.selected !== null &&
+        page.selected === page.shownTotal - 1 && store.total - 1 > page.selected) {
+      select(store.total - 1, 'live');
+    }
+    if (store) page.shownTotal = store.total;
+    if ($('follow').checked && store) list.scrollToIndex(store.count - 1, 'end');
     list.render();
     renderCount();
     const max = page.current ? Math.max(0, page.store.total - 1) : 0;
@@ -95,6 +103,7 @@ function openSession(id, seq) {
   page.timeline = new Timeline(connection, page.store, (s, state, error) => stateArrived(s, state, error));
   page.selected = null;
   page.compare = null;
+  page.shownTotal = page.store.total;
   list.setStore(page.store);
   list.selected = list.compare = null;
   tree.render(undefined);
@@ -184,9 +193,9 @@ function renderRaw(state) {
 }
 
 function requestDiff() {
-  clearTimeout(page.diffTimer);
-  // Keys held down or a slider drag ask once they settle, not once per step.
-  page.diffTimer = setTimeout(loadDiff, 60);
+  // Keys held down, a slider drag or a live stream ask at most every 60 ms, for the latest.
+  if (page.diffTimer) return;
+  page.diffTimer = setTimeout(() => { page.diffTimer = 0; loadDiff(); }, 60);
 }
 
 function loadDiff() {
@@ -357,7 +366,8 @@ function moveBy(rows) {
 }
 
 document.addEventListener('keydown', (e) => {
-  const typing = e.target.closest('input, textarea, select');
+  // Text boxes and the slider keep their keys; a checkbox does not.
+  const typing = e.target.closest('textarea, select, input:not([type=checkbox])');
   if (e.key === 'Escape') {
     if (typing) { e.target.blur(); return; }
     if (page.compare !== null) setCompare(page.compare);

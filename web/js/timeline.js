@@ -74,6 +74,7 @@ export class Timeline {
     this.connection.request({ type: 'state', session: this.store.session, seq })
       .then((reply) => {
         this.fetching = false;
+        this.retries = 0;
         if (this.store.closed) return;
         const wanted = this.wanted;
         this.seq = reply.seq;
@@ -83,6 +84,12 @@ export class Timeline {
       })
       .catch((error) => {
         this.fetching = false;
+        // A live event is pushed before it is committed: its state may be a moment away.
+        if (error.code === 'unknown-seq' && (this.retries = (this.retries || 0) + 1) <= 20) {
+          setTimeout(() => this.fetch(), 50);
+          return;
+        }
+        this.retries = 0;
         this.onState(null, undefined, error);
       });
   }
