@@ -73,7 +73,7 @@ class App:
 
     def __init__(self, binary, server, state_log, rate=20, duration=600, app="images"):
         self.state_log = state_log
-        args = ["--server", f"ws://127.0.0.1:{server.port}", "--app", app, "--rate", str(rate),
+        args = ["--server", f"ws://127.0.0.1:{server.port}/app", "--app", app, "--rate", str(rate),
                 "--duration", str(duration), "--state-log", state_log]
         if demo_available(binary):
             self.kind = "rewind demo"
@@ -119,7 +119,9 @@ class Inspector:
 
     def session(self, app=None, uuid=None):
         for s in sorted(self.ask(type="sessions")["sessions"], key=lambda s: -s["id"]):
-            if (app is None or s["app"] == app) and (uuid is None or s["uuid"] == uuid):
+            # `rewind demo --app images` names its session "Images demo"; the stand-in "images".
+            named = app is None or s["app"] == app or s["app"].lower() == f"{app} demo"
+            if named and (uuid is None or s["uuid"] == uuid):
                 return s
         return None
 

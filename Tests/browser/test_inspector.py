@@ -272,7 +272,7 @@ def test_reconnects_and_resubscribes(ctx):
     ctx.inspector = harness.Inspector(ctx.server.port)
     ctx.app = harness.App(ctx.server.binary, ctx.server, os.path.join(ctx.folder, "state2.log"))
     fresh = wait_until(lambda: next((s for s in ctx.inspector.ask(type="sessions")["sessions"]
-                                     if s["app"] == "images" and s["uuid"] != ctx.live["uuid"]), None), message="the new app's session")
+                                     if s["app"] == ctx.live["app"] and s["uuid"] != ctx.live["uuid"]), None), message="the new app's session")
     # The list is redrawn as counts change: click whichever element is there now.
     wait(d, lambda d: js(d, "const e = document.querySelector(`#sessions .session[data-id='${arguments[0]}']`); if (e) e.click(); return !!e",
                          fresh["id"]), message="the new session listed")

@@ -220,7 +220,13 @@ function loadDiff() {
     renderDiff($('diff'), reply.patch, reply.inverse, after);
     $('diff').dataset.from = reply.from;
     $('diff').dataset.to = reply.to;
-  }).catch((error) => say(`diff: ${error.message}`, true));
+    page.diffRetries = 0;
+  }).catch((error) => {
+    // A live event is pushed before it is committed: ask again in a moment.
+    if (error.code === 'unknown-seq' && (page.diffRetries = (page.diffRetries || 0) + 1) <= 20) { requestDiff(); return; }
+    page.diffRetries = 0;
+    say(`diff: ${error.message}`, true);
+  });
 }
 
 function setCompare(seq) {
@@ -435,8 +441,10 @@ connection.on('event', (event) => {
     session.lastSeq = Math.max(session.lastSeq ?? -1, event.seq);
     session.eventCount = session.lastSeq + 1;
     schedule('sessions');
-  } else {
-    loadSessions().catch(() => {});
+  } else if (!page.loadingSessions) {
+    // An event of a session the page has not heard of: one sessions request, not one per event.
+    page.loadingSessions = true;
+    loadSessions().catch(() => {}).finally(() => { page.loadingSessions = false; });
   }
   if (page.current && event.sessionId === page.current.id) {
     page.store.addLive(event);
