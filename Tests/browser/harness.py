@@ -153,6 +153,28 @@ def gallery_jsonl(path, count):
             f.write(json.dumps({"action": action, "state": state, "at": 1763700000.0 + i / 1000}, separators=(",", ":")) + "\n")
 
 
+# The shared test data, read where it is (never copied into the repository).
+CATALOG_PLACES = [os.path.join(REPO, "..", "shared", "testdata", "json-corpus", "citm_catalog.json"),
+                  os.path.join(REPO, "..", "..", "shared", "testdata", "json-corpus", "citm_catalog.json"),
+                  "/work/shared/testdata/json-corpus/citm_catalog.json"]
+
+
+def catalog_jsonl(folder):
+    """Two states of a 1.7 MB document (the shared test data's citm_catalog.json), or None when
+    the test data is not there."""
+    source = next((p for p in CATALOG_PLACES if os.path.exists(p)), None)
+    if source is None:
+        return None
+    with open(source) as f:
+        catalog = json.load(f)
+    path = os.path.join(folder, "catalog.jsonl")
+    with open(path, "w") as f:
+        f.write(json.dumps({"state": catalog, "at": 1763700000.0}) + "\n")
+        catalog["areaNames"]["205705993"] = "Arrière-scène central (renamed)"
+        f.write(json.dumps({"action": {"type": "area/rename", "id": "205705993"}, "state": catalog, "at": 1763700001.0}) + "\n")
+    return path
+
+
 def browser(download_dir=None, size=(1400, 900)):
     """Headless Chromium through Debian's chromedriver (no driver download)."""
     from selenium import webdriver

@@ -258,6 +258,36 @@ def test_blame_lists_the_changes(ctx):
     wait(d, lambda d: shown_seq(d) == expected[3], message=f"a click on a blame entry selects #{expected[3]}")
 
 
+def test_big_state_renders_lazily(ctx):
+    if ctx.catalog is None:
+        raise AssertionError(f"the shared test data is missing: looked for {harness.CATALOG_PLACES}")
+    d = ctx.driver
+    open_session(ctx, ctx.catalog["id"])
+    wait(d, lambda d: shown_seq(d) == 1, message="the catalog's last state")
+    expected = ctx.inspector.ask(type="state", session=ctx.catalog["uuid"], seq=1)["value"]
+    top = js(d, "return [...document.querySelectorAll('#tree .node')].map(n => n.dataset.pointer)")
+    assert top == [""] + ["/" + k.replace("~", "~0").replace("/", "~1") for k in expected], top[:5]
+    d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer="/events"] .toggle').click()
+    # Only the opened container's children are drawn, none of theirs.
+    want = 1 + len(expected) + len(expected["events"])
+    wait(d, lambda d: js(d, "return document.querySelectorAll('#tree .node').length") == want, message=f"{want} tree rows once /events is open")
+    d.find_element(By.ID, "tree-search").send_keys("Bach")
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results .result"), message="search results")
+    first = d.find_element(By.CSS_SELECTOR, "#search-results .result")
+    pointer = first.get_attribute("data-pointer")
+    first.click()
+    wait(d, lambda d: js(d, "const n = document.querySelector('#tree .node.selected'); return n && n.dataset.pointer") == pointer,
+         message=f"the search result {pointer} revealed")
+    assert "bach" in json.dumps(value_at(expected, pointer)).lower() + pointer.lower()
+
+
+def value_at(doc, pointer):
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        doc = doc[int(token)] if isinstance(doc, list) else doc[token]
+    return doc
+
+
 def test_reconnects_and_resubscribes(ctx):
     """Last: restarts the server on the same port and log, and a new app streams to it."""
     d = ctx.driver
@@ -283,7 +313,7 @@ def test_reconnects_and_resubscribes(ctx):
 
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
-         test_blame_lists_the_changes, test_reconnects_and_resubscribes]
+         test_blame_lists_the_changes, test_big_state_renders_lazily, test_reconnects_and_resubscribes]
 
 
 def run(ctx, test):
@@ -325,6 +355,9 @@ def main():
         # Imports go through the server's own log while it runs, like a user's would.
         ctx.server.cli("import", big, "--app", "big")
         ctx.server.cli("import", small, "--app", "small")
+        catalog = harness.catalog_jsonl(folder)
+        if catalog:
+            ctx.server.cli("import", catalog, "--app", "catalog")
         ctx.app = harness.App(binary, ctx.server, os.path.join(folder, "state.log"))
         print(f"app: {ctx.app.kind}", flush=True)
         ctx.inspector = harness.Inspector(ctx.server.port)
@@ -332,6 +365,7 @@ def main():
         wait_until(lambda: (ctx.inspector.session(uuid=ctx.live["uuid"])["lastSeq"] or 0) >= 20, message="20 live events")
         ctx.big = ctx.inspector.session(app="big")
         ctx.small = ctx.inspector.session(app="small")
+        ctx.catalog = ctx.inspector.session(app="catalog") if catalog else None
         ctx.driver = harness.browser(download_dir=ctx.downloads)
         for test in TESTS:
             run(ctx, test)
