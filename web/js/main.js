@@ -85,6 +85,12 @@ function renderSessions() {
     item.append(name, meta);
     return item;
   });
+  if (!children.length) {
+    const empty = document.createElement('div');
+    empty.className = 'empty';
+    empty.textContent = `No sessions yet. Stream an app to ws://${location.host}/app, or run rewind import.`;
+    children.push(empty);
+  }
   $('sessions').replaceChildren(...children);
 }
 
