@@ -222,6 +222,26 @@ def test_export_downloads(ctx):
             assert f.read() == expected, f"{name} differs from rewind export"
 
 
+def test_compare_two_actions(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    d.find_element(By.ID, "follow").click()
+    press(d, Keys.HOME)
+    press(d, *(["j"] * 3))
+    wait(d, lambda d: shown_seq(d) == 3, message="#3 selected")
+    d.find_element(By.ID, "compare").click()
+    press(d, *(["j"] * 9))
+    wait(d, lambda d: shown_seq(d) == 12, message="#12 selected")
+    wait(d, lambda d: js(d, "const e = document.getElementById('diff'); return e.dataset.from + '→' + e.dataset.to") == "3→12",
+         message="the diff from #3 to #12")
+    diff = ctx.inspector.ask(type="diff", session=ctx.small["uuid"], **{"from": 3, "to": 12})
+    shown = js(d, "return [...document.querySelectorAll('#diff .change')].map(c => c.dataset.path)")
+    assert shown == [op["path"] for op in diff["patch"]] and len(shown) > 1, f"{shown} != {diff['patch']}"
+    press(d, Keys.ESCAPE)
+    wait(d, lambda d: js(d, "const e = document.getElementById('diff'); return e.dataset.from + '→' + e.dataset.to") == "11→12",
+         message="Esc goes back to the selected action's own diff")
+
+
 def press(driver, *keys):
     for key in keys:
         ActionChains(driver).send_keys(key).perform()
@@ -313,7 +333,7 @@ def test_reconnects_and_resubscribes(ctx):
 
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
-         test_blame_lists_the_changes, test_big_state_renders_lazily, test_reconnects_and_resubscribes]
+         test_compare_two_actions, test_blame_lists_the_changes, test_big_state_renders_lazily, test_reconnects_and_resubscribes]
 
 
 def run(ctx, test):

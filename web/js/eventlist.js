@@ -68,7 +68,11 @@ export class EventList {
     const last = Math.min(count - 1, Math.ceil((this.viewport.scrollTop + view) / ROW) + OVERSCAN);
     const needed = Math.max(0, last - first + 1);
     while (this.rows.length < needed) this.rows.push(this.makeRow());
-    if (store && needed > 0) store.want(store.seqAt(first), store.seqAt(last));
+    if (store && needed > 0) {
+      const seqs = [];
+      for (let index = first; index <= last; index++) seqs.push(store.seqAt(index));
+      store.want(seqs);
+    }
     for (let k = 0; k < this.rows.length; k++) {
       const row = this.rows[k];
       if (k >= needed) { if (!row.hidden) row.hidden = true; continue; }

@@ -87,17 +87,16 @@ export class EventStore {
     }
   }
 
-  /// Makes sure seqs `from…to` are loaded (missing pages are fetched) and keeps their pages.
-  want(from, to) {
+  /// Makes sure the drawn seqs are loaded (their missing pages are fetched) and keeps their
+  /// pages. A filtered list may draw seqs far apart: only their own pages count.
+  want(seqs) {
     this.pinned.clear();
-    const first = Math.floor(Math.max(0, from) / PAGE), last = Math.floor(Math.max(0, Math.min(to, this.total - 1)) / PAGE);
-    for (let i = first; i <= last; i++) {
-      this.pinned.add(i);
+    for (const seq of seqs) {
+      if (seq === undefined || seq >= this.total) continue;
+      const i = Math.floor(seq / PAGE);
+      if (!this.pinned.has(i)) this.pinned.add(i);
       const page = this.pages.get(i);
-      const end = Math.min(PAGE, this.total - i * PAGE);
-      let missing = !page;
-      if (page) for (let k = 0; k < end && !missing; k++) if (!page.slots[k]) missing = true;
-      if (missing) this.fetch(i);
+      if (!page || !page.slots[seq % PAGE]) this.fetch(i);
     }
   }
 

@@ -109,6 +109,8 @@ function openSession(id, seq) {
   page.timeline = new Timeline(connection, page.store, (s, state, error) => stateArrived(s, state, error));
   page.selected = null;
   page.compare = null;
+  $('compare-note').textContent = '';
+  $('compare').textContent = 'Compare from here';
   page.shownTotal = page.store.total;
   list.setStore(page.store);
   list.selected = list.compare = null;
@@ -239,6 +241,7 @@ function setCompare(seq) {
   page.compare = page.compare === seq ? null : seq;
   list.compare = page.compare;
   $('compare-note').textContent = page.compare !== null ? `comparing with #${page.compare} (Esc clears)` : '';
+  $('compare').textContent = page.compare !== null ? 'Stop comparing' : 'Compare from here';
   list.render();
   requestDiff();
   showTab('diff');
@@ -364,6 +367,9 @@ function renderCount() {
   }
 }
 
+$('compare').addEventListener('click', () => {
+  if (page.compare !== null) setCompare(page.compare); else if (page.selected !== null) setCompare(page.selected);
+});
 $('slider').addEventListener('input', () => select(Number($('slider').value), 'slider'));
 $('follow').addEventListener('change', () => schedule('list'));
 $('list').addEventListener('wheel', (e) => { if (e.deltaY < 0) $('follow').checked = false; }, { passive: true });
