@@ -4,7 +4,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: all deps build test python-test python-deps browser-test browser-deps bench clean
+.PHONY: all deps build test python-test python-deps browser-test browser-deps bench clean run
 
 all: build
 
@@ -51,6 +51,13 @@ browser-deps:
 	@python3 -c "import selenium" 2>/dev/null || { \
 	  python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip; }; \
 	  python3 -m pip install --quiet selenium 2>/dev/null || python3 -m pip install --quiet --break-system-packages selenium; }
+
+# The sample apps streaming to a local server: `make run` (PORT=0 picks a free port; DEMO_ARGS go
+# to `rewind demo`, e.g. DEMO_ARGS="--rate 20"). Ctrl-C stops the demo, then the server.
+PORT ?= 7433
+run: deps
+	$(SWIFT) build -c release
+	REWIND_BIN="$$($(SWIFT) build -c release --show-bin-path)/rewind" PORT=$(PORT) .ci/run-demo.sh $(DEMO_ARGS)
 
 bench: deps
 	$(SWIFT) run -c release rewind-bench

@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .library(name: "RewindServer", targets: ["RewindServer"]),
         .library(name: "Rewind", targets: ["Rewind"]),
+        .library(name: "RewindDemo", targets: ["RewindDemo"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
         // Used only by the fault tests: appends events until it is killed.
@@ -46,11 +47,14 @@ let package = Package(
                 "RewindLog",
                 "RewindReplay",
                 "RewindServer",
+                "RewindDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // What apps import: store, effects, recorder, sinks, replay, adapters.
         .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog", "RewindWire", "RewindWebSocket"]),
+        // Sample apps after the seed articles; `rewind demo` runs them.
+        .target(name: "RewindDemo", dependencies: ["Rewind"]),
         .executableTarget(
             name: "RewindBench",
             dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire"]
@@ -64,6 +68,7 @@ let package = Package(
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "rewind"]),
+        .testTarget(name: "RewindDemoTests", dependencies: ["RewindDemo", "Rewind", "RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.

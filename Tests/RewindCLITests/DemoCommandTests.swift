@@ -1,0 +1,148 @@
+import Foundation
+import RewindJSON
+import Testing
+
+@Suite("rewind demo")
+struct DemoCommandTests {
+    /// The sessions `rewind demo` announced: app name → uuid.
+    static func sessions(in stdout: String) -> [String: String] {
+        var sessions: [String: String] = [:]
+        for line in stdout.split(separator: "\n") {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            if words.count >= 3, words[1] == "session", !line.contains("events recorded") {
+                sessions[String(words[0])] = String(words[2])
+            }
+        }
+        return sessions
+    }
+
+    /// `rewind log --json`'s events of a session.
+    static func events(_ db: String, _ session: String) throws -> [JSONValue] {
+        let log = try CLIRunner.run(["log", "--db", db, session, "--json"])
+        #expect(log.status == 0, "\(log.stderr)")
+        return try log.stdout.split(separator: "\n").map { try JSONValue(parsing: Array($0.utf8)) }
+    }
+
+    @Test("records the four apps into a log that verifies, with their action types and blame")
+    func recordsIntoALog() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("demo.db").path
+        let result = try CLIRunner.run(["demo", "--db", db, "--app", "all", "--duration", "3", "--rate", "50"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let sessions = Self.sessions(in: result.stdout)
+        #expect(Set(sessions.keys) == ["images", "users", "breweries", "orders"])
+
+        // What each app's scripted user does first, and the answer to a first request.
+        let expected: [String: [String]] = [
+            "images": ["images/appear", "images/load/"],
+            "users": ["users/authenticate/"],
+            "breweries": ["breweries/city/changed"],
+            "orders": ["orders/load", "orders/load/"],
+        ]
+        for (app, uuid) in sessions {
+            let verify = try CLIRunner.run(["verify", "--db", db, uuid])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            #expect(verify.stdout.contains(": ok,"))
+            let events = try Self.events(db, uuid)
+            let types = events.compactMap { $0["type"]?.string }
+            #expect(types.first == "@@INIT")
+            #expect(types.dropFirst().allSatisfy { $0.hasPrefix(app + "/") }, "\(types)")
+            for prefix in expected[app] ?? [] {
+                #expect(types.contains { $0.hasPrefix(prefix) }, "\(app): no \(prefix) in \(types)")
+            }
+            // The summary's count is what the log holds.
+            #expect(result.stdout.contains("\(app.padding(toLength: 9, withPad: " ", startingAt: 0))  \(events.count) events recorded"),
+                    "\(result.stdout)")
+        }
+
+        // The breweries user types letter by letter: blame of /city finds those actions.
+        let breweries = try #require(sessions["breweries"])
+        let blame = try CLIRunner.run(["blame", "--db", db, breweries, "/city", "--json"])
+        #expect(blame.status == 0, "\(blame.stderr)")
+        let changes = try blame.stdout.split(separator: "\n").map { try JSONValue(parsing: Array($0.utf8)) }
+        let typed = changes.filter { $0["type"] == "breweries/city/changed" }
+        #expect(typed.count >= 3)
+        #expect(typed.allSatisfy { $0["after"] == $0["action"]?["city"] })
+    }
+
+    @Test("--state-log has a line per change for every session")
+    func stateLog() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("demo.db").path
+        let states = dir.url.appendingPathComponent("states.jsonl").path
+        let result = try CLIRunner.run(["demo", "--db", db, "--app", "breweries,orders", "--duration", "1", "--rate", "40",
+                                        "--state-log", states, "--seed", "7"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let sessions = Self.sessions(in: result.stdout)
+        #expect(Set(sessions.keys) == ["breweries", "orders"])
+        let lines = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n")
+        for (app, uuid) in sessions {
+            let mine = try lines.map { try JSONValue(parsing: Array($0.utf8)) }.filter { $0["session"] == .string(uuid) }
+            #expect(mine.count > 5)
+            #expect(mine.allSatisfy { $0["app"] == .string(app) && $0["locked"] == false })
+            // The last line is the last recorded state, hashed as the recorder hashes it.
+            let state = try CLIRunner.run(["state", "--db", db, "\(uuid)@last", "--json"])
+            #expect(state.status == 0, "\(state.stderr)")
+            let value = try #require(try JSONValue(parsing: Array(state.stdout.utf8))["value"])
+            let hex = String(value.stableHash, radix: 16)
+            #expect(mine.last?["hash"] == .string(String(repeating: "0", count: 16 - hex.count) + hex))
+        }
+    }
+
+    @Test("bad input: one sentence and a non-zero exit, nothing written", arguments: [
+        (["--app", "nope"], "no demo app named 'nope'"),
+        (["--server", "http://127.0.0.1:7433/app"], "not a WebSocket address"),
+        (["--server", "ws://127.0.0.1:1/app", "--db", "DIR/x.db"], "not both"),
+        (["--db", "DIR/file/sub/x.db"], "cannot create the folder"),
+        (["--db", "DIR"], "is a folder"),
+        (["--rate", "0", "--db", "DIR/x.db"], "--rate"),
+        (["--state-log", "DIR/missing/s.jsonl", "--db", "DIR/x.db"], "state log"),
+    ])
+    func badInput(arguments: [String], message: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        _ = try dir.file("file", contents: "not a folder")
+        let result = try CLIRunner.run(["demo", "--duration", "1"] + arguments.map { $0.replacingOccurrences(of: "DIR", with: dir.url.path) })
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("x.db").path))
+    }
+
+    @Test("an unreachable server is said once on stderr; the demo runs on and exits 0")
+    func unreachableServer() throws {
+        // A port nothing listens on: bind one, note it, close it.
+        let port = try freePort()
+        let result = try CLIRunner.run(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "users", "--duration", "3"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "cannot reach the server").count == 2, "\(result.stderr)")
+        #expect(result.stdout.contains("events recorded"))
+        #expect(result.stdout.contains("not delivered (the server is away)"))
+    }
+
+    func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw CocoaError(.fileNoSuchFile) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+extension JSONValue {
+    /// The string this value is, if it is one.
+    var string: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+}

@@ -1,0 +1,60 @@
+import Rewind
+import Testing
+@testable import RewindDemo
+
+@MainActor
+@Suite struct ImagesDemoTests {
+    func makeIntent(failures: FakeNetwork.Failures) -> ImagesIntent {
+        ImagesIntent(network: FakeNetwork(seed: 11, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 11))
+    }
+
+    @Test func appearLoadsThenShowsAnImage() async throws {
+        let intent = makeIntent(failures: .none)
+        intent.onAppear()
+        // The reducer has run, the request has not answered yet.
+        #expect(intent.model.phase == .loading)
+        #expect(intent.model.isLoading)
+        #expect(intent.model.image == nil)
+        await intent.store.settle()
+        #expect(intent.model.phase == .showing)
+        #expect(!intent.model.isLoading)
+        let image = try #require(intent.model.image)
+        #expect(image.url.hasSuffix(image.id + ".jpg"))
+        #expect(!image.tags.isEmpty)
+        #expect(intent.model.history.map(\.id) == [image.id])
+    }
+
+    @Test func aFailedLoadShowsTheErrorAndATapShowsTheAlert() async {
+        let intent = makeIntent(failures: .requests([1]))
+        intent.onAppear()
+        await intent.store.settle()
+        #expect(intent.model.phase == .failed)
+        #expect(intent.model.image == nil)
+        #expect(FakeNetwork.errors.contains(intent.model.error ?? ""))
+        intent.onTapImage()
+        #expect(intent.model.route == ImagesRoute(screen: .alert, title: "Error", message: "Failed to open the screen", imageID: nil))
+        intent.onDismissRoute()
+        // The second request succeeds: the retry shows a picture and clears the error.
+        intent.onAppear()
+        await intent.store.settle()
+        #expect(intent.model.phase == .showing)
+        #expect(intent.model.error == nil)
+        intent.onTapImage()
+        #expect(intent.model.route?.screen == .description)
+        #expect(intent.model.route?.imageID == intent.model.image?.id)
+    }
+
+    @Test func anAnswerToAnOlderRequestIsIgnored() async {
+        let intent = makeIntent(failures: .none)
+        intent.onAppear()
+        var random = DemoRandom(seed: 9)
+        let stale = ImageInfo.make(&random)
+        // Request 1 is the one in flight; an answer to request 0 must not replace the spinner.
+        intent.store.send(.loadSucceeded(request: 0, image: stale))
+        #expect(intent.model.image == nil)
+        #expect(intent.model.phase == .loading)
+        await intent.store.settle()
+        #expect(intent.model.image != nil)
+        #expect(intent.model.image != stale)
+    }
+}

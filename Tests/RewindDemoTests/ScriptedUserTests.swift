@@ -1,0 +1,118 @@
+import Rewind
+import Testing
+@testable import RewindDemo
+
+/// Each app's scripted user, run step by step against an instant back end that fails now and
+/// then, reaches the screens its seed article describes.
+@MainActor
+@Suite struct ScriptedUserTests {
+    static let steps = 400
+
+    func network(_ seed: UInt64) -> FakeNetwork {
+        FakeNetwork(seed: seed, latencyMs: 0...0, failures: .random(rate: 0.25))
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func imagesUserSeesLoadingImagesErrorsAlertsAndDescriptions(seed: UInt64) async {
+        let intent = ImagesIntent(network: network(seed), user: DemoRandom(seed: seed))
+        var seen: Set<String> = []
+        for _ in 0..<Self.steps {
+            intent.userStep()
+            seen.insert(intent.model.phase.rawValue)
+            await intent.store.settle()
+            seen.insert(intent.model.phase.rawValue)
+            if let route = intent.model.route { seen.insert("route:" + route.screen.rawValue) }
+        }
+        #expect(seen.isSuperset(of: ["loading", "showing", "failed", "route:alert", "route:description"]))
+        #expect(intent.model.history.count == 40)
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func usersUserLogsInEveryWayFetchesAndSeesErrors(seed: UInt64) async {
+        let app = UsersApp(network: network(seed), user: DemoRandom(seed: seed))
+        var seen: Set<String> = []
+        for _ in 0..<Self.steps {
+            app.userStep()
+            await app.store.settle()
+            let state = app.store.state
+            if let method = state.auth.method { seen.insert("method:" + method) }
+            if let error = state.auth.error ?? state.error { seen.insert("error:" + error.type) }
+            if state.users.count > UsersApp.pageSize { seen.insert("page 2+") }
+            if state.selectedUser?.bio != nil { seen.insert("profile") }
+        }
+        #expect(seen.isSuperset(of: ["method:password", "method:twitter", "method:facebook", "error:validation",
+                                     "error:invalidCredentials", "error:network", "error:notFound", "page 2+", "profile"]))
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func breweriesUserTypesAndSeesEveryState(seed: UInt64) async {
+        let app = BreweriesApp(network: network(seed), user: DemoRandom(seed: seed))
+        var seen: Set<String> = []
+        var cities: Set<String> = []
+        for _ in 0..<Self.steps {
+            app.userStep()
+            await app.store.settle()
+            seen.insert(app.bloc.state.phase.rawValue)
+            if app.bloc.state.validationError != nil { seen.insert("invalid") }
+            cities.insert(app.bloc.state.city)
+        }
+        #expect(seen.isSuperset(of: ["idle", "loaded", "empty", "failed", "invalid"]))
+        // Typed letter by letter: every prefix of a city shows up in the field.
+        #expect(cities.isSuperset(of: ["A", "At", "Atl"]) || cities.isSuperset(of: ["P", "Po", "Por"]))
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func ordersUserBrowsesDetailsAndCancels(seed: UInt64) async {
+        let model = OrdersViewModel(network: network(seed), user: DemoRandom(seed: seed))
+        var seen: Set<String> = []
+        for _ in 0..<Self.steps {
+            model.userStep()
+            await model.store.settle()
+            let state = model.store.state
+            seen.insert("screen:" + state.topScreen.kind)
+            if state.orders.contains(where: { $0.status == "cancelled" }) { seen.insert("cancelled") }
+            if state.filter != "all" { seen.insert("filtered") }
+            if state.details?.timeline.isEmpty == false { seen.insert("timeline") }
+        }
+        #expect(seen.isSuperset(of: ["screen:orders", "screen:orderDetails", "screen:cancelConfirmation",
+                                     "cancelled", "filtered", "timeline"]))
+    }
+
+    @Test func theSameSeedDrivesTheSameSession() async {
+        func run() async -> String {
+            let app = BreweriesApp(network: network(9), user: DemoRandom(seed: 9))
+            for _ in 0..<150 {
+                app.userStep()
+                await app.store.settle()
+            }
+            return app.stateHash
+        }
+        let first = await run()
+        #expect(await run() == first)
+        let other = BreweriesApp(network: network(10), user: DemoRandom(seed: 10))
+        for _ in 0..<150 {
+            other.userStep()
+            await other.store.settle()
+        }
+        #expect(other.stateHash != first)
+    }
+
+    @Test func aUserStuckOnASpinnerAfterAJumpTriesAgain() async throws {
+        let intent = ImagesIntent(network: FakeNetwork(seed: 4, latencyMs: 0...0, failures: .none), user: DemoRandom(seed: 4))
+        intent.onAppear()
+        // An inspector holds the store while the answer arrives: it is not applied.
+        intent.store.jump(to: intent.model)
+        await intent.store.settle()
+        intent.store.resume()
+        #expect(intent.model.phase == .loading)
+        #expect(intent.store.ignoredWhileLocked == 1)
+        let deadline = ContinuousClock.now.advanced(by: Patience.limit * 3)
+        while intent.model.phase == .loading, ContinuousClock.now < deadline {
+            intent.userStep()
+            await intent.store.settle()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(intent.model.phase == .showing)
+        #expect(intent.model.requests == 2)
+    }
+}

@@ -1,0 +1,91 @@
+import Rewind
+import Testing
+@testable import RewindDemo
+
+@MainActor
+@Suite struct UsersDemoTests {
+    func makeApp(failures: FakeNetwork.Failures = .none) -> UsersApp {
+        UsersApp(network: FakeNetwork(seed: 5, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 5))
+    }
+
+    func logIn(_ app: UsersApp) async {
+        app.store.send(.authenticatePassword(username: "nora.larsen", password: UsersApp.password))
+        await app.store.settle()
+    }
+
+    @Test func theMiddlewareRefusesAnEmptyUsernameBeforeAnyRequest() async {
+        let app = makeApp()
+        app.store.send(.authenticatePassword(username: "", password: UsersApp.password))
+        #expect(app.store.state.auth.error == UsersError(type: "validation", message: "Enter your username."))
+        #expect(app.store.state.auth.status == .loggedOut)
+        #expect(app.store.state.requests == 0)
+        app.store.send(.authenticatePassword(username: "ava", password: "abc"))
+        #expect(app.store.state.auth.error?.message == "The password has at least 6 characters.")
+        #expect(app.store.state.auth.failedAttempts == 2)
+    }
+
+    @Test func aWrongPasswordShowsInvalidCredentialsAndTheRightOneLogsIn() async {
+        let app = makeApp()
+        app.store.send(.authenticatePassword(username: "ava", password: "letmein!"))
+        #expect(app.store.state.auth.status == .authenticating)
+        await app.store.settle()
+        #expect(app.store.state.auth.status == .loggedOut)
+        #expect(app.store.state.auth.error?.type == "invalidCredentials")
+        app.store.send(.errorDismissed)
+        #expect(app.store.state.auth.error == nil)
+        await logIn(app)
+        #expect(app.store.state.auth.status == .loggedIn)
+        #expect(app.store.state.auth.username == "nora.larsen")
+        #expect(app.store.state.auth.token?.hasPrefix("tok_") == true)
+    }
+
+    @Test func aProviderLoginFailsOnTheNetworkThenSucceeds() async {
+        let app = makeApp(failures: .requests([1]))
+        app.store.send(.authenticateProvider(provider: "twitter"))
+        await app.store.settle()
+        #expect(app.store.state.auth.error?.type == "network")
+        app.store.send(.authenticateProvider(provider: "twitter"))
+        await app.store.settle()
+        #expect(app.store.state.auth.status == .loggedIn)
+        #expect(app.store.state.auth.method == "twitter")
+    }
+
+    @Test func fetchingWhileLoggedOutIsTurnedIntoAnError() {
+        let app = makeApp()
+        app.store.send(.fetchUsers(page: 1))
+        #expect(app.store.state.error?.type == "authRequired")
+        #expect(!app.store.state.isFetching)
+        #expect(app.store.state.requests == 0)
+    }
+
+    @Test func fetchPagesThenSetOneUser() async throws {
+        let app = makeApp()
+        await logIn(app)
+        app.store.send(.fetchUsers(page: 1))
+        #expect(app.store.state.isFetching)
+        await app.store.settle()
+        let first = app.store.state.users
+        #expect(first.count == UsersApp.pageSize)
+        #expect(first.map(\.id) == (0..<UsersApp.pageSize).map { "u\(1000 + $0)" })
+        #expect(first.allSatisfy { $0.email.hasSuffix("@example.com") && !$0.address.city.isEmpty && $0.bio == nil })
+        app.store.send(.fetchUsers(page: 2))
+        await app.store.settle()
+        #expect(app.store.state.users.count == 2 * UsersApp.pageSize)
+        #expect(app.store.state.page == 2)
+
+        let target = try #require(app.store.state.users.dropFirst(30).first)
+        app.store.send(.fetchUser(id: target.id))
+        await app.store.settle()
+        let updated = try #require(app.store.state.selectedUser)
+        #expect(updated.id == target.id)
+        #expect(updated.bio?.contains(target.company.name) == true)
+        #expect(updated.followers >= target.followers)
+        #expect(app.store.state.users.count == 2 * UsersApp.pageSize)
+
+        app.store.send(.fetchUser(id: "u9999"))
+        await app.store.settle()
+        #expect(app.store.state.error?.type == "notFound")
+        app.store.send(.logout)
+        #expect(app.store.state == UsersState())
+    }
+}
