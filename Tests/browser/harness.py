@@ -69,13 +69,18 @@ def demo_available(binary):
 
 
 class App:
-    """The streaming app: `rewind demo --app images` when the binary has it, else the stand-in."""
+    """The streaming app: `rewind demo --app images`, or with `standin` the Python stand-in
+    (Tests/browser/standin_app.py, same flags), which can stream 1,000 actions a second where the
+    demo's scripted users, waiting on their pretend back end, make a few dozen."""
 
-    def __init__(self, binary, server, state_log, rate=20, duration=600, app="images"):
+    def __init__(self, binary, server, state_log, rate=20, duration=600, app="images", standin=False):
         self.state_log = state_log
-        args = ["--server", f"ws://127.0.0.1:{server.port}/app", "--app", app, "--rate", str(rate),
-                "--duration", str(duration), "--state-log", state_log]
-        if demo_available(binary):
+        args = ["--server", f"ws://127.0.0.1:{server.port}/app", "--app", app, "--rate", str(rate), "--state-log", state_log]
+        if duration:
+            args += ["--duration", str(duration)]   # without it, until SIGTERM
+        if not standin:
+            if not demo_available(binary):
+                raise RuntimeError(f"{binary} has no `demo` subcommand: the browser tests stream `rewind demo`")
             self.kind = "rewind demo"
             command = [binary, "demo", *args]
         else:

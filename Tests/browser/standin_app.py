@@ -9,8 +9,9 @@ line per change of the state it shows to --state-log:
 {"app":"images","session":"<uuid>","hash":"<16 hex>","locked":true|false}.
 
 After --duration seconds it stops acting but stays connected (commands still work) until it is
-terminated; --duration 0 acts until terminated. Used by the browser tests only while
-`rewind demo` is not available.
+terminated; --duration 0 acts until terminated. The browser tests stream `rewind demo`; this
+stand-in serves Tests/browser/measure.py, which needs 1,000 actions a second (the demo's scripted
+users wait on a pretend back end and make a few dozen).
 """
 import argparse
 import asyncio

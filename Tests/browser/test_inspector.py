@@ -3,9 +3,9 @@
 
 Usage: test_inspector.py PATH_TO_REWIND_BINARY
 
-Starts `rewind serve` (temporary log, the repository's web/), streams the `images` demo app to
-it (`rewind demo`, or Tests/browser/standin_app.py when the binary has no `demo`), imports a
-100,000-event and a small session, then drives the page: live list, click → state and diff,
+Starts `rewind serve` (temporary log, the repository's web/), streams `rewind demo --app images`
+to it, imports a 100,000-event session, a small one and one with a 1.7 MB state, then drives the
+page: live list, click → state and diff,
 slider, jump/resume reaching the app, type and text filters, the big session's scrolling, and
 the export download. Every check waits on a condition with a deadline. A failure saves a
 screenshot and the browser console beside the test output (.build/browser-test/NAME.png, .log)
@@ -103,6 +103,16 @@ def test_click_shows_state_and_diff(ctx):
         diff = ctx.inspector.ask(type="diff", session=ctx.live["uuid"], **{"from": seq - 1, "to": seq})
         shown = js(d, "return [...document.querySelectorAll('#diff .change')].map(c => c.dataset.path)")
         assert shown == [op["path"] for op in diff["patch"]], f"diff paths {shown} != server {diff['patch']}"
+        # A changed value shows what the server's states hold before and after.
+        before = ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=seq - 1)["value"]
+        lines = js(d, """return [...document.querySelectorAll('#diff .change.changed')].map(c =>
+            [c.dataset.path, c.querySelector('.before').textContent, c.querySelector('.after').textContent])""")
+        for path, shown_before, shown_after in lines:
+            for shown_value, state in ((shown_before, before), (shown_after, expected)):
+                value = value_at(state, path)
+                if isinstance(value, (str, int, bool)) and not isinstance(value, float):
+                    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+                    assert len(text) > 190 or shown_value == text, f"{path}: shows {shown_value}, the server has {text}"
 
 
 def test_slider_moves_state(ctx):

@@ -16,19 +16,20 @@ function el(tag, className, text) {
   return node;
 }
 
-/// One line per operation of `patch` (RFC 6902), its before value from `inverse`.
-export function renderDiff(container, patch, inverse, after) {
+/// One line per operation of `patch` (RFC 6902). `befores[i]` is the value at op i's path just
+/// before it applies, when the caller could work it out; else the value comes from `inverse`.
+export function renderDiff(container, patch, inverse, after, befores) {
   const before = new Map();
-  for (const op of inverse || []) if ('value' in op) before.set(op.path, op.value);
+  for (const op of inverse || []) if ('value' in op && !before.has(op.path)) before.set(op.path, op.value);
   const list = el('div', 'changes');
   if (!patch.length) list.append(el('div', 'empty', 'No change: this action left the state as it was.'));
-  for (const op of patch) {
+  for (const [i, op] of patch.entries()) {
     const kindName = op.op === 'add' ? 'added' : op.op === 'remove' ? 'removed' : op.op === 'replace' ? 'changed' : op.op;
     const line = el('div', `change ${kindName}`);
     line.dataset.path = op.path;
     line.dataset.kind = kindName;
     line.append(el('span', 'badge', kindName), el('span', 'path', op.path || '/'));
-    const b = before.get(op.path), a = 'value' in op ? op.value : after(op.path);
+    const b = befores ? befores[i] : before.get(op.path), a = 'value' in op ? op.value : after(op.path);
     const values = el('div', 'values');
     if (kindName !== 'added') values.append(el('span', 'before', preview(b, 200)));
     if (kindName === 'changed') values.append(el('span', 'arrow', '→'));

@@ -7,7 +7,7 @@ import { EventList } from './eventlist.js';
 import { Timeline } from './timeline.js';
 import { StateTree, search, preview } from './tree.js';
 import { renderDiff, renderBlame } from './changes.js';
-import { resolve } from './patch.js';
+import { applyPatch, resolve } from './patch.js';
 import { Controls } from './controls.js';
 
 const $ = (id) => document.getElementById(id);
@@ -225,7 +225,7 @@ function loadDiff() {
     const want = page.compare !== null ? [Math.min(page.compare, page.selected), Math.max(page.compare, page.selected)] : [page.selected - 1, page.selected];
     if (want[0] !== reply.from || want[1] !== reply.to) return;
     const after = (path) => (page.timeline.seq === reply.to ? resolve(page.timeline.state, path) : undefined);
-    renderDiff($('diff'), reply.patch, reply.inverse, after);
+    renderDiff($('diff'), reply.patch, reply.inverse, after, beforeValues(reply));
     $('diff').dataset.from = reply.from;
     $('diff').dataset.to = reply.to;
     page.diffRetries = 0;
@@ -235,6 +235,22 @@ function loadDiff() {
     page.diffRetries = 0;
     say(`diff: ${error.message}`, true);
   });
+}
+
+/// The value at each operation's path just before it applies: the state `to` is in the page,
+/// its inverse gives state `from`, and the operations are replayed on a copy one by one.
+function beforeValues(reply) {
+  if (page.timeline.seq !== reply.to) return null;
+  try {
+    let doc = applyPatch(structuredClone(page.timeline.state), reply.inverse);
+    return reply.patch.map((op) => {
+      const value = resolve(doc, op.path);
+      doc = applyPatch(doc, [op]);
+      return value;
+    });
+  } catch {
+    return null;
+  }
 }
 
 function setCompare(seq) {
