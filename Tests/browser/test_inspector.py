@@ -349,8 +349,16 @@ TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_m
 def run(ctx, test):
     name = test.__name__
     started = time.monotonic()
+    ctx.console = []
     try:
+        ctx.driver.get_log("browser")      # start with an empty console
         test(ctx)
+        # A script error in the page fails the check even when what it looked at was right
+        # (failed connections while the server restarts are expected, and not script errors).
+        ctx.console = ctx.driver.get_log("browser")
+        errors = [e["message"] for e in ctx.console
+                  if e["level"] == "SEVERE" and "WebSocket" not in e["message"] and "net::" not in e["message"]]
+        assert not errors, f"the page logged errors: {errors[:3]}"
         results["passed"] += 1
         print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
     except Exception as error:  # any failure is this test's, reported with its evidence
@@ -361,7 +369,7 @@ def run(ctx, test):
         try:
             ctx.driver.save_screenshot(shot)
             with open(log, "w") as f:
-                for entry in ctx.driver.get_log("browser"):
+                for entry in ctx.console + ctx.driver.get_log("browser"):
                     f.write(json.dumps(entry) + "\n")
         except Exception as saving:
             shot = f"(no screenshot: {saving})"
