@@ -32,10 +32,10 @@ def wait_until(predicate, timeout=15, interval=0.05, message="condition"):
 class Server:
     """`rewind serve` on a free port with a temporary log and the repository's web/."""
 
-    def __init__(self, binary, folder, port=0):
+    def __init__(self, binary, folder, port=0, extra=()):
         self.binary = binary
         self.db = os.path.join(folder, "rewind.db")
-        self.process = subprocess.Popen([binary, "serve", "--port", str(port), "--db", self.db, "--web", os.path.join(REPO, "web")],
+        self.process = subprocess.Popen([binary, "serve", "--port", str(port), "--db", self.db, "--web", os.path.join(REPO, "web"), *extra],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.port = None
         for line in self.process.stdout:

@@ -318,6 +318,34 @@ def value_at(doc, pointer):
     return doc
 
 
+def test_token_through_the_cookie(ctx):
+    """A server with a token: the page opened with ?token= connects and downloads with its cookie."""
+    d = ctx.driver
+    folder = os.path.join(ctx.folder, "token")
+    os.makedirs(folder)
+    server = harness.Server(ctx.server.binary, folder, extra=("--token", "s3cret-token"))
+    try:
+        small = os.path.join(ctx.folder, "small.jsonl")
+        server.cli("import", small, "--app", "small")
+        d.get("about:blank")
+        d.get(f"{server.url}")
+        wait(d, lambda d: "token" in d.find_element(By.TAG_NAME, "body").text, message="a page without the token refused")
+        d.get(f"{server.url}?token=s3cret-token")
+        wait(d, lambda d: d.find_element(By.ID, "status").text == "connected", message="connected with the cookie")
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .session"), message="the session listed")
+        wait(d, lambda d: shown_seq(d) is not None, message="a state shown")
+        name = "rewind-session-1.jsonl"
+        path = os.path.join(ctx.downloads, name)
+        if os.path.exists(path):
+            os.remove(path)
+        d.find_element(By.ID, "export-jsonl").click()
+        wait_until(lambda: os.path.exists(path) and not os.path.exists(path + ".crdownload"), message="the export downloaded")
+        expected = server.cli("export", "1", "--format", "jsonl")
+        wait_until(lambda: os.path.getsize(path) == len(expected), message="the export complete")
+    finally:
+        server.stop()
+
+
 def test_reconnects_and_resubscribes(ctx):
     """Last: restarts the server on the same port and log, and a new app streams to it."""
     d = ctx.driver
@@ -343,7 +371,8 @@ def test_reconnects_and_resubscribes(ctx):
 
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
-         test_compare_two_actions, test_blame_lists_the_changes, test_big_state_renders_lazily, test_reconnects_and_resubscribes]
+         test_compare_two_actions, test_blame_lists_the_changes, test_big_state_renders_lazily, test_token_through_the_cookie,
+         test_reconnects_and_resubscribes]
 
 
 def run(ctx, test):
@@ -354,10 +383,11 @@ def run(ctx, test):
         ctx.driver.get_log("browser")      # start with an empty console
         test(ctx)
         # A script error in the page fails the check even when what it looked at was right
-        # (failed connections while the server restarts are expected, and not script errors).
+        # (failed connections while the server restarts, and the 401 of a page without its token,
+        # are expected, and not script errors).
         ctx.console = ctx.driver.get_log("browser")
         errors = [e["message"] for e in ctx.console
-                  if e["level"] == "SEVERE" and "WebSocket" not in e["message"] and "net::" not in e["message"]]
+                  if e["level"] == "SEVERE" and not any(n in e["message"] for n in ("WebSocket", "net::", "Failed to load resource"))]
         assert not errors, f"the page logged errors: {errors[:3]}"
         results["passed"] += 1
         print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
