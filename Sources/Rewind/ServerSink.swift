@@ -42,6 +42,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     private var links: [String: ServerLink] = [:]
     private var handler: CommandHandler?
     private var lastFlushAcked = true
+    /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
+    private var ending: [ServerLink] = []
 
     /// A sink for the server at `url` (`ws://host:port`; `/app` is added when no path is given).
     ///
@@ -112,8 +114,28 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     public func end(_ session: RecordingSession, at date: Date) throws {
         lock.lock()
         let link = links[session.uuid]
+        if let link { ending.append(link) }
         lock.unlock()
         link?.end()
+    }
+
+    /// Waits until every ended session has been delivered: all its events acknowledged, `end`
+    /// written to the socket and the connection closed. A process that exits right after ending
+    /// its recording calls this so its last message is not cut off; `false` if `timeout` passed
+    /// first (the server is away, say).
+    @discardableResult
+    public func waitUntilEnded(timeout: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        lock.lock()
+        let ending = self.ending
+        lock.unlock()
+        var delivered: [ServerLink] = []
+        for link in ending where link.waitUntilDelivered(until: deadline) { delivered.append(link) }
+        lock.lock()
+        self.ending.removeAll { link in delivered.contains { $0 === link } }
+        let allDelivered = self.ending.isEmpty
+        lock.unlock()
+        return allDelivered
     }
 
     /// Waits until the server has acknowledged every event written so far; `false` on timeout.

@@ -141,11 +141,9 @@ public final class DemoRunner {
         }
         stateLog?.close()
         // Stopping queued each session's `end` and close once the server held all of it; the
-        // WebSocket thread sends them on its next turn. No API says when they have left, so the
-        // process waits a moment before it may exit.
-        if !serverSinks.isEmpty {
-            Thread.sleep(forTimeInterval: 0.2)
-        }
+        // process may exit once they have left (a missing server must not hold it for long).
+        let deadline = ContinuousClock.now + .seconds(2)
+        for sink in serverSinks { sink.waitUntilEnded(timeout: max(.zero, deadline - .now)) }
         for index in summaries.indices where index < serverSinks.count {
             summaries[index].undelivered = serverSinks[index].unacknowledgedCount
         }

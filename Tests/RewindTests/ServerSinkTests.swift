@@ -145,6 +145,31 @@ struct ServerSinkTests {
         #expect(sink.droppedStateCount > 0)
     }
 
+    @Test("waitUntilEnded returns once the server has the session's end, and false while the server is away")
+    func waitUntilEndedMeansDelivered() async throws {
+        let peer = try ProtocolPeer()
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let sink = ServerSink(url: peer.url)
+        let recorder = store.record(to: .sinks([sink]), app: "Todos")
+        _ = try sendActions(30, to: store)
+        recorder.stop()
+        #expect(sink.waitUntilEnded(timeout: .seconds(10)))
+        // The `end` frame has left this process (written, connection closed); the server reads
+        // it from the socket.
+        #expect(await waitUntil { peer.state.sessions[recorder.session.uuid]?.ended == true })
+        #expect(peer.state.events.map(\.seq) == Array(0...30))
+        let port = peer.port
+        peer.shutdown()
+
+        let away = Store(initialState: AppState(), reducer: appReducer)
+        let awaySink = ServerSink(url: URL(string: "ws://127.0.0.1:\(port)")!)
+        let awayRecorder = away.record(to: .sinks([awaySink]), app: "Todos")
+        _ = try sendActions(5, to: away)
+        awayRecorder.stop()
+        #expect(!awaySink.waitUntilEnded(timeout: .milliseconds(300)))
+        awaySink.disconnect()
+    }
+
     @Test("a session stopped while the server is away is delivered whole, then ended, once it appears")
     func stoppedWhileAwayIsDelivered() async throws {
         let probe = try ProtocolPeer()

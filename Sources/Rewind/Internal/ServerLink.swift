@@ -30,6 +30,8 @@ final class ServerLink: @unchecked Sendable {
     /// Holds the link while an ended session is still being delivered, so that it outlives the
     /// recorder and the sink.
     private var delivering: ServerLink?
+    /// The connection that carried `end`, kept so a caller can wait for its close to finish.
+    private var closingClient: WebSocketClient?
 
     init(session: RecordingSession, configuration: WebSocketClientConfiguration, capacity: Int,
          commands: @escaping @Sendable (Command, ServerLink) -> Void) {
@@ -78,6 +80,22 @@ final class ServerLink: @unchecked Sendable {
             if !condition.wait(until: deadline) { break }
         }
         return events.ackedThrough >= target
+    }
+
+    /// Waits until the ended session's `end` has been written and its connection closed, or
+    /// `deadline` passes; `false` when the session is not ended or not delivered by then.
+    func waitUntilDelivered(until deadline: Date) -> Bool {
+        condition.lock()
+        while ended, phase != .finished {
+            if !condition.wait(until: deadline) { break }
+        }
+        let delivered = ended && phase == .finished && events.ackedThrough >= events.lastSeq
+        let closing = closingClient
+        condition.unlock()
+        guard delivered else { return false }
+        guard let closing else { return true }
+        let remaining = max(0, deadline.timeIntervalSinceNow)
+        return closing.waitUntilFinished(timeout: .nanoseconds(Int64(remaining * 1e9)))
     }
 
     /// Gives up: closes the connection and stops reconnecting (what is unacknowledged is lost).
@@ -226,6 +244,7 @@ final class ServerLink: @unchecked Sendable {
         guard ended, events.ackedThrough >= events.lastSeq, phase == .streaming, let client else { return }
         _ = client.send(text: AppMessage.end(id: nil).json.serialized())
         client.close()
+        closingClient = client
         self.client = nil
         phase = .finished
         delivering = nil
