@@ -157,6 +157,30 @@ def test_jump_and_resume_reach_the_app(ctx):
     wait(d, lambda d: "back to its live state" in d.find_element(By.ID, "message").text, message="resume confirmed on the page")
 
 
+def test_dispatch_and_replay_reach_the_app(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    wait(d, lambda d: d.find_element(By.ID, "dispatch").is_enabled(), message="dispatch enabled")
+    box = d.find_element(By.ID, "dispatch-text")
+    box.send_keys("{not json")
+    d.find_element(By.ID, "dispatch").click()
+    wait(d, lambda d: "not JSON" in d.find_element(By.ID, "message").text, message="bad JSON refused on the page")
+    box.clear()
+    box.send_keys('{"type": "images/like"}')
+    d.find_element(By.ID, "dispatch").click()
+    wait(d, lambda d: d.find_element(By.ID, "message").text == "dispatched", message="the app's answer to dispatch")
+    for field, value in (("replay-from", "1"), ("replay-to", "5"), ("replay-pace", "50")):
+        d.find_element(By.ID, field).clear()
+        d.find_element(By.ID, field).send_keys(value)
+    before = len(ctx.app.lines())
+    d.find_element(By.ID, "replay").click()
+    # The app counts the actions it replayed: #1…#5 are five.
+    wait(d, lambda d: "replayed 5 actions" in d.find_element(By.ID, "message").text, message="the app's answer to replay")
+    wait_until(lambda: any(l["locked"] for l in ctx.app.lines()[before:]), message="the app's store locked by the replay")
+    d.find_element(By.ID, "resume").click()
+    wait(d, lambda d: "back to its live state" in d.find_element(By.ID, "message").text, message="resumed")
+
+
 def filtered(ctx, type_glob="", text=""):
     d = ctx.driver
     open_session(ctx, ctx.small["id"])
@@ -360,7 +384,8 @@ def test_reconnects_and_resubscribes(ctx):
     ctx.inspector = harness.Inspector(ctx.server.port)
     ctx.app = harness.App(ctx.server.binary, ctx.server, os.path.join(ctx.folder, "state2.log"))
     fresh = wait_until(lambda: next((s for s in ctx.inspector.ask(type="sessions")["sessions"]
-                                     if s["app"] == ctx.live["app"] and s["uuid"] != ctx.live["uuid"]), None), message="the new app's session")
+                                     if s["app"] == ctx.live["app"] and s["live"] and s["uuid"] != ctx.live["uuid"]), None),
+                       message="the new app's session")
     # The list is redrawn as counts change: click whichever element is there now.
     wait(d, lambda d: js(d, "const e = document.querySelector(`#sessions .session[data-id='${arguments[0]}']`); if (e) e.click(); return !!e",
                          fresh["id"]), message="the new session listed")
@@ -370,6 +395,7 @@ def test_reconnects_and_resubscribes(ctx):
 
 
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
+         test_dispatch_and_replay_reach_the_app,
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
          test_compare_two_actions, test_blame_lists_the_changes, test_big_state_renders_lazily, test_token_through_the_cookie,
          test_reconnects_and_resubscribes]

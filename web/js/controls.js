@@ -16,6 +16,9 @@ export class Controls {
     $('dispatch').addEventListener('click', () => this.dispatch());
     $('dispatch-text').addEventListener('keydown', (e) => { if (e.key === 'Enter') this.dispatch(); });
     $('replay').addEventListener('click', () => this.replay());
+    // Once typed into, the replay range is the user's: selections no longer fill it in.
+    this.edited = false;
+    for (const id of ['replay-from', 'replay-to']) $(id).addEventListener('input', () => { this.edited = true; });
   }
 
   get live() {
@@ -23,7 +26,8 @@ export class Controls {
     return Boolean(session && session.live && this.connection.status === 'open');
   }
 
-  sessionChanged() {
+  sessionChanged(newSession = false) {
+    if (newSession) this.edited = false;
     for (const id of ['jump', 'resume', 'pause', 'dispatch', 'replay']) $(id).disabled = !this.live;
     const { session } = this.current();
     const hint = session && !session.live ? 'the session has ended: commands need a live app' : '';
@@ -33,11 +37,11 @@ export class Controls {
 
   selectionChanged() {
     const { selected, compare } = this.current();
-    if (selected === null) return;
+    if (selected === null || this.edited) return;
     if (compare !== null) {
       $('replay-from').value = Math.min(selected, compare);
       $('replay-to').value = Math.max(selected, compare);
-    } else if (document.activeElement !== $('replay-to')) {
+    } else {
       $('replay-to').value = selected;
     }
   }

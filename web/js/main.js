@@ -84,7 +84,8 @@ function renderSessions() {
     const meta = document.createElement('div');
     meta.className = 'meta';
     const count = (s.lastSeq ?? -1) + 1;
-    meta.textContent = `#${s.id} · ${count.toLocaleString()} events · ${s.live ? 'live' : 'ended'} · ${new Date(s.startedAt * 1000).toLocaleTimeString()}`;
+    const replay = s.replayOf !== null && s.replayOf !== undefined ? ` · replay of ${String(s.replayOf).slice(0, 8)}` : '';
+    meta.textContent = `#${s.id} · ${count.toLocaleString()} events · ${s.live ? 'live' : 'ended'}${replay} · ${new Date(s.startedAt * 1000).toLocaleTimeString()}`;
     item.append(name, meta);
     return item;
   });
@@ -124,7 +125,7 @@ function openSession(id, seq) {
   $('export-jsonl').href = `/export/${session.id}?format=jsonl`;
   $('export-redux').href = `/export/${session.id}?format=redux-devtools`;
   applyFilter();
-  controls.sessionChanged();
+  controls.sessionChanged(true);
   history.replaceState(null, '', `#session=${session.id}`);
   schedule('sessions');
   schedule('list');
