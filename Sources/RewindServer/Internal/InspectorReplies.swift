@@ -23,7 +23,13 @@ enum InspectorReplies {
     static func event(_ event: LogEvent, keyframe: JSONValue?) -> JSONValue {
         var o: JSONObject = ["seq": number(event.seq), "at": time(event.at), "actionType": .string(event.actionType),
                              "action": event.action]
-        if let keyframe { o["keyframe"] = keyframe } else { o["patch"] = event.patch }
+        if let keyframe {
+            o["keyframe"] = keyframe
+        } else {
+            o["patch"] = event.patch
+            // The page steps back through states without a round trip per step.
+            o["inverse"] = event.inverse
+        }
         o["hash"] = .string(wireHash(event.hash))
         o["durationNs"] = number(event.durationNs)
         if let cause = event.cause { o["cause"] = number(cause) }

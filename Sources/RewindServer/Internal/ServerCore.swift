@@ -13,6 +13,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     let queries: InspectorQueries
     let access: AccessPolicy
     let files: StaticFiles
+    let export: ExportRoute
 
     init(configuration: RewindServerConfiguration) throws(LogError) {
         let folder = (configuration.logPath as NSString).deletingLastPathComponent
@@ -24,6 +25,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             ingest = try AppIngest(writer: writer, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors)
             queries = try InspectorQueries(logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
                                            readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors)
+            export = try ExportRoute(logPath: configuration.logPath)
         } catch {
             writer.close()
             throw error
@@ -68,7 +70,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         case .refused:
             return .text("this server needs its token: open the address `rewind serve` printed (it ends in ?token=…)\n", status: 401)
         case .allowed(let setCookie):
-            var response = files.respond(to: request)
+            var response = ExportRoute.handles(request) ? export.respond(to: request) : files.respond(to: request)
             if let setCookie { response.headers.add("Set-Cookie", setCookie) }
             return response
         }

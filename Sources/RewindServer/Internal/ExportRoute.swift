@@ -1,0 +1,66 @@
+import Foundation
+import RewindLog
+import RewindWebSocket
+
+/// `GET /export/<session>?format=jsonl|redux-devtools`: the session as a download, written by
+/// the same ``SessionExporter`` as `rewind export`, so the file is byte-identical to it. The
+/// default format is the one the session was imported from, else JSONL, as on the command line.
+struct ExportRoute: Sendable {
+    static let prefix = "/export/"
+    private let readers: ReaderPool
+
+    init(logPath: String) throws(LogError) {
+        // A reader of its own: a long export never holds up the inspectors' queries.
+        readers = try ReaderPool(path: logPath, count: 1)
+    }
+
+    static func handles(_ request: HTTPRequest) -> Bool {
+        request.path.hasPrefix(prefix)
+    }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        let name = String(request.path.dropFirst(Self.prefix.count))
+        guard !name.isEmpty, !name.contains("/") else {
+            return .text("an export is /export/SESSION (an id, a uuid prefix or latest), and \(request.path) names none\n", status: 404)
+        }
+        var format: ImportFormat?
+        if let asked = request.queryValue("format") {
+            guard let known = ImportFormat(rawValue: asked) else {
+                return .text("unknown export format '\(asked)': use format=jsonl or format=redux-devtools\n", status: 400)
+            }
+            format = known
+        }
+        do {
+            return try readers.withReader { reader in
+                let session: SessionInfo
+                do {
+                    session = try reader.session(named: name)
+                } catch let error as LogError where error.kind.isUnknownOrAmbiguous {
+                    return .text("\(error.description)\n", status: 404)
+                }
+                let chosen = format ?? ImportMeta(sessionMeta: session.meta)?.format ?? .jsonl
+                var body: [UInt8] = []
+                try SessionExporter(reader: reader, session: session).write(chosen) { chunk in body += chunk }
+                let ext = chosen == .jsonl ? "jsonl" : "json"
+                let file = "rewind-session-\(session.id).\(chosen == .jsonl ? "" : "redux-devtools.")\(ext)"
+                let headers: HTTPHeaders = ["Content-Disposition": "attachment; filename=\"\(file)\"",
+                                            "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"]
+                let type = chosen == .jsonl ? "application/x-ndjson" : "application/json"
+                return HTTPResponse(status: 200, contentType: type, headers: headers, body: body)
+            }
+        } catch let error as ExportError {
+            return .text("\(error).\n", status: 500)
+        } catch {
+            return .text("the session could not be exported: \(error)\n", status: 500)
+        }
+    }
+}
+
+extension LogError.Kind {
+    fileprivate var isUnknownOrAmbiguous: Bool {
+        switch self {
+        case .unknownSession, .ambiguousSession: true
+        default: false
+        }
+    }
+}

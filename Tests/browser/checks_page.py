@@ -1,0 +1,224 @@
+"""Checks of the page itself: the list, the state, the diff, filters, big sessions, exports."""
+import fnmatch
+import json
+import os
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+import harness
+from harness import wait_until
+from pagekit import dom_rows, js, open_session, press, shown_seq, shown_state, value_at, wait
+
+BIG = 100_000
+
+
+def test_live_events_appear(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    for _ in range(2):
+        # A seq the server has now must show up in the list by itself (follow is on).
+        target = ctx.inspector.session(uuid=ctx.live["uuid"])["lastSeq"] + 3
+        wait(d, lambda d: any(r["seq"] >= target and not r["loading"] for r in dom_rows(d)), message=f"live row #{target}")
+    count = int(js(d, "return document.getElementById('count').dataset.matches"))
+    assert count >= target + 1, f"count {count} behind seq {target}"
+
+
+def test_click_shows_state_and_diff(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    d.find_element(By.ID, "follow").click()          # stop following so the rows stay put
+    wait(d, lambda d: len([r for r in dom_rows(d) if not r["loading"]]) > 10, message="rows loaded")
+    for pick in (len(dom_rows(d)) // 2, 3):
+        rows = d.find_elements(By.CSS_SELECTOR, "#list .row:not([hidden])")
+        box = d.find_element(By.ID, "list").rect
+        visible = [r for r in rows if r.rect["y"] >= box["y"] and r.rect["y"] + r.rect["height"] <= box["y"] + box["height"]
+                   and int(r.get_attribute("data-seq")) > 0]
+        row = visible[min(pick, len(visible) - 1)]
+        seq = int(row.get_attribute("data-seq"))
+        row.click()
+        wait(d, lambda d: shown_seq(d) == seq, message=f"state of #{seq}")
+        expected = ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=seq)["value"]
+        assert shown_state(d) == expected, f"state #{seq} differs from the server's"
+        wait(d, lambda d: js(d, "return document.getElementById('diff').dataset.to") == str(seq), message=f"diff of #{seq}")
+        diff = ctx.inspector.ask(type="diff", session=ctx.live["uuid"], **{"from": seq - 1, "to": seq})
+        shown = js(d, "return [...document.querySelectorAll('#diff .change')].map(c => c.dataset.path)")
+        assert shown == [op["path"] for op in diff["patch"]], f"diff paths {shown} != server {diff['patch']}"
+        # A changed value shows what the server's states hold before and after.
+        before = ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=seq - 1)["value"]
+        lines = js(d, """return [...document.querySelectorAll('#diff .change.changed')].map(c =>
+            [c.dataset.path, c.querySelector('.before').textContent, c.querySelector('.after').textContent])""")
+        for path, shown_before, shown_after in lines:
+            for shown_value, state in ((shown_before, before), (shown_after, expected)):
+                value = value_at(state, path)
+                if isinstance(value, (str, int, bool)) and not isinstance(value, float):
+                    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+                    assert len(text) > 190 or shown_value == text, f"{path}: shows {shown_value}, the server has {text}"
+
+
+def test_slider_moves_state(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    slider = d.find_element(By.ID, "slider")
+    slider.click()
+    slider.send_keys(Keys.HOME)
+    wait(d, lambda d: shown_seq(d) == 0, message="state #0 after Home on the slider")
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=0)["value"]
+    slider = d.find_element(By.ID, "slider")
+    for _ in range(5):
+        slider.send_keys(Keys.ARROW_RIGHT)
+    wait(d, lambda d: shown_seq(d) == 5, message="state #5 after five steps")
+    assert int(slider.get_attribute("value")) == 5
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=5)["value"]
+    slider.send_keys(Keys.ARROW_LEFT)
+    wait(d, lambda d: shown_seq(d) == 4, message="state #4 after a step back")
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=4)["value"]
+
+
+def filtered(ctx, type_glob="", text=""):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    d.find_element(By.ID, "type-filter").send_keys(type_glob)
+    d.find_element(By.ID, "text-filter").send_keys(text)
+    wait(d, lambda d: js(d, "const c = document.getElementById('count'); return c.dataset.done === 'true' && c.textContent.includes('match')"),
+         message="the filter scan to finish")
+    wait(d, lambda d: dom_rows(d) and not any(r["loading"] for r in dom_rows(d)), message="filtered rows loaded")
+    return int(js(d, "return document.getElementById('count').dataset.matches")), dom_rows(d)
+
+
+def cli_count(ctx, *args):
+    out = ctx.server.cli("log", str(ctx.small["id"]), "--json", *args).decode()
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_type_filter(ctx):
+    count, rows = filtered(ctx, type_glob="images/*")
+    expected = cli_count(ctx, "--type", "images/*")
+    assert count == len(expected), f"page says {count} match, rewind log --type says {len(expected)}"
+    assert count < ctx.small["eventCount"]
+    assert all(fnmatch.fnmatchcase(r["type"], "images/*") for r in rows), rows
+    # The drawn rows are a run of consecutive matches (wherever the list is scrolled).
+    seqs = [e["seq"] for e in expected]
+    start = seqs.index(rows[0]["seq"])
+    assert [r["seq"] for r in rows] == seqs[start:start + len(rows)], rows
+
+
+def test_text_filter(ctx):
+    count, rows = filtered(ctx, text="user7")
+    expected = cli_count(ctx, "--grep", "user7")
+    assert 0 < count == len(expected), f"page says {count} match, rewind log --grep says {len(expected)}"
+    wanted = {e["seq"] for e in expected}
+    assert all(r["seq"] in wanted for r in rows), rows
+
+
+def test_big_session_scrolls(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.big["id"])
+    d.find_element(By.ID, "follow").click()
+    js(d, "document.getElementById('list').scrollTop = 0")
+    wait(d, lambda d: any(r["seq"] == 0 and not r["loading"] for r in dom_rows(d)), message="the first rows")
+    height = js(d, "return document.getElementById('list').scrollHeight")
+    most = 0
+    for step in range(1, 21):
+        js(d, "document.getElementById('list').scrollTop = arguments[0]", height * step / 20)
+        first = int(height * step / 20 / 24)
+        wait(d, lambda d: any(r["seq"] >= min(first, BIG - 30) and not r["loading"] for r in dom_rows(d)), message=f"rows near {first}")
+        most = max(most, js(d, "return document.querySelectorAll('#list .row').length"))
+    assert most < 120, f"{most} rows in the DOM"
+    d.find_element(By.ID, "list").click()
+    d.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    wait(d, lambda d: shown_seq(d) == BIG, message=f"the last seq {BIG} selected")
+    wait(d, lambda d: any(r["seq"] == BIG and not r["loading"] for r in dom_rows(d)), message="the last row drawn")
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.big["uuid"], seq=BIG)["value"]
+    nodes = js(d, "return document.getElementsByTagName('*').length")
+    assert nodes < 3000, f"{nodes} DOM nodes"
+
+
+def test_export_downloads(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    for link, fmt, name in (("export-jsonl", "jsonl", f"rewind-session-{ctx.small['id']}.jsonl"),
+                            ("export-redux", "redux-devtools", f"rewind-session-{ctx.small['id']}.redux-devtools.json")):
+        path = os.path.join(ctx.downloads, name)
+        if os.path.exists(path):
+            os.remove(path)
+        d.find_element(By.ID, link).click()
+        wait_until(lambda: os.path.exists(path) and not os.path.exists(path + ".crdownload"), message=f"{name} downloaded")
+        expected = ctx.server.cli("export", str(ctx.small["id"]), "--format", fmt)
+        wait_until(lambda: os.path.getsize(path) == len(expected), message=f"{name} complete")
+        with open(path, "rb") as f:
+            assert f.read() == expected, f"{name} differs from rewind export"
+
+
+def test_compare_two_actions(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    d.find_element(By.ID, "follow").click()
+    press(d, Keys.HOME)
+    press(d, *(["j"] * 3))
+    wait(d, lambda d: shown_seq(d) == 3, message="#3 selected")
+    d.find_element(By.ID, "compare").click()
+    press(d, *(["j"] * 9))
+    wait(d, lambda d: shown_seq(d) == 12, message="#12 selected")
+    wait(d, lambda d: js(d, "const e = document.getElementById('diff'); return e.dataset.from + '→' + e.dataset.to") == "3→12",
+         message="the diff from #3 to #12")
+    diff = ctx.inspector.ask(type="diff", session=ctx.small["uuid"], **{"from": 3, "to": 12})
+    shown = js(d, "return [...document.querySelectorAll('#diff .change')].map(c => c.dataset.path)")
+    assert shown == [op["path"] for op in diff["patch"]] and len(shown) > 1, f"{shown} != {diff['patch']}"
+    press(d, Keys.ESCAPE)
+    wait(d, lambda d: js(d, "const e = document.getElementById('diff'); return e.dataset.from + '→' + e.dataset.to") == "11→12",
+         message="Esc goes back to the selected action's own diff")
+
+
+def test_keyboard_moves_selection(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    d.find_element(By.ID, "follow").click()
+    press(d, Keys.HOME)
+    wait(d, lambda d: shown_seq(d) == 0, message="Home selects #0")
+    press(d, "j", "j", Keys.ARROW_DOWN)
+    wait(d, lambda d: shown_seq(d) == 3, message="j j ↓ selects #3")
+    press(d, "k")
+    wait(d, lambda d: shown_seq(d) == 2, message="k selects #2")
+    assert js(d, "return document.querySelector('#list .row.selected').dataset.seq") == "2"
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.small["uuid"], seq=2)["value"]
+    press(d, Keys.END)
+    wait(d, lambda d: shown_seq(d) == ctx.small["lastSeq"], message="End selects the last action")
+
+
+def test_blame_lists_the_changes(ctx):
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, '#tree .node[data-pointer="/likes"]'), message="the /likes node")
+    d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer="/likes"] .key').click()
+    wait(d, lambda d: d.find_element(By.ID, "selected-path").text == "/likes", message="/likes selected")
+    d.find_element(By.ID, "blame").click()
+    wait(d, lambda d: js(d, "return document.getElementById('blame-view').dataset.path") == "/likes", message="blame of /likes")
+    shown = [int(x) for x in js(d, "return [...document.querySelectorAll('#blame-view .change')].map(c => c.dataset.seq)")]
+    expected = [e["seq"] for e in ctx.inspector.ask(type="blame", session=ctx.small["uuid"], path="/likes")["entries"]]
+    assert shown == expected and len(shown) > 10, f"blame {shown[:5]}… != server {expected[:5]}…"
+    d.find_elements(By.CSS_SELECTOR, "#blame-view .change")[3].click()
+    wait(d, lambda d: shown_seq(d) == expected[3], message=f"a click on a blame entry selects #{expected[3]}")
+
+
+def test_big_state_renders_lazily(ctx):
+    if ctx.catalog is None:
+        raise AssertionError(f"the shared test data is missing: looked for {harness.CATALOG_PLACES}")
+    d = ctx.driver
+    open_session(ctx, ctx.catalog["id"])
+    wait(d, lambda d: shown_seq(d) == 1, message="the catalog's last state")
+    expected = ctx.inspector.ask(type="state", session=ctx.catalog["uuid"], seq=1)["value"]
+    top = js(d, "return [...document.querySelectorAll('#tree .node')].map(n => n.dataset.pointer)")
+    assert top == [""] + ["/" + k.replace("~", "~0").replace("/", "~1") for k in expected], top[:5]
+    d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer="/events"] .toggle').click()
+    # Only the opened container's children are drawn, none of theirs.
+    want = 1 + len(expected) + len(expected["events"])
+    wait(d, lambda d: js(d, "return document.querySelectorAll('#tree .node').length") == want, message=f"{want} tree rows once /events is open")
+    d.find_element(By.ID, "tree-search").send_keys("Bach")
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results .result"), message="search results")
+    first = d.find_element(By.CSS_SELECTOR, "#search-results .result")
+    pointer = first.get_attribute("data-pointer")
+    first.click()
+    wait(d, lambda d: js(d, "const n = document.querySelector('#tree .node.selected'); return n && n.dataset.pointer") == pointer,
+         message=f"the search result {pointer} revealed")
+    assert "bach" in json.dumps(value_at(expected, pointer)).lower() + pointer.lower()

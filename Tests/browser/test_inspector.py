@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The inspector page in headless Chromium against a real `rewind serve` and a real app.
+
+Usage: test_inspector.py PATH_TO_REWIND_BINARY
+
+Starts `rewind serve` (temporary log, the repository's web/), streams `rewind demo --app images`
+to it, imports a 100,000-event session, a small one and one with a 1.7 MB state, then drives the
+page (checks_page.py: live list, click → state and diff, slider, filters, scrolling 100,000
+events, exports, keys, compare, blame, a big state; checks_app.py: jump/resume, dispatch and
+replay reaching the app, the token cookie, reconnecting). Every check waits on a condition with a deadline. A failure saves a
+screenshot and the browser console beside the test output (.build/browser-test/NAME.png, .log)
+and prints the path. Prints `N passed, M failed`; exits 1 on any failure.
+"""
+import json
+import os
+import sys
+import time
+import traceback
+
+import harness
+from checks_app import (test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app,
+                        test_reconnects_and_resubscribes, test_token_through_the_cookie)
+from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_lazily, test_blame_lists_the_changes,
+                         test_click_shows_state_and_diff, test_compare_two_actions, test_export_downloads,
+                         test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
+                         test_text_filter, test_type_filter)
+from harness import wait_until
+
+results = {"passed": 0, "failed": 0}
+
+
+class Context:
+    pass
+
+
+TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
+         test_dispatch_and_replay_reach_the_app,
+         test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
+         test_compare_two_actions, test_blame_lists_the_changes, test_big_state_renders_lazily, test_token_through_the_cookie,
+         test_reconnects_and_resubscribes]
+
+
+def run(ctx, test):
+    name = test.__name__
+    started = time.monotonic()
+    ctx.console = []
+    try:
+        ctx.driver.get_log("browser")      # start with an empty console
+        test(ctx)
+        # A script error in the page fails the check even when what it looked at was right
+        # (failed connections while the server restarts, and the 401 of a page without its token,
+        # are expected, and not script errors).
+        ctx.console = ctx.driver.get_log("browser")
+        errors = [e["message"] for e in ctx.console
+                  if e["level"] == "SEVERE" and not any(n in e["message"] for n in ("WebSocket", "net::", "Failed to load resource"))]
+        assert not errors, f"the page logged errors: {errors[:3]}"
+        results["passed"] += 1
+        print(f"ok   {name} ({time.monotonic() - started:.1f}s)", flush=True)
+    except Exception as error:  # any failure is this test's, reported with its evidence
+        results["failed"] += 1
+        os.makedirs(harness.OUT, exist_ok=True)
+        shot = os.path.join(harness.OUT, f"{name}.png")
+        log = os.path.join(harness.OUT, f"{name}.console.log")
+        try:
+            ctx.driver.save_screenshot(shot)
+            with open(log, "w") as f:
+                for entry in ctx.console + ctx.driver.get_log("browser"):
+                    f.write(json.dumps(entry) + "\n")
+        except Exception as saving:
+            shot = f"(no screenshot: {saving})"
+        print(f"FAIL {name}: {error}\n     screenshot: {shot}\n     console: {log}", flush=True)
+        traceback.print_exc()
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "rewind")
+    folder = harness.new_folder()
+    ctx = Context()
+    ctx.folder = folder
+    ctx.downloads = os.path.join(folder, "downloads")
+    os.makedirs(ctx.downloads)
+    big, small = os.path.join(folder, "big.jsonl"), os.path.join(folder, "small.jsonl")
+    harness.gallery_jsonl(big, BIG)
+    harness.gallery_jsonl(small, 2_000)
+    ctx.server = harness.Server(binary, folder)
+    ctx.app = ctx.driver = ctx.inspector = None
+    try:
+        # Imports go through the server's own log while it runs, like a user's would.
+        ctx.server.cli("import", big, "--app", "big")
+        ctx.server.cli("import", small, "--app", "small")
+        catalog = harness.catalog_jsonl(folder)
+        if catalog:
+            ctx.server.cli("import", catalog, "--app", "catalog")
+        ctx.app = harness.App(binary, ctx.server, os.path.join(folder, "state.log"))
+        print(f"app: {ctx.app.kind}", flush=True)
+        ctx.inspector = harness.Inspector(ctx.server.port)
+        ctx.live = wait_until(lambda: ctx.inspector.session(app="images"), message="the app's session")
+        wait_until(lambda: (ctx.inspector.session(uuid=ctx.live["uuid"])["lastSeq"] or 0) >= 20, message="20 live events")
+        ctx.big = ctx.inspector.session(app="big")
+        ctx.small = ctx.inspector.session(app="small")
+        ctx.catalog = ctx.inspector.session(app="catalog") if catalog else None
+        ctx.driver = harness.browser(download_dir=ctx.downloads)
+        for test in TESTS:
+            run(ctx, test)
+    except Exception as error:
+        results["failed"] += 1
+        print(f"FAIL setup: {error}", flush=True)
+        traceback.print_exc()
+    finally:
+        for part in (ctx.driver and ctx.driver.quit, ctx.inspector and ctx.inspector.close, ctx.app and ctx.app.stop, ctx.server.stop):
+            if part:
+                try:
+                    part()
+                except Exception:
+                    pass
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

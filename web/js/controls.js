@@ -1,0 +1,110 @@
+// The time-travel bar's commands to the app: jump, resume, pause, dispatch and replay. They
+// reach the app only while its session is live; the app's answer is shown in the message line.
+
+const $ = (id) => document.getElementById(id);
+const MAX_REPLAY = 20000;
+
+export class Controls {
+  constructor(connection, page, say, current) {
+    this.connection = connection;
+    this.page = page;
+    this.say = say;
+    this.current = current;
+    $('jump').addEventListener('click', () => this.jump());
+    $('resume').addEventListener('click', () => this.command({ kind: 'resume' }, 'the app is back to its live state'));
+    $('pause').addEventListener('click', () => this.command({ kind: 'pause' }, 'the app stopped recording until resume'));
+    $('dispatch').addEventListener('click', () => this.dispatch());
+    $('dispatch-text').addEventListener('keydown', (e) => { if (e.key === 'Enter') this.dispatch(); });
+    $('replay').addEventListener('click', () => this.replay());
+    // Once typed into, the replay range is the user's: selections no longer fill it in.
+    this.edited = false;
+    for (const id of ['replay-from', 'replay-to']) $(id).addEventListener('input', () => { this.edited = true; });
+  }
+
+  get live() {
+    const { session } = this.current();
+    return Boolean(session && session.live && this.connection.status === 'open');
+  }
+
+  sessionChanged(newSession = false) {
+    if (newSession) this.edited = false;
+    for (const id of ['jump', 'resume', 'pause', 'dispatch', 'replay']) $(id).disabled = !this.live;
+    const { session } = this.current();
+    const hint = session && !session.live ? 'the session has ended: commands need a live app' : '';
+    for (const id of ['jump', 'resume', 'pause', 'dispatch', 'replay']) $(id).dataset.hint = hint;
+    this.selectionChanged();
+  }
+
+  selectionChanged() {
+    const { selected, compare } = this.current();
+    if (selected === null || this.edited) return;
+    if (compare !== null) {
+      $('replay-from').value = Math.min(selected, compare);
+      $('replay-to').value = Math.max(selected, compare);
+    } else {
+      $('replay-to').value = selected;
+    }
+  }
+
+  command(body, done) {
+    const { session } = this.current();
+    if (!session) return Promise.resolve();
+    this.say(`${body.kind}…`);
+    return this.connection.request({ type: 'command', session: session.uuid, ...body })
+      .then((reply) => {
+        if (reply.ok === false) this.say(`${body.kind}: the app said: ${reply.message || 'no'}`, true);
+        else this.say(reply.message ? `${done} (${reply.message})` : done);
+      })
+      .catch((error) => this.say(`${body.kind}: ${error.message}`, true));
+  }
+
+  jump() {
+    const { selected } = this.current();
+    if (selected === null) return;
+    this.command({ kind: 'jump', seq: selected }, `the app shows #${selected} (its store is locked until Resume)`);
+  }
+
+  dispatch() {
+    let action;
+    try {
+      action = JSON.parse($('dispatch-text').value);
+    } catch (error) {
+      this.say(`the action is not JSON: ${error.message}`, true);
+      return;
+    }
+    this.command({ kind: 'dispatch', action }, 'dispatched');
+  }
+
+  /// Sends the recorded actions from…to with the state before `from`, at the chosen pace.
+  async replay() {
+    const { session } = this.current();
+    const from = Number($('replay-from').value), to = Number($('replay-to').value), pace = Number($('replay-pace').value);
+    const last = (session.lastSeq ?? -1);
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < from || to > last) {
+      this.say(`replay: from and to must be seqs with 0 ≤ from ≤ to ≤ ${last}`, true);
+      return;
+    }
+    if (to - from + 1 > MAX_REPLAY) {
+      this.say(`replay: at most ${MAX_REPLAY.toLocaleString()} actions at a time`, true);
+      return;
+    }
+    try {
+      // Seq 0 is the initial state, not an action: a replay from 0 starts there.
+      const start = Math.max(0, from - 1);
+      const first = Math.max(1, from);
+      this.say('replay: reading the actions…');
+      const state = (await this.connection.request({ type: 'state', session: session.uuid, seq: start })).value;
+      const actions = [];
+      let next = first;
+      while (next !== null && next <= to) {
+        const reply = await this.connection.request({ type: 'events', session: session.uuid, from: next, limit: Math.min(5000, to - next + 1) });
+        for (const event of reply.events) if (event.seq <= to) actions.push(event.action);
+        next = reply.events.length ? reply.events[reply.events.length - 1].seq + 1 : null;
+      }
+      await this.command({ kind: 'replay', from, to, pace: pace > 0 ? pace : undefined, state, actions },
+        `replayed #${first}…#${to} at ${pace > 0 ? pace + '/s' : 'once'}`);
+    } catch (error) {
+      this.say(`replay: ${error.message}`, true);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// The action list, virtualised: a spacer as tall as every row, and a fixed pool of row elements
+// moved to the visible window. Rows are filled from the event cache; missing pages are asked
+// for and fill in when they arrive.
+
+export const ROW = 24;
+const OVERSCAN = 8;
+
+export function formatDuration(ns) {
+  if (ns === undefined || ns === null) return '';
+  if (ns < 1000) return `${ns} ns`;
+  if (ns < 1e6) return `${(ns / 1e3).toFixed(ns < 1e4 ? 1 : 0)} µs`;
+  if (ns < 1e9) return `${(ns / 1e6).toFixed(ns < 1e7 ? 1 : 0)} ms`;
+  return `${(ns / 1e9).toFixed(2)} s`;
+}
+
+export class EventList {
+  constructor(viewport, handlers) {
+    this.viewport = viewport;
+    this.handlers = handlers;       // {rowClick(seq, event), causeClick(seq)}
+    this.spacer = document.createElement('div');
+    this.spacer.className = 'spacer';
+    viewport.append(this.spacer);
+    this.rows = [];
+    this.store = null;
+    this.selected = null;
+    this.compare = null;
+    this.startAt = 0;
+    viewport.addEventListener('scroll', () => handlers.scrolled());
+    this.spacer.addEventListener('click', (e) => {
+      const row = e.target.closest('.row');
+      if (!row || row.dataset.seq === undefined) return;
+      const seq = Number(row.dataset.seq);
+      const cause = e.target.closest('.cause');
+      if (cause) { handlers.causeClick(Number(cause.dataset.cause)); return; }
+      handlers.rowClick(seq, e);
+    });
+  }
+
+  setStore(store) {
+    this.store = store;
+    this.viewport.scrollTop = 0;
+  }
+
+  scrollToIndex(index, align = 'nearest') {
+    const top = index * ROW, view = this.viewport.clientHeight;
+    if (align === 'end') { this.viewport.scrollTop = this.spacer.offsetHeight; return; }
+    if (align === 'center') { this.viewport.scrollTop = Math.max(0, top - view / 2); return; }
+    if (top < this.viewport.scrollTop) this.viewport.scrollTop = top;
+    else if (top + ROW > this.viewport.scrollTop + view) this.viewport.scrollTop = top + ROW - view;
+  }
+
+  atEnd() {
+    return this.viewport.scrollTop + this.viewport.clientHeight >= this.spacer.offsetHeight - ROW * 2;
+  }
+
+  visibleRange() {
+    const first = Math.floor(this.viewport.scrollTop / ROW);
+    return [first, first + Math.ceil(this.viewport.clientHeight / ROW)];
+  }
+
+  render() {
+    const store = this.store;
+    const count = store ? store.count : 0;
+    const height = count * ROW;
+    if (this.spacer.style.height !== `${height}px`) this.spacer.style.height = `${height}px`;
+    const view = this.viewport.clientHeight || 600;
+    const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW) - OVERSCAN);
+    const last = Math.min(count - 1, Math.ceil((this.viewport.scrollTop + view) / ROW) + OVERSCAN);
+    const needed = Math.max(0, last - first + 1);
+    while (this.rows.length < needed) this.rows.push(this.makeRow());
+    if (store && needed > 0) {
+      const seqs = [];
+      for (let index = first; index <= last; index++) seqs.push(store.seqAt(index));
+      store.want(seqs);
+    }
+    for (let k = 0; k < this.rows.length; k++) {
+      const row = this.rows[k];
+      if (k >= needed) { if (!row.hidden) row.hidden = true; continue; }
+      row.hidden = false;
+      const index = first + k;
+      this.fill(row, index, store.seqAt(index));
+    }
+  }
+
+  makeRow() {
+    const row = document.createElement('div');
+    row.className = 'row';
+    const parts = {};
+    for (const name of ['seq', 'type', 'marks', 'cause', 'duration', 'time']) {
+      const span = document.createElement('span');
+      span.className = name;
+      row.append(span);
+      parts[name] = span;
+    }
+    row.parts = parts;
+    this.spacer.append(row);
+    return row;
+  }
+
+  fill(row, index, seq) {
+    const event = this.store.get(seq);
+    const key = `${index}:${seq}:${event ? 1 : 0}:${this.selected === seq}:${this.compare === seq}`;
+    if (row.key === key) return;
+    row.key = key;
+    row.style.transform = `translateY(${index * ROW}px)`;
+    row.dataset.seq = seq;
+    row.classList.toggle('selected', this.selected === seq);
+    row.classList.toggle('compare', this.compare === seq);
+    row.classList.toggle('loading', !event);
+    const p = row.parts;
+    p.seq.textContent = seq;
+    if (!event) {
+      p.type.textContent = '…';
+      p.marks.textContent = p.cause.textContent = p.duration.textContent = p.time.textContent = '';
+      row.removeAttribute('title');
+      return;
+    }
+    p.type.textContent = event.actionType || '';
+    p.marks.textContent = event.coalesced ? '≈' : '';
+    p.marks.title = event.coalesced ? 'coalesced: the app skipped recording the states before this one' : '';
+    if (event.cause !== undefined && event.cause !== null) {
+      p.cause.textContent = `← ${event.cause}`;
+      p.cause.dataset.cause = event.cause;
+      p.cause.title = `caused by the effect of #${event.cause}; click to go there`;
+    } else {
+      p.cause.textContent = '';
+      delete p.cause.dataset.cause;
+      p.cause.title = '';
+    }
+    p.duration.textContent = formatDuration(event.durationNs);
+    p.time.textContent = this.handlers.time(event.at);
+  }
+
+  /// Rows drawn now (the DOM never holds more than the window and its overscan).
+  domRowCount() { return this.rows.filter((r) => !r.hidden).length; }
+}

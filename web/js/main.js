@@ -1,0 +1,426 @@
+// The inspector page: wires the connection, the session list, the action list, the state tree,
+// the diff and blame panes and the time-travel bar. Rendering is coalesced to one animation frame.
+
+import { Connection } from './connection.js';
+import { EventStore } from './events.js';
+import { EventList } from './eventlist.js';
+import { Timeline } from './timeline.js';
+import { StateTree } from './tree.js';
+import { renderDiff } from './changes.js';
+import { setupStatePane } from './statepane.js';
+import { applyPatch, resolve } from './patch.js';
+import { Controls } from './controls.js';
+
+const $ = (id) => document.getElementById(id);
+const connection = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspect`);
+
+const page = {
+  sessions: new Map(), current: null, store: null, timeline: null,
+  selected: null, compare: null, view: 'tree', tab: 'diff',
+  dirty: { list: false, sessions: false }, frame: 0, diffTimer: 0,
+};
+// Timings the measurement script reads: milliseconds from input to state rendered.
+// `fetched` holds the inputs whose state had to come from the server (a far jump).
+const perf = window.__rewindPerf = { click: [], slider: [], key: [], fetched: [] };
+const record = (kind, ms) => { const list = perf[kind]; if (list) { list.push(ms); if (list.length > 5000) list.shift(); } };
+
+const list = new EventList($('list'), {
+  rowClick: (seq, e) => { if (e.shiftKey) setCompare(seq); else select(seq, 'click'); },
+  causeClick: (seq) => select(seq, 'click', { center: true }),
+  scrolled: () => schedule('list'),
+  time: (at) => (page.current ? `+${(at - page.current.startedAt).toFixed(3)}s` : ''),
+});
+const tree = new StateTree($('tree'), (pointer) => pane.pathSelected(pointer));
+const controls = new Controls(connection, page, (text, bad) => say(text, bad), () => selectedEvents());
+const pane = setupStatePane({ page, tree, connection, select: (...a) => select(...a), say: (...a) => say(...a), renderState: () => renderState() });
+const { setView, showTab, runSearch } = pane;
+
+function schedule(what) {
+  page.dirty[what] = true;
+  if (!page.frame) page.frame = requestAnimationFrame(frame);
+}
+
+function frame() {
+  page.frame = 0;
+  if (page.dirty.sessions) { page.dirty.sessions = false; renderSessions(); }
+  if (page.dirty.list) {
+    page.dirty.list = false;
+    const store = page.store;
+    // Following with the newest action selected: the newest stays selected as actions arrive
+    // (once a frame, however many arrived).
+    if ($('follow').checked && store && !store.filter && page.selected !== null &&
+        page.selected === page.shownTotal - 1 && store.total - 1 > page.selected) {
+      select(store.total - 1, 'live');
+    }
+    if (store) page.shownTotal = store.total;
+    if ($('follow').checked && store) list.scrollToIndex(store.count - 1, 'end');
+    list.render();
+    renderCount();
+    const max = page.current ? Math.max(0, page.store.total - 1) : 0;
+    if (Number($('slider').max) !== max) {
+      $('slider').max = max;
+      if (page.selected !== null) $('slider').value = page.selected;
+    }
+  }
+}
+
+function say(text, bad = false) {
+  $('message').textContent = text;
+  $('message').classList.toggle('bad', bad);
+}
+
+// --- sessions -------------------------------------------------------------------------------
+
+function renderSessions() {
+  const sorted = [...page.sessions.values()].sort((a, b) => b.id - a.id);
+  const children = sorted.map((s) => {
+    const item = document.createElement('div');
+    item.className = 'session' + (page.current && page.current.id === s.id ? ' selected' : '') + (s.live ? ' live' : '');
+    item.dataset.id = s.id;
+    item.setAttribute('role', 'option');
+    const name = document.createElement('div');
+    name.className = 'name';
+    name.textContent = s.app || '(unnamed)';
+    const meta = document.createElement('div');
+    meta.className = 'meta';
+    const count = (s.lastSeq ?? -1) + 1;
+    const replay = s.replayOf !== null && s.replayOf !== undefined ? ` · replay of ${String(s.replayOf).slice(0, 8)}` : '';
+    meta.textContent = `#${s.id} · ${count.toLocaleString()} events · ${s.live ? 'live' : 'ended'}${replay} · ${new Date(s.startedAt * 1000).toLocaleTimeString()}`;
+    item.append(name, meta);
+    return item;
+  });
+  if (!children.length) {
+    const empty = document.createElement('div');
+    empty.className = 'empty';
+    empty.textContent = `No sessions yet. Stream an app to ws://${location.host}/app, or run rewind import.`;
+    children.push(empty);
+  }
+  $('sessions').replaceChildren(...children);
+}
+
+$('sessions').addEventListener('click', (e) => {
+  const item = e.target.closest('.session');
+  if (item) openSession(Number(item.dataset.id));
+});
+
+function openSession(id, seq) {
+  const session = page.sessions.get(id);
+  if (!session) return;
+  if (page.store) page.store.close();
+  page.current = session;
+  page.store = new EventStore(connection, session.uuid, () => { schedule('list'); retryState(); });
+  page.store.total = (session.lastSeq ?? -1) + 1;
+  page.timeline = new Timeline(connection, page.store, (s, state, error) => stateArrived(s, state, error));
+  page.selected = null;
+  page.compare = null;
+  $('compare-note').textContent = '';
+  $('compare').textContent = 'Compare from here';
+  page.shownTotal = page.store.total;
+  list.setStore(page.store);
+  list.selected = list.compare = null;
+  tree.render(undefined);
+  $('raw').textContent = '';
+  $('diff').replaceChildren();
+  $('title').textContent = `${session.app} · session #${session.id}`;
+  $('export-jsonl').href = `/export/${session.id}?format=jsonl`;
+  $('export-redux').href = `/export/${session.id}?format=redux-devtools`;
+  applyFilter();
+  controls.sessionChanged(true);
+  history.replaceState(null, '', `#session=${session.id}`);
+  schedule('sessions');
+  schedule('list');
+  const last = page.store.total - 1;
+  if (last >= 0) select(seq ?? last, 'open', { center: true });
+}
+
+// --- selection, state and diff -------------------------------------------------------------
+
+function selectedEvents() {
+  return { session: page.current, selected: page.selected, compare: page.compare, store: page.store };
+}
+
+function select(seq, source, { center = false } = {}) {
+  if (!page.store || seq < 0 || seq >= page.store.total) return;
+  const t0 = performance.now();
+  page.selected = seq;
+  list.selected = seq;
+  const index = page.store.filter ? page.store.nearestIndex(seq) : seq;
+  if (source !== 'live') list.scrollToIndex(index, center ? 'center' : 'nearest');
+  $('slider').value = seq;
+  $('slider-label').textContent = `#${seq}`;
+  list.render();
+  const ready = page.timeline.goto(seq);
+  if (ready) {
+    renderState();
+    record(source, performance.now() - t0);
+  } else {
+    page.pendingSince = t0;
+    $('state-pane').classList.add('pending');
+    $('state-title').textContent = `State after #${seq} (loading…)`;
+  }
+  requestDiff();
+  controls.selectionChanged();
+}
+
+function retryState() {
+  // A page that arrived may let the wanted state be reached locally.
+  if (page.timeline && page.selected !== null && page.timeline.seq !== page.selected && !page.timeline.fetching) {
+    if (page.timeline.goto(page.selected)) {
+      renderState();
+      if (page.pendingSince) record('fetched', performance.now() - page.pendingSince);
+      page.pendingSince = 0;
+    }
+  }
+}
+
+function stateArrived(seq, state, error) {
+  if (error) { say(`state: ${error.message}`, true); return; }
+  if (seq === page.selected) {
+    renderState();
+    if (page.pendingSince) record('fetched', performance.now() - page.pendingSince);
+    page.pendingSince = 0;
+  }
+}
+
+function renderState() {
+  const seq = page.timeline.seq;
+  const state = page.timeline.state;
+  const event = page.store.get(seq);
+  $('state-pane').classList.remove('pending');
+  $('state-pane').dataset.seq = seq;
+  $('state-title').textContent = `State after #${seq}${event ? ' · ' + event.actionType : ''}`;
+  if (page.view === 'tree') {
+    tree.setChanged(event && event.patch);
+    tree.render(state);
+  } else {
+    renderRaw(state);
+  }
+  if ($('tree-search').value) runSearch();
+}
+
+function renderRaw(state) {
+  const text = JSON.stringify(state, null, 2) ?? '';
+  const cap = 2_000_000;
+  $('raw').textContent = text.length > cap ? text.slice(0, cap) + `\n… (${(text.length - cap).toLocaleString()} more characters; copy the value for all)` : text;
+}
+
+function requestDiff() {
+  // Keys held down, a slider drag or a live stream ask at most every 60 ms, for the latest.
+  if (page.diffTimer) return;
+  page.diffTimer = setTimeout(() => { page.diffTimer = 0; loadDiff(); }, 60);
+}
+
+function loadDiff() {
+  if (page.selected === null || !page.current) return;
+  let from = page.selected - 1, to = page.selected;
+  if (page.compare !== null) { from = Math.min(page.compare, page.selected); to = Math.max(page.compare, page.selected); }
+  $('changes-title').textContent = page.compare !== null ? `#${from} → #${to}` : `#${to}`;
+  if (to === 0 || from === to) {
+    $('diff').dataset.from = from; $('diff').dataset.to = to;
+    const note = document.createElement('div');
+    note.className = 'empty';
+    note.textContent = to === 0 ? 'Seq 0 is the initial state: the whole state is in the tree.' : 'Pick another action to compare with.';
+    $('diff').replaceChildren(note);
+    return;
+  }
+  const session = page.current.uuid, store = page.store;
+  connection.request({ type: 'diff', session, from, to }).then((reply) => {
+    if (page.store !== store) return;
+    const want = page.compare !== null ? [Math.min(page.compare, page.selected), Math.max(page.compare, page.selected)] : [page.selected - 1, page.selected];
+    if (want[0] !== reply.from || want[1] !== reply.to) return;
+    const after = (path) => (page.timeline.seq === reply.to ? resolve(page.timeline.state, path) : undefined);
+    renderDiff($('diff'), reply.patch, reply.inverse, after, beforeValues(reply));
+    $('diff').dataset.from = reply.from;
+    $('diff').dataset.to = reply.to;
+    page.diffRetries = 0;
+  }).catch((error) => {
+    // A live event is pushed before it is committed: ask again in a moment.
+    if (error.code === 'unknown-seq' && (page.diffRetries = (page.diffRetries || 0) + 1) <= 20) { requestDiff(); return; }
+    page.diffRetries = 0;
+    say(`diff: ${error.message}`, true);
+  });
+}
+
+/// The value at each operation's path just before it applies: the state `to` is in the page,
+/// its inverse gives state `from`, and the operations are replayed on a copy one by one.
+function beforeValues(reply) {
+  if (page.timeline.seq !== reply.to) return null;
+  try {
+    let doc = applyPatch(structuredClone(page.timeline.state), reply.inverse);
+    return reply.patch.map((op) => {
+      const value = resolve(doc, op.path);
+      doc = applyPatch(doc, [op]);
+      return value;
+    });
+  } catch {
+    return null;
+  }
+}
+
+function setCompare(seq) {
+  page.compare = page.compare === seq ? null : seq;
+  list.compare = page.compare;
+  $('compare-note').textContent = page.compare !== null ? `comparing with #${page.compare} (Esc clears)` : '';
+  $('compare').textContent = page.compare !== null ? 'Stop comparing' : 'Compare from here';
+  list.render();
+  requestDiff();
+  showTab('diff');
+}
+
+// --- filters, slider, keys -----------------------------------------------------------------
+
+let filterTimer = 0;
+function applyFilter() {
+  if (!page.store) return;
+  page.store.setFilter($('type-filter').value.trim(), $('text-filter').value.trim());
+  list.viewport.scrollTop = 0;
+  schedule('list');
+}
+for (const id of ['type-filter', 'text-filter']) {
+  $(id).addEventListener('input', () => { clearTimeout(filterTimer); filterTimer = setTimeout(applyFilter, 200); });
+}
+
+function renderCount() {
+  const store = page.store;
+  const el = $('count');
+  if (!store) { el.textContent = 'no session'; return; }
+  if (store.filter) {
+    const f = store.filter;
+    el.textContent = f.error ? `filter: ${f.error}` : `${f.matches.length.toLocaleString()} of ${store.total.toLocaleString()} match${f.done ? '' : ' (searching…)'}`;
+    el.dataset.matches = f.matches.length;
+    el.dataset.done = f.done && !f.scanning;
+  } else {
+    el.textContent = `${store.total.toLocaleString()} events`;
+    el.dataset.matches = store.total;
+    el.dataset.done = 'true';
+  }
+}
+
+$('compare').addEventListener('click', () => {
+  if (page.compare !== null) setCompare(page.compare); else if (page.selected !== null) setCompare(page.selected);
+});
+$('slider').addEventListener('input', () => select(Number($('slider').value), 'slider'));
+$('follow').addEventListener('change', () => schedule('list'));
+$('list').addEventListener('wheel', (e) => { if (e.deltaY < 0) $('follow').checked = false; }, { passive: true });
+
+function moveBy(rows) {
+  const store = page.store;
+  if (!store || store.count === 0) return;
+  const current = page.selected === null ? -1 : store.nearestIndex(page.selected);
+  const index = Math.max(0, Math.min(store.count - 1, current + rows));
+  const seq = store.seqAt(index);
+  if (seq !== undefined) select(seq, 'key');
+}
+
+document.addEventListener('keydown', (e) => {
+  // Text boxes and the slider keep their keys; a checkbox does not.
+  const typing = e.target.closest('textarea, select, input:not([type=checkbox])');
+  if (e.key === 'Escape') {
+    if (typing) { e.target.blur(); return; }
+    if (page.compare !== null) setCompare(page.compare);
+    return;
+  }
+  if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
+  const pageRows = Math.max(1, Math.floor(list.viewport.clientHeight / 24) - 1);
+  const keys = {
+    ArrowDown: () => moveBy(1), j: () => moveBy(1), ArrowUp: () => moveBy(-1), k: () => moveBy(-1),
+    PageDown: () => moveBy(pageRows), PageUp: () => moveBy(-pageRows),
+    Home: () => moveBy(-Infinity), g: () => moveBy(-Infinity), End: () => moveBy(Infinity), G: () => moveBy(Infinity),
+    '/': () => $('text-filter').focus(), t: () => $('type-filter').focus(), s: () => $('tree-search').focus(),
+    c: () => page.selected !== null && setCompare(page.selected), f: () => { $('follow').checked = !$('follow').checked; schedule('list'); },
+    r: () => setView(page.view === 'tree' ? 'raw' : 'tree'),
+  };
+  const action = keys[e.key];
+  if (!action) return;
+  e.preventDefault();
+  if (['ArrowUp', 'k', 'PageUp', 'Home', 'g'].includes(e.key)) $('follow').checked = false;
+  action();
+});
+
+// --- the connection ------------------------------------------------------------------------
+
+connection.onStatus = (status) => {
+  const el = $('status');
+  el.className = `status ${status}`;
+  el.textContent = { open: 'connected', connecting: 'connecting…', reconnecting: 'reconnecting…' }[status] || status;
+  controls.sessionChanged();
+};
+
+async function loadSessions() {
+  const reply = await connection.request({ type: 'sessions' });
+  page.sessions = new Map(reply.sessions.map((s) => [s.id, s]));
+  schedule('sessions');
+  return reply.sessions;
+}
+
+connection.onOpen = async () => {
+  try {
+    await connection.request({ type: 'subscribe', session: '*' });
+    const sessions = await loadSessions();
+    if (page.current && page.sessions.has(page.current.id)) {
+      // After a reconnect: the same session, caught up from the log.
+      const fresh = page.sessions.get(page.current.id);
+      page.current = fresh;
+      page.store.resync((fresh.lastSeq ?? -1) + 1);
+      page.timeline.reset();
+      if (page.selected !== null) select(page.selected, 'open');
+      controls.sessionChanged();
+      return;
+    }
+    const wanted = Number(new URLSearchParams(location.hash.slice(1)).get('session'));
+    const live = sessions.filter((s) => s.live).sort((a, b) => b.id - a.id);
+    const pick = page.sessions.has(wanted) ? wanted : (live[0] || sessions.sort((a, b) => b.id - a.id)[0] || {}).id;
+    if (pick !== undefined) openSession(pick);
+  } catch (error) {
+    say(`could not load the sessions: ${error.message}`, true);
+  }
+};
+
+connection.on('event', (event) => {
+  const session = page.sessions.get(event.sessionId);
+  if (session) {
+    session.lastSeq = Math.max(session.lastSeq ?? -1, event.seq);
+    session.eventCount = session.lastSeq + 1;
+    schedule('sessions');
+  } else if (!page.loadingSessions) {
+    // An event of a session the page has not heard of: one sessions request, not one per event.
+    page.loadingSessions = true;
+    loadSessions().catch(() => {}).finally(() => { page.loadingSessions = false; });
+  }
+  if (page.current && event.sessionId === page.current.id) {
+    page.store.addLive(event);
+    schedule('list');
+  }
+});
+
+connection.on('session', (push) => {
+  const s = push.session;
+  page.sessions.set(s.id, s);
+  if (page.current && page.current.id === s.id) {
+    page.current = s;
+    page.store.total = Math.max(page.store.total, (s.lastSeq ?? -1) + 1);
+    controls.sessionChanged();
+  }
+  schedule('sessions');
+  if (!page.current) openSession(s.id);
+});
+
+connection.on('lagged', async () => {
+  say('the page fell behind the live stream; caught up from the log');
+  try {
+    await loadSessions();
+    if (page.current && page.sessions.has(page.current.id)) {
+      page.current = page.sessions.get(page.current.id);
+      page.store.resync((page.current.lastSeq ?? -1) + 1);
+    }
+  } catch { /* the reconnect will resync */ }
+});
+
+window.addEventListener('hashchange', () => {
+  const wanted = Number(new URLSearchParams(location.hash.slice(1)).get('session'));
+  if (page.sessions.has(wanted) && (!page.current || page.current.id !== wanted)) openSession(wanted);
+});
+
+setInterval(() => { if (page.store) page.store.tick(); }, 250);
+connection.open();
+window.__rewind = { page, list, tree, select, openSession };

@@ -1,0 +1,149 @@
+// The state as a collapsible tree. Only expanded nodes have children in the DOM, and a big
+// object or array shows its first CHUNK children until asked for more.
+
+import { parsePointer, pointerOf, resolve } from './patch.js';
+
+const CHUNK = 300;
+
+export function preview(value, max = 80) {
+  if (value === undefined) return '(absent)';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.length}]`;
+  if (typeof value === 'object') return `{${Object.keys(value).length}}`;
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+function kind(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+export class StateTree {
+  constructor(container, onSelect) {
+    this.container = container;
+    this.onSelect = onSelect;
+    this.expanded = new Set(['']);
+    this.limits = new Map();
+    this.selected = null;
+    this.changed = new Set();
+    this.state = undefined;
+    container.addEventListener('click', (e) => this.click(e));
+  }
+
+  click(e) {
+    const row = e.target.closest('.node');
+    if (!row) return;
+    const pointer = row.dataset.pointer;
+    if (row.classList.contains('more')) {
+      this.limits.set(pointer, (this.limits.get(pointer) || CHUNK) + CHUNK * 4);
+      this.render(this.state);
+      return;
+    }
+    if (e.target.classList.contains('toggle')) {
+      if (this.expanded.has(pointer)) this.expanded.delete(pointer); else this.expanded.add(pointer);
+      this.render(this.state);
+      return;
+    }
+    this.select(pointer);
+  }
+
+  select(pointer) {
+    this.selected = pointer;
+    for (const el of this.container.querySelectorAll('.node.selected')) el.classList.remove('selected');
+    const row = this.container.querySelector(`.node[data-pointer="${CSS.escape(pointer)}"]`);
+    if (row) row.classList.add('selected');
+    this.onSelect(pointer);
+  }
+
+  /// Opens every ancestor of `pointer`, selects it and scrolls it into view.
+  reveal(pointer) {
+    const tokens = parsePointer(pointer);
+    for (let i = 0; i < tokens.length; i++) this.expanded.add(pointerOf(tokens.slice(0, i)));
+    const parent = pointerOf(tokens.slice(0, -1));
+    const container = resolve(this.state, parent);
+    if (Array.isArray(container)) {
+      const need = Number(tokens[tokens.length - 1]) + 1;
+      if (need > (this.limits.get(parent) || CHUNK)) this.limits.set(parent, need + CHUNK);
+    }
+    this.render(this.state);
+    this.select(pointer);
+    const row = this.container.querySelector('.node.selected');
+    if (row) row.scrollIntoView({ block: 'nearest' });
+  }
+
+  /// Paths the selected action changed, marked in the tree (ancestors too).
+  setChanged(operations) {
+    this.changed = new Set();
+    for (const op of operations || []) {
+      const tokens = parsePointer(op.path);
+      for (let i = 0; i <= tokens.length; i++) this.changed.add(pointerOf(tokens.slice(0, i)));
+    }
+  }
+
+  render(state) {
+    this.state = state;
+    const fragment = document.createDocumentFragment();
+    if (state === undefined) {
+      this.container.replaceChildren();
+      return;
+    }
+    this.row(fragment, '', '(state)', state, 0);
+    this.container.replaceChildren(fragment);
+  }
+
+  row(parent, pointer, key, value, depth) {
+    const row = document.createElement('div');
+    row.className = 'node';
+    row.dataset.pointer = pointer;
+    row.style.setProperty('--depth', depth);
+    const isContainer = value !== null && typeof value === 'object';
+    const open = isContainer && this.expanded.has(pointer);
+    const toggle = document.createElement('span');
+    toggle.className = 'toggle';
+    toggle.textContent = isContainer ? (open ? '▾' : '▸') : '';
+    const name = document.createElement('span');
+    name.className = 'key';
+    name.textContent = key;
+    const shown = document.createElement('span');
+    shown.className = 'value ' + kind(value);
+    shown.textContent = preview(value, 120);
+    row.append(toggle, name, shown);
+    if (this.changed.has(pointer)) row.classList.add('changed');
+    if (pointer === this.selected) row.classList.add('selected');
+    parent.append(row);
+    if (!open) return;
+    const keys = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
+    const limit = this.limits.get(pointer) || CHUNK;
+    for (const k of keys.slice(0, limit)) this.row(parent, pointer + '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1'), String(k), value[k], depth + 1);
+    if (keys.length > limit) {
+      const more = document.createElement('div');
+      more.className = 'node more';
+      more.dataset.pointer = pointer;
+      more.style.setProperty('--depth', depth + 1);
+      more.textContent = `… ${keys.length - limit} more (click to show)`;
+      parent.append(more);
+    }
+  }
+}
+
+/// Paths whose key or value contains `query` (case-insensitive), at most `max`, visiting a
+/// bounded number of nodes so a huge state never freezes the page.
+export function search(state, query, max = 200, budget = 300000) {
+  const q = query.toLowerCase();
+  const found = [];
+  const stack = [['', state, '']];
+  while (stack.length && found.length < max && budget-- > 0) {
+    const [pointer, value, key] = stack.pop();
+    const isContainer = value !== null && typeof value === 'object';
+    if (key.toLowerCase().includes(q) || (!isContainer && String(value).toLowerCase().includes(q))) found.push(pointer);
+    if (isContainer) {
+      const keys = Array.isArray(value) ? value.map((_, i) => String(i)) : Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push([pointer + '/' + keys[i].replace(/~/g, '~0').replace(/\//g, '~1'), value[keys[i]], keys[i]]);
+      }
+    }
+  }
+  return found;
+}
