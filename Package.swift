@@ -46,6 +46,8 @@ let package = Package(
                 "RewindLog",
                 "RewindReplay",
                 "RewindServer",
+                "RewindWire",
+                "RewindWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
