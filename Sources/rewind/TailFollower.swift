@@ -94,6 +94,7 @@ final class TailFollower {
             }
             chosen = true
             _ = try request(.subscribe(id: nil, session: "*"))
+            if firstConnection { writeStandardError("rewind tail: following every session") }
             for uuid in followed.keys.sorted() { try catchUp(uuid) }
         case .named, .next:
             if !chosen {

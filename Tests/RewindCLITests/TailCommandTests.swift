@@ -131,6 +131,41 @@ struct TailCommandTests {
         #expect(printedSeqs(tail.stdout) == Array(0..<total))
     }
 
+    @Test("--all follows a running session from its next event and a new one from seq 0, each line prefixed APP/UUID8")
+    func all() throws {
+        let server = try Server()
+        defer { server.cleanup() }
+        let running = UUID().uuidString
+        let appA = try StreamingApp(port: server.port)
+        #expect(appA.hello(session: running) == 0)
+        for seq in Int64(0)..<5 { appA.send(TwoTypeRecording.event(seq)) }
+        #expect(appA.waitForAck(4))
+
+        let tail = try RunningCLI(["tail", "--all", "--server", server.url])
+        defer { tail.stop() }
+        #expect(tail.waitForError("following every session"))
+        for seq in Int64(5)..<10 { appA.send(TwoTypeRecording.event(seq)) }
+        #expect(appA.waitForAck(9))
+        let started = UUID().uuidString
+        let appB = try StreamingApp(port: server.port)
+        #expect(appB.hello(session: started) == 0)
+        for seq in Int64(0)..<5 { appB.send(TwoTypeRecording.event(seq)) }
+        #expect(appB.waitForAck(4))
+
+        /// The seqs printed for the session whose uuid starts `uuid`.
+        func seqs(_ text: String, _ uuid: String) -> [Int64] {
+            let prefix = "CLI test/\(uuid.prefix(8))  "
+            return text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap { Int64($0.dropFirst(prefix.count).prefix { $0.isNumber }) }
+        }
+        let done = tail.wait { out, _ in seqs(out, running).last == 9 && seqs(out, started).last == 4 }
+        #expect(done, "stdout: \(tail.stdout)")
+        tail.signal(SIGINT)
+        #expect(tail.waitForExit() == 0)
+        #expect(seqs(tail.stdout, running) == Array(5..<10))
+        #expect(seqs(tail.stdout, started) == Array(0..<5))
+        #expect(tail.stdout.split(separator: "\n").count == 10)
+    }
+
     @Test("bad URL, nothing listening, a refused token and an unknown session each exit non-zero with one sentence")
     func errors() throws {
         let badURL = try CLIRunner.run(["tail", "--server", "tcp://127.0.0.1:1/inspect"])
