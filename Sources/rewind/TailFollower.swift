@@ -51,6 +51,10 @@ final class TailFollower {
     private var firstConnection = true
     /// Until when the log is read again whenever no message comes for a moment.
     private var recheckUntil: Date?
+    /// Live events that arrived ahead of a gap, by session and seq.
+    private var held: [String: [Int64: TailEvent]] = [:]
+    /// When each session's log was last read.
+    private var lastCatchUp: [String: Date] = [:]
 
     init(target: TailTarget, typeGlob: String?, diff: Bool, output: TailOutput, mailbox: Mailbox) {
         self.target = target
@@ -72,7 +76,7 @@ final class TailFollower {
         while true {
             if let message = try nextMessage() {
                 try handle(message)
-            } else if let until = recheckUntil, Date() < until {
+            } else if !held.isEmpty || (recheckUntil.map { Date() < $0 } ?? false) {
                 // Events accepted just before a subscription are pushed to nobody and reach the
                 // log ~20 ms later: look again for a moment after each catch-up.
                 for uuid in followed.keys.sorted() { try catchUp(uuid, extendRecheck: false) }
@@ -188,23 +192,27 @@ final class TailFollower {
 
     /// Prints a live event if it is the next one; reads the log first when some are missing.
     private func take(_ tail: TailEvent) throws {
-        guard let current = followed[tail.session] else { return }
+        let uuid = tail.session
+        guard let current = followed[uuid] else { return }
         let seq = tail.event.seq
         if seq <= current.last { return }
-        if seq > current.last + 1 {
-            // The log may not hold the missing ones yet (pushes go out before the commit): ask
-            // until it does, for at most a few seconds.
-            let deadline = Date(timeIntervalSinceNow: 5)
-            while let now = followed[tail.session], now.last + 1 < seq, Date() < deadline {
-                try catchUp(tail.session)
-            }
-            if let now = followed[tail.session], now.last + 1 < seq {
-                writeStandardError("rewind tail: seqs \(now.last + 1)…\(seq - 1) of session \(tail.session) are not in the log")
-                followed[tail.session]?.last = seq - 1
-                followed[tail.session]?.state = nil
-            }
+        if seq == current.last + 1 {
+            emit(tail)
+            releaseHeld(uuid)
+            return
         }
-        if let now = followed[tail.session], seq == now.last + 1 { emit(tail) }
+        // Seqs are missing. The log may not hold them yet (pushes go out before the commit, and a
+        // busy server commits late): keep this one, read the log now (at most ten times a
+        // second), and again whenever the connection is quiet, until the gap is filled.
+        held[uuid, default: [:]][seq] = tail
+        if Date().timeIntervalSince(lastCatchUp[uuid] ?? .distantPast) > 0.1 { try catchUp(uuid) }
+    }
+
+    /// Prints the held live events that now follow the last seq printed, and forgets older ones.
+    private func releaseHeld(_ uuid: String) {
+        while let last = followed[uuid]?.last, let next = held[uuid]?.removeValue(forKey: last + 1) { emit(next) }
+        if let last = followed[uuid]?.last { held[uuid] = held[uuid]?.filter { $0.key > last } }
+        if held[uuid]?.isEmpty == true { held[uuid] = nil }
     }
 
     /// Reads every stored event after the last one printed, in pages.
@@ -225,6 +233,8 @@ final class TailFollower {
             }
             from = reply.int64("next")
         }
+        lastCatchUp[uuid] = Date()
+        releaseHeld(uuid)
     }
 
     /// Prints `tail` (unless `--type` leaves it out) and moves the session past it.
@@ -283,7 +293,7 @@ final class TailFollower {
     /// The next push; `nil` after a short quiet spell while a recheck is due.
     private func nextMessage() throws -> JSONObject? {
         if !pending.isEmpty { return pending.removeFirst() }
-        return try receive(until: recheckUntil == nil ? nil : Date(timeIntervalSinceNow: 0.2))
+        return try receive(until: recheckUntil == nil && held.isEmpty ? nil : Date(timeIntervalSinceNow: 0.2))
     }
 
     private func receive(until deadline: Date?) throws -> JSONObject? {

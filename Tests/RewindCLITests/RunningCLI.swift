@@ -9,6 +9,8 @@ final class RunningCLI: @unchecked Sendable {
     private let condition = NSCondition()
     private var out = ""
     private var err = ""
+    /// Lines (newlines) on stdout so far, counted as they come: cheaper than splitting `out`.
+    private var lines = 0
     private var exited = false
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
@@ -28,7 +30,12 @@ final class RunningCLI: @unchecked Sendable {
                 let data = handle.availableData
                 guard let self, !data.isEmpty else { return }
                 self.condition.lock()
-                if isError { self.err += String(decoding: data, as: UTF8.self) } else { self.out += String(decoding: data, as: UTF8.self) }
+                if isError {
+                    self.err += String(decoding: data, as: UTF8.self)
+                } else {
+                    self.out += String(decoding: data, as: UTF8.self)
+                    self.lines += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                }
                 self.condition.broadcast()
                 self.condition.unlock()
             }
@@ -56,6 +63,19 @@ final class RunningCLI: @unchecked Sendable {
         }
         return true
     }
+
+    /// Waits until standard output holds at least `count` whole lines.
+    func waitForLines(_ count: Int, timeout: Double = 30) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while lines < count {
+            if !condition.wait(until: deadline) { return lines >= count }
+        }
+        return true
+    }
+
+    var lineCount: Int { condition.withLock { lines } }
 
     /// Waits until standard error contains `needle`.
     func waitForError(_ needle: String, timeout: Double = 30) -> Bool {

@@ -166,6 +166,41 @@ struct TailCommandTests {
         #expect(tail.stdout.split(separator: "\n").count == 10)
     }
 
+    @Test("told it lagged (stopped while the app floods the server), it says so and fills the gap from the log: every seq once")
+    func lagged() throws {
+        let server = try Server()
+        defer { server.cleanup() }
+        let uuid = UUID().uuidString
+        let tail = try RunningCLI(["tail", uuid, "--server", server.url, "--json"])
+        defer { tail.stop() }
+        #expect(tail.waitForError("waiting for session"))
+        let app = try StreamingApp(port: server.port)
+        #expect(app.hello(session: uuid) == 0)
+        app.send(TwoTypeRecording.event(0))
+        #expect(tail.waitForLines(1))
+
+        // Stopped, tail reads nothing: the kernel's buffers fill, then the server's queue for it
+        // (4,096 messages), and the server drops its live events.
+        tail.signal(SIGSTOP)
+        let padding = JSONValue.string(String(repeating: "x", count: 2_000))
+        let total: Int64 = 12_000 // fills the 4,096-message queue
+        for seq in Int64(1)..<total {
+            guard case .object(var event) = TwoTypeRecording.event(seq), case .object(var action)? = event["action"] else { continue }
+            action["pad"] = padding
+            event["action"] = .object(action)
+            app.send(.object(event))
+        }
+        #expect(app.waitForAck(total - 1, timeout: 120))
+        tail.signal(SIGCONT)
+        #expect(tail.waitForError("fell behind", timeout: 60), "stderr: \(tail.stderr)")
+        let caughtUp = tail.waitForLines(Int(total), timeout: 120)
+        #expect(caughtUp, "printed \(tail.lineCount) lines; stderr: \(tail.stderr)")
+        tail.signal(SIGINT)
+        #expect(tail.waitForExit() == 0)
+        let seqs = try jsonLines(tail.stdout).map { $0["seq"] }
+        #expect(seqs == (0..<total).map { .number(JSONNumber($0)) })
+    }
+
     @Test("bad URL, nothing listening, a refused token and an unknown session each exit non-zero with one sentence")
     func errors() throws {
         let badURL = try CLIRunner.run(["tail", "--server", "tcp://127.0.0.1:1/inspect"])
