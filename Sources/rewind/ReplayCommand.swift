@@ -87,7 +87,7 @@ struct ReplayCommand: ParsableCommand {
                            target: into, url: ServerLocation.inspectorURL(server), token: ServerLocation.token(token)).run()
             return
         }
-        if isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
+        if !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let events = try readEvents(access.reader, session: info.id, from: first, to: end)
             try ReplayInteractive.run(events: events, title: "\(info.app) \(info.uuid.prefix(8)) (session \(info.id))", timeline: timeline)
             return
