@@ -106,6 +106,11 @@ struct ReplayCommand: ParsableCommand {
     /// The piped output, a page of events at a time so a long session starts printing at once.
     private func printSteps(_ reader: LogReader, timeline: Timeline, session: Int64, from: Int64, to: Int64) throws {
         let renderer = ChangeRenderer(colored: !json && color.enabled)
+        // One formatter for the whole run: making one per line costs more than the diff.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
         var start = from
         while start <= to {
             let page = try readEvents(reader, session: session, from: start, to: min(to, start + 999))
@@ -125,7 +130,7 @@ struct ReplayCommand: ParsableCommand {
                     out += JSONValue.object(object).serialized(.compact) + "\n"
                     continue
                 }
-                var header = "\(event.seq)  \(OutputFormat.time(event.at))  \(event.actionType)"
+                var header = "\(event.seq)  \(formatter.string(from: event.at))  \(event.actionType)"
                 let summary = LogCommand.summary(of: event.action)
                 if !summary.isEmpty { header += "  " + summary }
                 if event.coalesced { header += "  coalesced" }

@@ -49,7 +49,7 @@ struct TailOutput {
     func render(_ tail: TailEvent, app: String, changes: [JSONChange]?) -> String {
         if json { return Self.json(tail, app: app, changes: changes).serialized(.compact) + "\n" }
         let event = tail.event
-        let time = Self.timeOfDay(Date(timeIntervalSince1970: event.at))
+        let time = timeFormatter.string(from: Date(timeIntervalSince1970: event.at))
         var prefix = ""
         if showSession { prefix = "\(app)/\(tail.session.prefix(8))  " }
         var notes = LogCommand.summary(of: event.action)
@@ -80,14 +80,14 @@ struct TailOutput {
         return String(text.prefix(width - 1)) + "…"
     }
 
-    /// `09:41:21.250`, local time.
-    static func timeOfDay(_ date: Date) -> String {
+    /// Formats `09:41:21.250`, local time; one for the whole run.
+    let timeFormatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current
         formatter.dateFormat = "HH:mm:ss.SSS"
-        return formatter.string(from: date)
-    }
+        return formatter
+    }()
 
     /// The `--json` object: session, sessionId, app, seq, at, type, action, durationNs, cause,
     /// coalesced, and with `--diff` the changes.
