@@ -119,6 +119,45 @@ struct ReplayInteractiveTests {
         #expect(flags.contains("icanon") && flags.contains("echo") && flags.contains("isig"), "stty after q: \(settings)")
     }
 
+    @Test("'/' searches the actions, 'p' shows the value at a pointer, tab goes back to the diff, space plays to the end")
+    func searchPointerPlay() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let session = try Session(["1"], fixture: fixture)
+        defer { session.pane.kill() }
+        let pane = session.pane
+        #expect(pane.wait(for: Self.keysLine).ok)
+
+        // The first action mentioning "milk" (case-insensitive), found from the log, not written out.
+        let milk = try #require(LogFixture.counterActions.firstIndex { $0.serialized().lowercased().contains("milk") })
+        pane.send(["/"])
+        pane.send(["MILK"], literal: true)
+        pane.send(["Enter"])
+        let found = pane.wait { $0.first?.contains("seq \(milk) ") == true }
+        #expect(found.ok, "after /MILK: \(found.lines.joined(separator: "\n"))")
+
+        pane.send(["p"])
+        pane.send(["/user/name"], literal: true)
+        pane.send(["Enter"])
+        let value = try fixture.run(["state", "1@\(milk)", "--path", "/user/name"]).stdout.trimmingCharacters(in: .newlines)
+        let pointer = pane.wait { Self.paneShows($0, ["state after \(milk) at /user/name", value]) }
+        #expect(pointer.ok, "after p /user/name: \(pointer.lines.joined(separator: "\n"))")
+
+        pane.send(["Tab"])
+        let diff = try Self.diffLines(fixture, milk - 1, milk)
+        let back = pane.wait { Self.paneShows($0, ["diff \(milk - 1) → \(milk)"] + diff) }
+        #expect(back.ok, "after tab: \(back.lines.joined(separator: "\n"))")
+
+        // Playing at the top speed reaches the last seq and stops there.
+        for _ in 0..<8 { pane.send(["+"]) }
+        pane.send(["Space"])
+        let last = LogFixture.counterStates.count - 1
+        let played = pane.wait { $0.first?.contains("seq \(last) ") == true && $0.contains { $0.contains("end of the recording") } }
+        #expect(played.ok, "after space: \(played.lines.joined(separator: "\n"))")
+        pane.send(["q"])
+        #expect(pane.wait(for: "replay exited 0").ok)
+    }
+
     @Test("Ctrl-C and SIGTERM both restore the terminal", arguments: ["C-c", "SIGTERM"])
     func interruptRestores(way: String) throws {
         let fixture = try LogFixture()
