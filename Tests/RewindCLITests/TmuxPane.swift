@@ -69,6 +69,9 @@ final class TmuxPane {
             Foundation.kill(pids[0], SIGKILL)
         }
         _ = try? Self.tmux(["-L", socket, "kill-server"])
+        // A server killed outright leaves its socket file behind.
+        let folder = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        unlink("\(folder)/tmux-\(getuid())/\(socket)")
     }
 
     /// Runs `tmux arguments…` with posix_spawn and waits with waitpid. Not `Process`: it learns
