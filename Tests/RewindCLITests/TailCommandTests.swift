@@ -223,6 +223,12 @@ struct TailCommandTests {
         #expect(refused.stderr.split(separator: "\n").count == 1)
         let noToken = try CLIRunner.run(["tail", "--server", guarded.url], environment: ["REWIND_TOKEN": ""])
         #expect(noToken.stderr.contains("give --token or set REWIND_TOKEN"))
+        // The right token, from the environment, is let in.
+        let admitted = try RunningCLI(["tail", "--all", "--server", guarded.url], environment: ["REWIND_TOKEN": "right-token"])
+        defer { admitted.stop() }
+        #expect(admitted.waitForError("following every session"))
+        admitted.signal(SIGTERM)
+        #expect(admitted.waitForExit() == 0)
 
         let server = try Server()
         defer { server.cleanup() }
@@ -230,6 +236,30 @@ struct TailCommandTests {
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("unknown-session") || unknown.stderr.contains("no session"))
         #expect(unknown.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("on a terminal, lines are cut to its width with …")
+    func terminalWidth() throws {
+        let server = try Server()
+        defer { server.cleanup() }
+        let uuid = UUID().uuidString
+        let command = [CLIRunner.executable.path, "tail", uuid, "--server", server.url].map { "'\($0)'" }.joined(separator: " ")
+        let pane = try TmuxPane(script: "\(command)\nexec sleep 600\n", in: server.dir, columns: 60, rows: 20)
+        defer { pane.kill() }
+        #expect(pane.wait(for: "waiting for session").ok)
+        let app = try StreamingApp(port: server.port)
+        #expect(app.hello(session: uuid) == 0)
+        app.send(TwoTypeRecording.event(0))
+        guard case .object(var event) = TwoTypeRecording.event(1), case .object(var action)? = event["action"] else { return }
+        action["long"] = .string(String(repeating: "abc", count: 40))
+        event["action"] = .object(action)
+        app.send(.object(event))
+        let shown = pane.wait { $0.contains { $0.hasPrefix("1  ") } }
+        #expect(shown.ok, "\(shown.lines.joined(separator: "\n"))")
+        let line = try #require(shown.lines.first { $0.hasPrefix("1  ") })
+        #expect(line.count == 60)
+        #expect(line.hasSuffix("…"))
+        #expect(line.contains("counter/increment"))
     }
 
     /// A TCP port that was free a moment ago.
