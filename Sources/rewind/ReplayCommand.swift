@@ -33,7 +33,7 @@ struct ReplayCommand: ParsableCommand {
 
         Examples: rewind replay latest
                   rewind replay latest --from 100 --to 200 | grep -A3 'cart/add'
-                  rewind replay 3 --from 1 --to 50 --into latest --server ws://127.0.0.1:7433/inspect
+                  rewind replay 3 --to 50 --into latest --pace 10
         """
     )
 
@@ -48,7 +48,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "The last seq.")
     var to: Int64?
 
-    @Flag(help: "When not full-screen, print one JSON object per event, one per line.")
+    @Flag(help: "Print one JSON object per event, one per line (never full-screen).")
     var json = false
 
     @Option(help: "Colour the printed changes: auto (when standard output is a terminal), always or never.")

@@ -34,7 +34,8 @@ struct TailCommand: ParsableCommand {
 
         Examples: rewind tail                       # the newest live session
                   rewind tail --all --type 'cart/*'
-                  rewind tail 6f0c2a1e --diff --server ws://10.0.0.5:7433/inspect --token s3cret
+                  rewind tail 6f0c2a1e --diff
+                  REWIND_TOKEN=s3cret rewind tail --server ws://10.0.0.5:7433
         """
     )
 
