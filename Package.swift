@@ -48,6 +48,8 @@ let package = Package(
                 "RewindReplay",
                 "RewindServer",
                 "RewindDemo",
+                "RewindWire",
+                "RewindWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -72,7 +74,7 @@ let package = Package(
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,8 @@ struct RewindCommand: ParsableCommand {
         subcommands: [
             SessionsCommand.self, LogCommand.self, StateCommand.self, DiffCommand.self, BlameCommand.self,
             VerifyCommand.self, StatsCommand.self, ImportCommand.self, ExportCommand.self, PruneCommand.self,
-            PatchCommand.self, FmtCommand.self, ServeCommand.self, DemoCommand.self,
+            PatchCommand.self, FmtCommand.self, ServeCommand.self, DemoCommand.self, TailCommand.self,
+            ReplayCommand.self,
         ]
     )
 

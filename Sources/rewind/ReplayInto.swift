@@ -1,0 +1,67 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindReplay
+import RewindWire
+
+/// `rewind replay … --into TARGET`: sends recorded actions to a live app as the inspector
+/// `replay` command, and reports the app's answer.
+struct ReplayInto {
+    let timeline: Timeline
+    let info: SessionInfo
+    /// First and last seq whose actions are sent (`from` ≥ 1: seq 0 is the initial state).
+    let from: Int64
+    let to: Int64
+    let pace: Double?
+    let target: String
+    let url: String
+    let token: String?
+
+    func run() throws {
+        guard from <= to else { throw CLIError("session \(info.id) has no actions after its initial state to replay", code: 2) }
+        let events: [LogEvent]
+        do {
+            events = try timeline.reader.events(session: info.id, from: from, to: to)
+        } catch {
+            throw CLIError(error.description, code: 2)
+        }
+        let start = try ReplayAccess.cli { () throws(ReplayError) in try timeline.state(at: from - 1) }
+        var arguments: JSONObject = [
+            "actions": .array(events.map(\.action)), "state": start,
+            "from": OutputFormat.number(from), "to": OutputFormat.number(to),
+        ]
+        if let pace { arguments["pace"] = OutputFormat.number(pace) }
+        let command = Command(id: 1, kind: .replay, session: target, arguments: arguments)
+
+        let mailbox = Mailbox()
+        let signals = mailbox.catchInterrupts()
+        defer { withExtendedLifetime(signals) {} }
+        let link = try InspectorLink(url: url, token: token, mailbox: mailbox, generation: 1)
+        defer { link.close() }
+        writeStandardError("rewind replay: sending \(events.count) actions (seq \(from)…\(to) of session \(info.id)) to the app of session \(target)")
+        link.send(.command(command))
+        let paceNote = pace.map { " (about \(String(format: "%.1f", Double(events.count) / $0))s at \($0)/s)" } ?? ""
+        writeStandardError("rewind replay: sent; waiting for the app to replay them\(paceNote)")
+        while true {
+            switch mailbox.next(until: nil) {
+            case .message(let reply, _)? where reply["id"] == command.id:
+                if reply.string("type") == "error" {
+                    throw CLIError("the server refused the replay (\(reply.string("code") ?? "error")): \(reply.string("message") ?? "no reason given")", code: 1)
+                }
+                let message = reply.string("message")
+                guard case .bool(true)? = reply["ok"] else {
+                    throw CLIError("the app refused the replay: \(message ?? "no reason given")", code: 1)
+                }
+                writeStandardOutput("replayed seq \(from)…\(to) into session \(target)" + (message.map { ": \($0)" } ?? "") + "\n")
+                return
+            case .lost(let reason, _, let connected)?:
+                if connected { throw CLIError("the server at \(url) closed the connection before the app answered (\(reason))", code: 1) }
+                throw TailCommand.connectError(url: url, reason: reason, token: token)
+            case .interrupted?:
+                throw CLIError("interrupted before the app answered; it may still be replaying", code: 130)
+            default:
+                continue
+            }
+        }
+    }
+}

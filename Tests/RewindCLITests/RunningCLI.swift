@@ -1,0 +1,147 @@
+import Foundation
+import RewindJSON
+import RewindWire
+
+/// A `rewind` command running as a child process (`tail`, …), its stdout and stderr collected
+/// separately as they come, so tests can wait on what it printed.
+final class RunningCLI: @unchecked Sendable {
+    let process = Process()
+    private let condition = NSCondition()
+    private var out = ""
+    private var err = ""
+    /// Lines (newlines) on stdout so far, counted as they come: cheaper than splitting `out`.
+    private var lines = 0
+    private var exited = false
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = CLIRunner.executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["REWIND_TOKEN"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        for (pipe, isError) in [(stdout, false), (stderr, true)] {
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                guard let self, !data.isEmpty else { return }
+                self.condition.lock()
+                if isError {
+                    self.err += String(decoding: data, as: UTF8.self)
+                } else {
+                    self.out += String(decoding: data, as: UTF8.self)
+                    self.lines += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                }
+                self.condition.broadcast()
+                self.condition.unlock()
+            }
+        }
+        process.terminationHandler = { [weak self] _ in
+            guard let self else { return }
+            self.condition.lock()
+            self.exited = true
+            self.condition.broadcast()
+            self.condition.unlock()
+        }
+        try process.run()
+    }
+
+    var stdout: String { condition.withLock { out } }
+    var stderr: String { condition.withLock { err } }
+
+    /// Waits until `check(stdout, stderr)` holds or `timeout` seconds pass; returns whether it held.
+    func wait(timeout: Double = 30, until check: (String, String) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !check(out, err) {
+            if !condition.wait(until: deadline) { return check(out, err) }
+        }
+        return true
+    }
+
+    /// Waits until standard output holds at least `count` whole lines.
+    func waitForLines(_ count: Int, timeout: Double = 30) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while lines < count {
+            if !condition.wait(until: deadline) { return lines >= count }
+        }
+        return true
+    }
+
+    var lineCount: Int { condition.withLock { lines } }
+
+    /// Waits until standard error contains `needle`.
+    func waitForError(_ needle: String, timeout: Double = 30) -> Bool {
+        wait(timeout: timeout) { _, err in err.contains(needle) }
+    }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the process to exit and for its pipes to drain; `nil` if it has not exited
+    /// within `timeout` seconds.
+    func waitForExit(timeout: Double = 30) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        while !exited {
+            if !condition.wait(until: deadline) { break }
+        }
+        let done = exited
+        condition.unlock()
+        guard done else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Kills the process if it is still running (for `defer`).
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// A recording with two action types, for the tail tests: odd seqs bump `count`
+/// (`counter/increment`), even seqs set `note` (`note/set`).
+enum TwoTypeRecording {
+    static func state(_ seq: Int64) -> JSONValue {
+        let count = (seq + 1) / 2
+        let note = seq < 2 ? "start" : "note \(seq / 2 * 2)"
+        return ["count": .number(JSONNumber(count)), "note": .string(note)]
+    }
+
+    static func action(_ seq: Int64) -> JSONValue {
+        if seq == 0 { return ["type": "@@INIT"] }
+        return seq % 2 == 1 ? ["type": "counter/increment", "by": 1] : ["type": "note/set", "text": .string("note \(seq)")]
+    }
+
+    /// The event message for `seq`: a keyframe at 0, a one-operation patch after.
+    static func event(_ seq: Int64) -> JSONValue {
+        let after = state(seq)
+        let at = 1_763_700_000 + Double(seq) / 4
+        if seq == 0 {
+            return AppMessage.event(WireEvent(seq: 0, at: at, action: action(0), keyframe: after, hash: after.stableHash)).json
+        }
+        let operation: JSONValue = seq % 2 == 1
+            ? ["op": "replace", "path": "/count", "value": after["count"]!]
+            : ["op": "replace", "path": "/note", "value": after["note"]!]
+        return AppMessage.event(WireEvent(seq: seq, at: at, action: action(seq), patch: [operation], hash: after.stableHash,
+                                          durationNs: 1_000 + seq)).json
+    }
+}
+
+/// The seqs at the start of each event line `rewind tail` printed (lines that start with a digit).
+func printedSeqs(_ text: String) -> [Int64] {
+    text.split(separator: "\n").compactMap { line in
+        line.first?.isNumber == true ? Int64(line.prefix { $0.isNumber }) : nil
+    }
+}
