@@ -26,8 +26,7 @@ final class RunningCLI: @unchecked Sendable {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         for (pipe, isError) in [(stdout, false), (stderr, true)] {
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
+            PipeReader.start(pipe) { [weak self] data in
                 guard let self, !data.isEmpty else { return }
                 self.condition.lock()
                 if isError {

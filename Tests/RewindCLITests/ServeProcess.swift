@@ -16,8 +16,7 @@ final class ServeProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
+        PipeReader.start(pipe) { [weak self] data in
             guard let self, !data.isEmpty else { return }
             self.condition.lock()
             self.output += String(decoding: data, as: UTF8.self)

@@ -24,8 +24,8 @@ final class ServeProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
+        PipeReader.start(pipe) { [weak self] data in
+            let text = String(decoding: data, as: UTF8.self)
             guard let self else { return }
             self.lock.withLock { self.output += text }
         }
