@@ -20,8 +20,6 @@ command -v setsid >/dev/null 2>&1 && detach=(setsid)
 
 serve_out="$(mktemp "${TMPDIR:-/tmp}/rewind-serve.XXXXXX")"
 server="" demo=""
-cleanup() { rm -f "$serve_out"; }
-trap cleanup EXIT
 
 stop_child() { # SIGINT, then wait until it has exited (a second Ctrl-C must not cut the wait short)
     local pid="$1" status=0
@@ -35,6 +33,17 @@ stop_child() { # SIGINT, then wait until it has exited (a second Ctrl-C must not
     return "$status"
 }
 
+# From here on, Ctrl-C, SIGTERM and SIGHUP (the terminal closing) only set a flag: the script
+# then stops the demo before the server. Whatever way the script ends, no child outlives it.
+stopping=0
+trap 'stopping=1' INT TERM HUP
+cleanup() {
+    [ -n "$demo" ] && kill -0 "$demo" 2>/dev/null && stop_child "$demo"
+    [ -n "$server" ] && kill -0 "$server" 2>/dev/null && stop_child "$server"
+    rm -f "$serve_out"
+}
+trap cleanup EXIT
+
 "${detach[@]}" "$BIN" serve --host 127.0.0.1 --port "$PORT" >"$serve_out" 2>&1 &
 server=$!
 echo "run-demo: rewind serve pid $server"
@@ -42,6 +51,7 @@ echo "run-demo: rewind serve pid $server"
 # Wait (up to 30 s) for the server to say where apps connect.
 url=""
 for _ in $(seq 300); do
+    [ "$stopping" = 1 ] && { echo "run-demo: stopped before the server was up" >&2; exit 130; }
     url="$(grep -o 'ws://127\.0\.0\.1:[0-9]*/app' "$serve_out" | head -n 1)"
     [ -n "$url" ] && break
     if ! kill -0 "$server" 2>/dev/null; then
@@ -61,8 +71,6 @@ cat "$serve_out"
 printed="$(wc -l <"$serve_out")"
 inspector="$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$serve_out" | head -n 1)"
 
-stopping=0
-trap 'stopping=1' INT TERM
 "${detach[@]}" "$BIN" demo --server "$url" "$@" &
 demo=$!
 echo "run-demo: rewind demo pid $demo"
