@@ -106,6 +106,30 @@ def test_replay_too_large_is_refused(ctx):
     assert not any(l["locked"] for l in ctx.app.lines()[before:]), "the app received a replay"
 
 
+def test_replay_range_after_sessions_reload(ctx):
+    """The page reloads its sessions when a live event names a session it does not know. The
+    open session must then be the reloaded list's entry, which live events keep counting:
+    Replay's range check reads it, so a replay up to the newest seq is accepted."""
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    wait(d, lambda d: d.find_element(By.ID, "replay").is_enabled(), message="replay enabled")
+    # As if the page had missed the session's push: the next live event reloads the sessions.
+    js(d, "const p = window.__rewind.page; p.sessions.delete(p.current.id)")
+    wait(d, lambda d: js(d, "const p = window.__rewind.page; return p.sessions.has(p.current.id)"), message="the sessions reloaded")
+    newest = ctx.inspector.session(uuid=ctx.live["uuid"])["lastSeq"] + 3
+    item = f"#sessions .session[data-id='{ctx.live['id']}']"
+    wait(d, lambda d: int(js(d, f"const e = document.querySelector(\"{item}\"); return e ? e.dataset.count : 0")) > newest,
+         message=f"the session list to count past #{newest}")
+    set_range(d, str(newest - 2), str(newest), "0")
+    d.find_element(By.ID, "replay").click()
+    wait(d, lambda d: d.find_element(By.ID, "message").text.startswith("replayed") or "must be" in d.find_element(By.ID, "message").text,
+         message="the replay's outcome")
+    said = d.find_element(By.ID, "message").text
+    assert f"replayed #{newest - 2}…#{newest}" in said, f"the replay of #{newest - 2}…#{newest} refused: {said}"
+    d.find_element(By.ID, "resume").click()
+    wait(d, lambda d: "back to its live state" in d.find_element(By.ID, "message").text, message="resumed")
+
+
 def test_token_through_the_cookie(ctx):
     """A server with a token: the page opened with ?token= connects and downloads with its cookie."""
     d = ctx.driver
