@@ -1,12 +1,14 @@
 """Checks that reach through the server: commands to the app, the token, reconnecting."""
+import json
 import os
+import re
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 import harness
 from harness import wait_until
-from pagekit import js, open_session, shown_seq, wait
+from pagekit import js, open_session, press, shown_seq, shown_state, wait
 
 
 def test_jump_and_resume_reach_the_app(ctx):
@@ -44,14 +46,86 @@ def test_dispatch_and_replay_reach_the_app(ctx):
     box.send_keys('{"type": "images/like"}')
     d.find_element(By.ID, "dispatch").click()
     wait(d, lambda d: d.find_element(By.ID, "message").text == "dispatched", message="the app's answer to dispatch")
-    for field, value in (("replay-from", "1"), ("replay-to", "5"), ("replay-pace", "50")):
-        d.find_element(By.ID, field).clear()
-        d.find_element(By.ID, field).send_keys(value)
+    set_range(d, "1", "5", "50")
     before = len(ctx.app.lines())
     d.find_element(By.ID, "replay").click()
     # The app counts the actions it replayed: #1…#5 are five.
     wait(d, lambda d: "replayed 5 actions" in d.find_element(By.ID, "message").text, message="the app's answer to replay")
     wait_until(lambda: any(l["locked"] for l in ctx.app.lines()[before:]), message="the app's store locked by the replay")
+    d.find_element(By.ID, "resume").click()
+    wait(d, lambda d: "back to its live state" in d.find_element(By.ID, "message").text, message="resumed")
+    # From 0: seq 0 is the initial state, so the actions sent are #1…#3 (as `rewind replay --into`
+    # sends them), starting from the state at #0. The app records the replay as a new session
+    # (the demo's carries no replayOf): its initial state and actions are what the page sent.
+    known = {s["id"] for s in ctx.inspector.ask(type="sessions")["sessions"]}
+    set_range(d, "0", "3", "0")
+    d.find_element(By.ID, "replay").click()
+    wait(d, lambda d: "replayed #1…#3" in d.find_element(By.ID, "message").text and "replayed 3 actions" in d.find_element(By.ID, "message").text,
+         message="the replay from 0 to send #1…#3")
+    replay = wait_until(lambda: next((s for s in ctx.inspector.ask(type="sessions")["sessions"]
+                                      if s["id"] not in known and s["app"] == ctx.live["app"] and s["lastSeq"] == 3), None),
+                        message="the app's recording of the replay, #0…#3")
+    recorded = ctx.inspector.ask(type="events", session=replay["uuid"], **{"from": 0, "limit": 4})["events"]
+    original = ctx.inspector.ask(type="events", session=ctx.live["uuid"], **{"from": 1, "limit": 3})["events"]
+    assert recorded[0]["keyframe"] == ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=0)["value"], \
+        "the replay did not start from the state at #0"
+    assert [e["action"] for e in recorded[1:]] == [e["action"] for e in original], "the replayed actions are not #1…#3"
+    d.find_element(By.ID, "resume").click()
+    wait(d, lambda d: "back to its live state" in d.find_element(By.ID, "message").text, message="resumed")
+
+
+def set_range(d, first, last, pace):
+    for field, value in (("replay-from", first), ("replay-to", last), ("replay-pace", pace)):
+        d.find_element(By.ID, field).clear()
+        d.find_element(By.ID, field).send_keys(value)
+
+
+def test_replay_too_large_is_refused(ctx):
+    """A replay message over the server's limit is refused on the page, in one sentence naming
+    its size and the limit, and never sent (the server would close the connection). The page
+    cannot learn a limit other than the default 16 MiB, so the check lowers the page's figure
+    rather than building a 16 MiB session."""
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    wait(d, lambda d: d.find_element(By.ID, "replay").is_enabled(), message="replay enabled")
+    limit = 2048
+    js(d, "window.__rewind.connection.maxMessage = arguments[0]", limit)
+    last = 40
+    set_range(d, "1", str(last), "0")
+    before = len(ctx.app.lines())
+    d.find_element(By.ID, "replay").click()
+    pattern = re.compile(rf"^replay: #1…#{last} with its starting state is ([\d.]+) KiB, over the server's 2\.0 KiB message limit: replay a shorter range$")
+    wait(d, lambda d: pattern.match(d.find_element(By.ID, "message").text), message="the size refused on the page")
+    shown = float(pattern.match(d.find_element(By.ID, "message").text).group(1)) * 1024
+    # What the page would have sent: the state before #1 and the actions #1…#40, as the server has them.
+    state = ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=0)["value"]
+    actions = [e["action"] for e in ctx.inspector.ask(type="events", session=ctx.live["uuid"], **{"from": 1, "limit": last})["events"]]
+    payload = len(json.dumps({"state": state, "actions": actions}, ensure_ascii=False, separators=(",", ":")).encode())
+    assert payload <= shown <= payload + 400, f"the page says {shown:.0f} bytes; the state and actions alone are {payload}"
+    assert d.find_element(By.ID, "status").text == "connected"
+    assert not any(l["locked"] for l in ctx.app.lines()[before:]), "the app received a replay"
+
+
+def test_replay_range_after_sessions_reload(ctx):
+    """The page reloads its sessions when a live event names a session it does not know. The
+    open session must then be the reloaded list's entry, which live events keep counting:
+    Replay's range check reads it, so a replay up to the newest seq is accepted."""
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    wait(d, lambda d: d.find_element(By.ID, "replay").is_enabled(), message="replay enabled")
+    # As if the page had missed the session's push: the next live event reloads the sessions.
+    js(d, "const p = window.__rewind.page; p.sessions.delete(p.current.id)")
+    wait(d, lambda d: js(d, "const p = window.__rewind.page; return p.sessions.has(p.current.id)"), message="the sessions reloaded")
+    newest = ctx.inspector.session(uuid=ctx.live["uuid"])["lastSeq"] + 3
+    item = f"#sessions .session[data-id='{ctx.live['id']}']"
+    wait(d, lambda d: int(js(d, f"const e = document.querySelector(\"{item}\"); return e ? e.dataset.count : 0")) > newest,
+         message=f"the session list to count past #{newest}")
+    set_range(d, str(newest - 2), str(newest), "0")
+    d.find_element(By.ID, "replay").click()
+    wait(d, lambda d: d.find_element(By.ID, "message").text.startswith("replayed") or "must be" in d.find_element(By.ID, "message").text,
+         message="the replay's outcome")
+    said = d.find_element(By.ID, "message").text
+    assert f"replayed #{newest - 2}…#{newest}" in said, f"the replay of #{newest - 2}…#{newest} refused: {said}"
     d.find_element(By.ID, "resume").click()
     wait(d, lambda d: "back to its live state" in d.find_element(By.ID, "message").text, message="resumed")
 
@@ -85,17 +159,39 @@ def test_token_through_the_cookie(ctx):
 
 
 def test_reconnects_and_resubscribes(ctx):
-    """Last: restarts the server on the same port and log, and a new app streams to it."""
+    """Last: restarts the server on the same port and log. The open session, whose app
+    reconnects and goes on streaming, is caught up from the log; then a new app streams to it."""
     d = ctx.driver
-    open_session(ctx, ctx.small["id"])
+    open_session(ctx, ctx.live["id"])
     wait(d, lambda d: d.find_element(By.ID, "status").text == "connected", message="connected")
-    ctx.app.stop()
+    d.find_element(By.ID, "follow").click()
+    press(d, Keys.HOME, *(["j"] * 6))
+    wait(d, lambda d: shown_seq(d) == 6, message="#6 selected")
     ctx.inspector.close()
     ctx.server.stop()
     wait(d, lambda d: "reconnecting" in d.find_element(By.ID, "status").text, message="the page to notice")
+    stopped_at = js(d, "return window.__rewind.page.store.total")
     ctx.server = harness.Server(ctx.server.binary, ctx.folder, port=ctx.server.port)
     wait(d, lambda d: d.find_element(By.ID, "status").text == "connected", timeout=30, message="reconnected by itself")
     ctx.inspector = harness.Inspector(ctx.server.port)
+    # The app reconnects to the same session and goes on; once it has sent more, stop it so
+    # the session's length is final.
+    wait_until(lambda: (ctx.inspector.session(uuid=ctx.live["uuid"])["lastSeq"] or 0) >= stopped_at + 5, timeout=30,
+               message="the app to resume its session on the new server")
+    ctx.app.stop()
+    wait_until(lambda: not ctx.inspector.session(uuid=ctx.live["uuid"])["live"], message="the session ended")
+    final = ctx.inspector.session(uuid=ctx.live["uuid"])
+    count = final["lastSeq"] + 1
+    wait(d, lambda d: int(js(d, "return document.getElementById('count').dataset.matches")) == count,
+         message=f"the open session's list to count {count} events, as the server does")
+    item = f"#sessions .session[data-id='{final['id']}']"
+    wait(d, lambda d: js(d, f"const e = document.querySelector(\"{item}\"); return e && e.dataset.count") == str(count),
+         message="the session list's count to match the server's")
+    assert js(d, "const p = window.__rewind.page; return p.current === p.sessions.get(p.current.id) && p.current.lastSeq") == final["lastSeq"], \
+        "the open session is not the session list's entry"
+    assert shown_seq(d) == 6, f"#{shown_seq(d)} shown after the reconnect, #6 was selected"
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=6)["value"], "state #6 differs from the server's"
+
     ctx.app = harness.App(ctx.server.binary, ctx.server, os.path.join(ctx.folder, "state2.log"))
     fresh = wait_until(lambda: next((s for s in ctx.inspector.ask(type="sessions")["sessions"]
                                      if s["app"] == ctx.live["app"] and s["live"] and s["uuid"] != ctx.live["uuid"]), None),

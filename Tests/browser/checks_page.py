@@ -222,3 +222,37 @@ def test_big_state_renders_lazily(ctx):
     wait(d, lambda d: js(d, "const n = document.querySelector('#tree .node.selected'); return n && n.dataset.pointer") == pointer,
          message=f"the search result {pointer} revealed")
     assert "bach" in json.dumps(value_at(expected, pointer)).lower() + pointer.lower()
+
+
+def test_special_keys_match_the_server(ctx):
+    """States with `__proto__`, `constructor` and `hasOwnProperty` keys, stepped with the keyboard
+    both ways (the page applies patches, then inverses): the shown state is the server's and the
+    CLI's at every step, and nothing leaked into Object.prototype."""
+    d = ctx.driver
+    session = ctx.proto
+    open_session(ctx, session["id"])
+    d.find_element(By.ID, "follow").click()
+    press(d, Keys.HOME)
+    last = session["lastSeq"]
+    assert last >= 5, f"the imported session has {last + 1} events"
+
+    def check(seq):
+        wait(d, lambda d: shown_seq(d) == seq, message=f"#{seq} shown")
+        expected = ctx.inspector.ask(type="state", session=session["uuid"], seq=seq)["value"]
+        cli = json.loads(ctx.server.cli("state", f"{session['id']}@{seq}", "--json"))["value"]
+        assert expected == cli, f"#{seq}: the server and the CLI disagree"
+        shown = shown_state(d)
+        assert shown == expected, f"#{seq}: the page shows {shown}, the server has {expected}"
+        # The tree lists the same top-level keys (drawn from the page's own copy of the state).
+        top = js(d, "return [...document.querySelectorAll('#tree .node')].map(n => n.dataset.pointer).filter(p => p && p.lastIndexOf('/') === 0)")
+        assert sorted(top) == sorted("/" + k.replace("~", "~0").replace("/", "~1") for k in expected), f"#{seq}: tree keys {top}"
+
+    for seq in range(0, last + 1):
+        check(seq)
+        if seq < last:
+            press(d, "j")
+    for seq in range(last - 1, -1, -1):
+        press(d, "k")
+        check(seq)
+    leaked = js(d, "const o = {}; return ['x', 'y', 'polluted', 'prototype'].filter(k => k in o)")
+    assert leaked == [], f"Object.prototype gained {leaked}"

@@ -158,6 +158,26 @@ def gallery_jsonl(path, count):
             f.write(json.dumps({"action": action, "state": state, "at": 1763700000.0 + i / 1000}, separators=(",", ":")) + "\n")
 
 
+def proto_jsonl(path):
+    """A recording whose states add, change and remove keys that are special in JavaScript
+    (`__proto__`, `constructor`, `hasOwnProperty`): plain data to the server, a trap for `obj[key]`."""
+    states = [
+        {"a": 1},
+        {"a": 1, "__proto__": {"x": 1}},
+        {"a": 1, "__proto__": {"x": 2, "polluted": True}},
+        {"a": 1, "__proto__": {"x": 2, "polluted": True}, "constructor": {"prototype": {"y": 1}}},
+        {"a": 1, "__proto__": 5, "constructor": {"prototype": {"y": 2}}},
+        {"a": 1, "constructor": {"prototype": {"y": 2}}},
+        {"a": 1, "constructor": {"prototype": {"y": 2}}, "hasOwnProperty": 3, "__proto__": [1, {"__proto__": None}]},
+        {"a": 2},
+    ]
+    with open(path, "w") as f:
+        f.write(json.dumps({"state": states[0], "at": 1763700000.0}, separators=(",", ":")) + "\n")
+        for i, state in enumerate(states[1:], 1):
+            f.write(json.dumps({"action": {"type": f"proto/step{i}"}, "state": state, "at": 1763700000.0 + i}, separators=(",", ":")) + "\n")
+    return len(states) - 1
+
+
 # The shared test data, read where it is (never copied into the repository).
 CATALOG_PLACES = [os.path.join(REPO, "..", "shared", "testdata", "json-corpus", "citm_catalog.json"),
                   os.path.join(REPO, "..", "..", "shared", "testdata", "json-corpus", "citm_catalog.json"),

@@ -6,8 +6,9 @@ Usage: test_inspector.py PATH_TO_REWIND_BINARY
 Starts `rewind serve` (temporary log, the repository's web/), streams `rewind demo --app images`
 to it, imports a 100,000-event session, a small one and one with a 1.7 MB state, then drives the
 page (checks_page.py: live list, click → state and diff, slider, filters, scrolling 100,000
-events, exports, keys, compare, blame, a big state; checks_app.py: jump/resume, dispatch and
-replay reaching the app, the token cookie, reconnecting). Every check waits on a condition with a deadline. A failure saves a
+events, exports, keys, compare, blame, keys named __proto__, a big state; checks_app.py: jump/resume, dispatch and
+replay reaching the app, a replay too large refused, the replay range after a sessions reload, the
+token cookie, reconnecting under an open session). Every check waits on a condition with a deadline. A failure saves a
 screenshot and the browser console beside the test output (.build/browser-test/NAME.png, .log)
 and prints the path. Prints `N passed, M failed`; exits 1 on any failure.
 """
@@ -18,12 +19,13 @@ import time
 import traceback
 
 import harness
-from checks_app import (test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app,
+from checks_app import (test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app, test_replay_range_after_sessions_reload,
+                        test_replay_too_large_is_refused,
                         test_reconnects_and_resubscribes, test_token_through_the_cookie)
 from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_lazily, test_blame_lists_the_changes,
                          test_click_shows_state_and_diff, test_compare_two_actions, test_export_downloads,
                          test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
-                         test_text_filter, test_type_filter)
+                         test_special_keys_match_the_server, test_text_filter, test_type_filter)
 from harness import wait_until
 
 results = {"passed": 0, "failed": 0}
@@ -34,9 +36,9 @@ class Context:
 
 
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
-         test_dispatch_and_replay_reach_the_app,
+         test_dispatch_and_replay_reach_the_app, test_replay_too_large_is_refused, test_replay_range_after_sessions_reload,
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
-         test_compare_two_actions, test_blame_lists_the_changes, test_big_state_renders_lazily, test_token_through_the_cookie,
+         test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie,
          test_reconnects_and_resubscribes]
 
 
@@ -88,6 +90,9 @@ def main():
         # Imports go through the server's own log while it runs, like a user's would.
         ctx.server.cli("import", big, "--app", "big")
         ctx.server.cli("import", small, "--app", "small")
+        proto = os.path.join(folder, "proto.jsonl")
+        harness.proto_jsonl(proto)
+        ctx.server.cli("import", proto, "--app", "proto")
         catalog = harness.catalog_jsonl(folder)
         if catalog:
             ctx.server.cli("import", catalog, "--app", "catalog")
@@ -98,6 +103,7 @@ def main():
         wait_until(lambda: (ctx.inspector.session(uuid=ctx.live["uuid"])["lastSeq"] or 0) >= 20, message="20 live events")
         ctx.big = ctx.inspector.session(app="big")
         ctx.small = ctx.inspector.session(app="small")
+        ctx.proto = ctx.inspector.session(app="proto")
         ctx.catalog = ctx.inspector.session(app="catalog") if catalog else None
         ctx.driver = harness.browser(download_dir=ctx.downloads)
         for test in TESTS:

@@ -1,6 +1,6 @@
 // The diff and blame panes: each change as a path with its value before and after.
 
-import { parsePointer } from './patch.js';
+import { hasKey, parsePointer } from './patch.js';
 
 /// A value as compact JSON, cut at `max` characters: a diff line shows what an object holds.
 function preview(value, max) {
@@ -20,7 +20,7 @@ function el(tag, className, text) {
 /// before it applies, when the caller could work it out; else the value comes from `inverse`.
 export function renderDiff(container, patch, inverse, after, befores) {
   const before = new Map();
-  for (const op of inverse || []) if ('value' in op && !before.has(op.path)) before.set(op.path, op.value);
+  for (const op of inverse || []) if (hasKey(op, 'value') && !before.has(op.path)) before.set(op.path, op.value);
   const list = el('div', 'changes');
   if (!patch.length) list.append(el('div', 'empty', 'No change: this action left the state as it was.'));
   for (const [i, op] of patch.entries()) {
@@ -29,7 +29,7 @@ export function renderDiff(container, patch, inverse, after, befores) {
     line.dataset.path = op.path;
     line.dataset.kind = kindName;
     line.append(el('span', 'badge', kindName), el('span', 'path', op.path || '/'));
-    const b = befores ? befores[i] : before.get(op.path), a = 'value' in op ? op.value : after(op.path);
+    const b = befores ? befores[i] : before.get(op.path), a = hasKey(op, 'value') ? op.value : after(op.path);
     const values = el('div', 'values');
     if (kindName !== 'added') values.append(el('span', 'before', preview(b, 200)));
     if (kindName === 'changed') values.append(el('span', 'arrow', '→'));

@@ -2,6 +2,9 @@
 // reconnect with backoff that tells the page to re-subscribe and resync.
 
 const SUBPROTOCOL = 'rewind.inspect.v1';
+// `rewind serve --max-message`'s default. The server does not announce its limit, so a server
+// started with a smaller one is caught by its close code (1009) instead.
+const MAX_MESSAGE = 16 * 1024 * 1024;
 
 export class Connection {
   constructor(url) {
@@ -14,6 +17,12 @@ export class Connection {
     this.socket = null;
     this.onStatus = () => {};
     this.onOpen = () => {};
+    this.maxMessage = MAX_MESSAGE;
+  }
+
+  /// The size in bytes (UTF-8) of `body` as a request would send it.
+  sizeOf(body) {
+    return new Blob([JSON.stringify({ ...body, id: this.nextId })]).size;
   }
 
   on(type, fn) {
@@ -31,9 +40,12 @@ export class Connection {
       this.onOpen();
     };
     socket.onmessage = (message) => this.receive(message.data);
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (this.socket !== socket) return;
-      for (const { reject } of this.pending.values()) reject(new Error('the connection closed'));
+      const why = event.code === 1009
+        ? 'the server closed the connection because a message was over its size limit (rewind serve --max-message)'
+        : 'the connection closed';
+      for (const { reject } of this.pending.values()) reject(new Error(why));
       this.pending.clear();
       this.setStatus('reconnecting');
       // Backoff doubles up to 10 s; a jitter keeps several tabs from reconnecting in step.

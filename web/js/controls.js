@@ -3,6 +3,7 @@
 
 const $ = (id) => document.getElementById(id);
 const MAX_REPLAY = 20000;
+const size = (bytes) => (bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`);
 
 export class Controls {
   constructor(connection, page, say, current) {
@@ -88,12 +89,16 @@ export class Controls {
       this.say(`replay: at most ${MAX_REPLAY.toLocaleString()} actions at a time`, true);
       return;
     }
+    // Seq 0 is the initial state, not an action: the actions start at seq 1, and the state sent
+    // is the one before the first action sent (as `rewind replay --into` does).
+    const first = Math.max(1, from);
+    if (first > to) {
+      this.say('replay: seq 0 is the initial state, not an action: pick a range that ends at 1 or later', true);
+      return;
+    }
     try {
-      // Seq 0 is the initial state, not an action: a replay from 0 starts there.
-      const start = Math.max(0, from - 1);
-      const first = Math.max(1, from);
       this.say('replay: reading the actions…');
-      const state = (await this.connection.request({ type: 'state', session: session.uuid, seq: start })).value;
+      const state = (await this.connection.request({ type: 'state', session: session.uuid, seq: first - 1 })).value;
       const actions = [];
       let next = first;
       while (next !== null && next <= to) {
@@ -101,8 +106,14 @@ export class Controls {
         for (const event of reply.events) if (event.seq <= to) actions.push(event.action);
         next = reply.events.length ? reply.events[reply.events.length - 1].seq + 1 : null;
       }
-      await this.command({ kind: 'replay', from, to, pace: pace > 0 ? pace : undefined, state, actions },
-        `replayed #${first}…#${to} at ${pace > 0 ? pace + '/s' : 'once'}`);
+      const body = { kind: 'replay', from: first, to, pace: pace > 0 ? pace : undefined, state, actions };
+      // The server closes a connection whose message is over its limit: say so before sending.
+      const bytes = this.connection.sizeOf({ type: 'command', session: session.uuid, ...body });
+      if (bytes > this.connection.maxMessage) {
+        this.say(`replay: #${first}…#${to} with its starting state is ${size(bytes)}, over the server's ${size(this.connection.maxMessage)} message limit: replay a shorter range`, true);
+        return;
+      }
+      await this.command(body, `replayed #${first}…#${to} at ${pace > 0 ? pace + '/s' : 'once'}`);
     } catch (error) {
       this.say(`replay: ${error.message}`, true);
     }

@@ -10,6 +10,8 @@ import { renderDiff } from './changes.js';
 import { setupStatePane } from './statepane.js';
 import { applyPatch, resolve } from './patch.js';
 import { Controls } from './controls.js';
+import { SessionList } from './sessionlist.js';
+import { wireConnection } from './live.js';
 
 const $ = (id) => document.getElementById(id);
 const connection = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspect`);
@@ -30,6 +32,7 @@ const list = new EventList($('list'), {
   scrolled: () => schedule('list'),
   time: (at) => (page.current ? `+${(at - page.current.startedAt).toFixed(3)}s` : ''),
 });
+const sessionList = new SessionList($('sessions'), page, (id) => openSession(id));
 const tree = new StateTree($('tree'), (pointer) => pane.pathSelected(pointer));
 const controls = new Controls(connection, page, (text, bad) => say(text, bad), () => selectedEvents());
 const pane = setupStatePane({ page, tree, connection, select: (...a) => select(...a), say: (...a) => say(...a), renderState: () => renderState() });
@@ -42,7 +45,7 @@ function schedule(what) {
 
 function frame() {
   page.frame = 0;
-  if (page.dirty.sessions) { page.dirty.sessions = false; renderSessions(); }
+  if (page.dirty.sessions) { page.dirty.sessions = false; sessionList.render(); }
   if (page.dirty.list) {
     page.dirty.list = false;
     const store = page.store;
@@ -70,38 +73,6 @@ function say(text, bad = false) {
 }
 
 // --- sessions -------------------------------------------------------------------------------
-
-function renderSessions() {
-  const sorted = [...page.sessions.values()].sort((a, b) => b.id - a.id);
-  const children = sorted.map((s) => {
-    const item = document.createElement('div');
-    item.className = 'session' + (page.current && page.current.id === s.id ? ' selected' : '') + (s.live ? ' live' : '');
-    item.dataset.id = s.id;
-    item.setAttribute('role', 'option');
-    const name = document.createElement('div');
-    name.className = 'name';
-    name.textContent = s.app || '(unnamed)';
-    const meta = document.createElement('div');
-    meta.className = 'meta';
-    const count = (s.lastSeq ?? -1) + 1;
-    const replay = s.replayOf !== null && s.replayOf !== undefined ? ` · replay of ${String(s.replayOf).slice(0, 8)}` : '';
-    meta.textContent = `#${s.id} · ${count.toLocaleString()} events · ${s.live ? 'live' : 'ended'}${replay} · ${new Date(s.startedAt * 1000).toLocaleTimeString()}`;
-    item.append(name, meta);
-    return item;
-  });
-  if (!children.length) {
-    const empty = document.createElement('div');
-    empty.className = 'empty';
-    empty.textContent = `No sessions yet. Stream an app to ws://${location.host}/app, or run rewind import.`;
-    children.push(empty);
-  }
-  $('sessions').replaceChildren(...children);
-}
-
-$('sessions').addEventListener('click', (e) => {
-  const item = e.target.closest('.session');
-  if (item) openSession(Number(item.dataset.id));
-});
 
 function openSession(id, seq) {
   const session = page.sessions.get(id);
@@ -339,82 +310,7 @@ document.addEventListener('keydown', (e) => {
 
 // --- the connection ------------------------------------------------------------------------
 
-connection.onStatus = (status) => {
-  const el = $('status');
-  el.className = `status ${status}`;
-  el.textContent = { open: 'connected', connecting: 'connecting…', reconnecting: 'reconnecting…' }[status] || status;
-  controls.sessionChanged();
-};
-
-async function loadSessions() {
-  const reply = await connection.request({ type: 'sessions' });
-  page.sessions = new Map(reply.sessions.map((s) => [s.id, s]));
-  schedule('sessions');
-  return reply.sessions;
-}
-
-connection.onOpen = async () => {
-  try {
-    await connection.request({ type: 'subscribe', session: '*' });
-    const sessions = await loadSessions();
-    if (page.current && page.sessions.has(page.current.id)) {
-      // After a reconnect: the same session, caught up from the log.
-      const fresh = page.sessions.get(page.current.id);
-      page.current = fresh;
-      page.store.resync((fresh.lastSeq ?? -1) + 1);
-      page.timeline.reset();
-      if (page.selected !== null) select(page.selected, 'open');
-      controls.sessionChanged();
-      return;
-    }
-    const wanted = Number(new URLSearchParams(location.hash.slice(1)).get('session'));
-    const live = sessions.filter((s) => s.live).sort((a, b) => b.id - a.id);
-    const pick = page.sessions.has(wanted) ? wanted : (live[0] || sessions.sort((a, b) => b.id - a.id)[0] || {}).id;
-    if (pick !== undefined) openSession(pick);
-  } catch (error) {
-    say(`could not load the sessions: ${error.message}`, true);
-  }
-};
-
-connection.on('event', (event) => {
-  const session = page.sessions.get(event.sessionId);
-  if (session) {
-    session.lastSeq = Math.max(session.lastSeq ?? -1, event.seq);
-    session.eventCount = session.lastSeq + 1;
-    schedule('sessions');
-  } else if (!page.loadingSessions) {
-    // An event of a session the page has not heard of: one sessions request, not one per event.
-    page.loadingSessions = true;
-    loadSessions().catch(() => {}).finally(() => { page.loadingSessions = false; });
-  }
-  if (page.current && event.sessionId === page.current.id) {
-    page.store.addLive(event);
-    schedule('list');
-  }
-});
-
-connection.on('session', (push) => {
-  const s = push.session;
-  page.sessions.set(s.id, s);
-  if (page.current && page.current.id === s.id) {
-    page.current = s;
-    page.store.total = Math.max(page.store.total, (s.lastSeq ?? -1) + 1);
-    controls.sessionChanged();
-  }
-  schedule('sessions');
-  if (!page.current) openSession(s.id);
-});
-
-connection.on('lagged', async () => {
-  say('the page fell behind the live stream; caught up from the log');
-  try {
-    await loadSessions();
-    if (page.current && page.sessions.has(page.current.id)) {
-      page.current = page.sessions.get(page.current.id);
-      page.store.resync((page.current.lastSeq ?? -1) + 1);
-    }
-  } catch { /* the reconnect will resync */ }
-});
+wireConnection(connection, { page, controls, schedule, say, select: (...a) => select(...a), openSession: (id) => openSession(id) });
 
 window.addEventListener('hashchange', () => {
   const wanted = Number(new URLSearchParams(location.hash.slice(1)).get('session'));
@@ -423,4 +319,4 @@ window.addEventListener('hashchange', () => {
 
 setInterval(() => { if (page.store) page.store.tick(); }, 250);
 connection.open();
-window.__rewind = { page, list, tree, select, openSession };
+window.__rewind = { page, list, tree, select, openSession, connection };

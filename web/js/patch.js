@@ -1,4 +1,23 @@
 // JSON Pointer (RFC 6901) and an in-place JSON Patch (RFC 6902) for stepping the page's state.
+//
+// State keys are data, so every object access here is by own property: a plain `node[key]` with
+// a key such as `__proto__` would read or set the object's prototype (and `node.__proto__.x = …`
+// would change Object.prototype itself) instead of the key the server's state has.
+
+const own = (node, key) => Object.prototype.hasOwnProperty.call(node, key);
+
+/// The value under `key` of an object or array, or undefined when it has no such own member.
+export function child(node, key) {
+  if (Array.isArray(node)) return node[Number(key)];
+  return own(node, key) ? node[key] : undefined;
+}
+
+/// Sets `key` on `node` as an ordinary own data property, whatever the key's name.
+export function setKey(node, key, value) {
+  Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+export { own as hasKey };
 
 export function parsePointer(pointer) {
   if (pointer === '') return [];
@@ -13,12 +32,7 @@ export function resolve(doc, pointer) {
   let node = doc;
   for (const token of parsePointer(pointer)) {
     if (node === null || typeof node !== 'object') return undefined;
-    if (Array.isArray(node)) {
-      node = node[Number(token)];
-    } else {
-      if (!Object.prototype.hasOwnProperty.call(node, token)) return undefined;
-      node = node[token];
-    }
+    node = child(node, token);
   }
   return node;
 }
@@ -37,7 +51,7 @@ function parentOf(doc, path) {
   const last = tokens.pop();
   let node = doc;
   for (const token of tokens) {
-    node = Array.isArray(node) ? node[Number(token)] : node[token];
+    node = child(node, token);
     if (node === null || typeof node !== 'object') throw new Error(`no parent for ${path}`);
   }
   return { node, key: last };
@@ -62,7 +76,7 @@ function put(doc, path, value, insert) {
     const index = key === '-' ? node.length : Number(key);
     if (insert) node.splice(index, 0, value); else node[index] = value;
   } else {
-    node[key] = value;
+    setKey(node, key, value);
   }
   return doc;
 }
@@ -70,7 +84,8 @@ function put(doc, path, value, insert) {
 function take(doc, path) {
   const { node, key } = parentOf(doc, path);
   if (Array.isArray(node)) return node.splice(Number(key), 1)[0];
+  if (!own(node, key)) throw new Error(`nothing at ${path}`);
   const value = node[key];
-  delete node[key];
+  delete node[key];   // deletes only an own property: the prototype is never touched
   return value;
 }

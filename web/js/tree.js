@@ -1,7 +1,7 @@
 // The state as a collapsible tree. Only expanded nodes have children in the DOM, and a big
 // object or array shows its first CHUNK children until asked for more.
 
-import { parsePointer, pointerOf, resolve } from './patch.js';
+import { child, parsePointer, pointerOf, resolve } from './patch.js';
 
 const CHUNK = 300;
 
@@ -114,9 +114,11 @@ export class StateTree {
     if (pointer === this.selected) row.classList.add('selected');
     parent.append(row);
     if (!open) return;
+    // Object.keys lists own keys only, `__proto__` included when the state has one (JSON.parse
+    // makes it an own key); `child` reads them the same way.
     const keys = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
     const limit = this.limits.get(pointer) || CHUNK;
-    for (const k of keys.slice(0, limit)) this.row(parent, pointer + '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1'), String(k), value[k], depth + 1);
+    for (const k of keys.slice(0, limit)) this.row(parent, pointer + '/' + String(k).replace(/~/g, '~0').replace(/\//g, '~1'), String(k), child(value, k), depth + 1);
     if (keys.length > limit) {
       const more = document.createElement('div');
       more.className = 'node more';
@@ -141,7 +143,7 @@ export function search(state, query, max = 200, budget = 300000) {
     if (isContainer) {
       const keys = Array.isArray(value) ? value.map((_, i) => String(i)) : Object.keys(value);
       for (let i = keys.length - 1; i >= 0; i--) {
-        stack.push([pointer + '/' + keys[i].replace(/~/g, '~0').replace(/\//g, '~1'), value[keys[i]], keys[i]]);
+        stack.push([pointer + '/' + keys[i].replace(/~/g, '~0').replace(/\//g, '~1'), child(value, keys[i]), keys[i]]);
       }
     }
   }
