@@ -34,9 +34,12 @@ public enum AppMessage: Sendable, Equatable {
         public var lastAckedSeq: Int64?
         /// When the recording started (seconds since 1970); the server's clock when absent.
         public var startedAt: Double?
+        /// The uuid of the session this one replays (a replay is a session of its own).
+        public var replayOf: String?
 
         public init(id: JSONValue? = nil, session: String, app: String, version: String? = nil,
-                    meta: JSONObject = [:], lastAckedSeq: Int64? = nil, startedAt: Double? = nil) {
+                    meta: JSONObject = [:], lastAckedSeq: Int64? = nil, startedAt: Double? = nil,
+                    replayOf: String? = nil) {
             self.id = id
             self.session = session
             self.app = app
@@ -44,6 +47,7 @@ public enum AppMessage: Sendable, Equatable {
             self.meta = meta
             self.lastAckedSeq = lastAckedSeq
             self.startedAt = startedAt
+            self.replayOf = replayOf
         }
     }
 
@@ -75,7 +79,8 @@ public enum AppMessage: Sendable, Equatable {
                 id: f.id, session: try f.string("session"), app: try f.string("app"),
                 version: try f.optionalString("version"), meta: try f.optionalObject("meta") ?? [:],
                 lastAckedSeq: try f.optionalSeq("lastAckedSeq"),
-                startedAt: f.object["startedAt"] == nil ? nil : try f.number("startedAt")))
+                startedAt: f.object["startedAt"] == nil ? nil : try f.number("startedAt"),
+                replayOf: try f.optionalString("replayOf")))
             if case .hello(let hello) = self, hello.session.isEmpty { throw f.fail("session", "a non-empty string") }
         case "event":
             self = .event(try WireEvent(fields: f))
@@ -102,6 +107,7 @@ public enum AppMessage: Sendable, Equatable {
             o["meta"] = .object(h.meta)
             o["lastAckedSeq"] = h.lastAckedSeq.map { .number(JSONNumber($0)) } ?? .null
             if let startedAt = h.startedAt, let n = JSONNumber(startedAt) { o["startedAt"] = .number(n) }
+            if let replayOf = h.replayOf { o["replayOf"] = .string(replayOf) }
             return .object(o)
         case .event(let e):
             return e.json

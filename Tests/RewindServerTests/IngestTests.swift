@@ -100,4 +100,26 @@ struct IngestTests {
         app.close()
         inspector.close()
     }
+
+    @Test("a replay's hello names the session it replays; the log and inspectors keep the link")
+    func helloCarriesReplayOf() throws {
+        let fixture = try ServerFixture()
+        let original = UUID().uuidString
+        let replay = UUID().uuidString
+        let (first, _) = try fixture.helloApp(original)
+        let app = try JSONClient.app(port: fixture.port)
+        app.send(AppMessage.hello(AppMessage.Hello(id: 2, session: replay, app: "Tests", replayOf: original)).json)
+        #expect(app.waitFor { $0["type"] == "welcome" } != nil)
+        let reader = try fixture.reader()
+        #expect(try reader.session(named: replay).replayOf == original)
+        #expect(try reader.session(named: original).replayOf == nil)
+        let inspector = try JSONClient.inspector(port: fixture.port)
+        #expect(inspector.ready())
+        inspector.send(["type": "sessions", "id": 5])
+        let sessions = inspector.waitFor { $0["type"] == "sessions" }?["sessions"]?.arrayValue ?? []
+        #expect(sessions.first { $0["uuid"]?.stringValue == replay }?["replayOf"]?.stringValue == original)
+        app.close()
+        first.close()
+        inspector.close()
+    }
 }

@@ -94,7 +94,7 @@ struct ServerCommandTests {
 
     @Test("replay sends the given actions through the reducer from the given state")
     func replay() async throws {
-        let (store, _, sink, peer) = try await connectedStore()
+        let (store, recorder, sink, peer) = try await connectedStore()
         defer { sink.disconnect(); peer.shutdown() }
         let increment = try LogStates.json(AppAction.increment)
         let result = try await run(.replay, ["state": try LogStates.json(AppState(count: 10)),
@@ -104,6 +104,8 @@ struct ServerCommandTests {
         #expect(result.message == "replayed 3 actions")
         #expect(store.state.count == 13)
         #expect(!store.isLocked)
+        // The replay is recorded as a session of its own whose hello names the one it replays.
+        #expect(await waitUntil { peer.state.hellos.contains { $0.replayOf == recorder.session.uuid } })
 
         let bad = try await run(.replay, ["actions": [["nope": [:]]]], id: "r2", on: peer)
         #expect(!bad.ok)

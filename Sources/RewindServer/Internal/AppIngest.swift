@@ -161,7 +161,8 @@ final class AppIngest: @unchecked Sendable {
         let wasLive: Bool
         do {
             let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
-            id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(hello.meta))
+            id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(hello.meta),
+                                      replayOf: hello.replayOf)
             try writer.flush()
             next = try writer.nextSeq(session: id)
         } catch {
