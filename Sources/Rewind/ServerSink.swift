@@ -114,6 +114,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     public func end(_ session: RecordingSession, at date: Date) throws {
         lock.lock()
         let link = links[session.uuid]
+        // Links over by now need no waiting: keep only those still delivering, so an app that
+        // records session after session does not keep every finished one.
+        ending.removeAll { $0.isOver }
         if let link { ending.append(link) }
         lock.unlock()
         link?.end()
@@ -184,6 +187,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// The last `error` the server sent (a refused event, a protocol problem), if any.
     public var lastServerError: String? { statuses.lazy.compactMap(\.lastError).first }
+
+    /// Why the last failed connection attempt failed (the server refused the upgrade, nothing
+    /// listens, …), if one has failed.
+    public var lastConnectFailure: String? { statuses.lazy.compactMap(\.lastConnectFailure).first }
 
     /// The sessions' statuses; links that delivered their whole session are let go.
     private var statuses: [ServerLinkStatus] {

@@ -17,7 +17,7 @@ public final class DemoRunner {
         /// One log file, shared by the apps' sessions (one writer).
         case file(String)
         /// `rewind serve`'s `/app` address; each app has its own connection and takes commands.
-        case server(URL)
+        case server(URL, token: String? = nil)
     }
 
     /// An app that started recording.
@@ -81,8 +81,8 @@ public final class DemoRunner {
             switch destination {
             case .file:
                 recording = .sinks([fileSink!])
-            case .server(let url):
-                let sink = ServerSink(url: url)
+            case .server(let url, let token):
+                let sink = ServerSink(url: url, token: token)
                 serverSinks.append(sink)
                 recording = .sinks([sink])
             }
@@ -148,6 +148,11 @@ public final class DemoRunner {
             summaries[index].undelivered = serverSinks[index].unacknowledgedCount
         }
         return summaries
+    }
+
+    /// Why the last connection attempt to the server failed, if one did.
+    public var serverConnectFailure: String? {
+        serverSinks.lazy.compactMap(\.lastConnectFailure).first
     }
 
     /// `nil` when recording to a file; else whether every app's connection to the server is up.

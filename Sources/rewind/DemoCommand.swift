@@ -27,6 +27,9 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Stream to `rewind serve` at this address (default: \(defaultServer)).", valueName: "url"))
     var server: String?
 
+    @Option(help: ArgumentHelp("The server's token (default: $REWIND_TOKEN), for a server started with --token.", valueName: "secret"))
+    var token: String?
+
     @Option(help: ArgumentHelp("Record into this log file instead of streaming.", valueName: "path"))
     var db: String?
 
@@ -51,8 +54,8 @@ struct DemoCommand: ParsableCommand {
         guard rate > 0, rate <= 1000, rate.isFinite else {
             throw CLIError("--rate must be a number of actions per second above 0 and at most 1000, not \(rate)", code: 2)
         }
-        if let duration, !(duration > 0 && duration.isFinite) {
-            throw CLIError("--duration must be a number of seconds above 0, not \(duration)", code: 2)
+        if let duration, !(duration > 0 && duration <= 31_536_000) {
+            throw CLIError("--duration must be a number of seconds above 0 and at most a year (31536000), not \(duration)", code: 2)
         }
         let rate = self.rate, seed = self.seed, duration = self.duration, stateLogPath = self.stateLog
         try MainActor.assumeIsolated {
@@ -65,7 +68,7 @@ struct DemoCommand: ParsableCommand {
             let label: String
             switch destination {
             case .file(let path): label = path
-            case .server(let url): label = url.absoluteString
+            case .server(let url, _): label = url.absoluteString
             }
             let runner = DemoRunner(apps: kinds, destination: destination, rate: rate, seed: seed, stateLog: stateLog)
             DemoLifecycle.start(runner, label: label, rate: rate, seed: seed, duration: duration)
@@ -111,7 +114,10 @@ struct DemoCommand: ParsableCommand {
               let host = url.host, !host.isEmpty else {
             throw CLIError("--server: '\(text)' is not a WebSocket address such as \(Self.defaultServer)", code: 2)
         }
-        return .server(url)
+        guard scheme == "ws" else {
+            throw CLIError("--server: '\(text)' uses wss://, but Rewind's WebSocket client speaks plain ws:// only (put a TLS proxy in front, or use ws:// on a trusted network)", code: 2)
+        }
+        return .server(url, token: ServerLocation.token(token))
     }
 }
 

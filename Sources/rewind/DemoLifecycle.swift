@@ -38,7 +38,13 @@ enum DemoLifecycle {
             Task { @MainActor in
                 try? await Task.sleep(for: .seconds(2))
                 if let runner = self.runner, runner.connectedToServer == false {
-                    write("rewind demo: cannot reach the server at \(label); the apps keep recording and reconnect when it is up\n",
+                    let why = runner.serverConnectFailure.map { failure in
+                        // libwebsockets' words for a refused upgrade; a token is the usual cause.
+                        failure.contains("not 101")
+                            ? " (it refused the connection: a missing or wrong --token / REWIND_TOKEN?)"
+                            : " (\(failure))"
+                    } ?? ""
+                    write("rewind demo: cannot reach the server at \(label)\(why); the apps keep recording and reconnect when it is up\n",
                           to: .standardError)
                 }
             }

@@ -98,6 +98,8 @@ struct DemoCommandTests {
         (["--db", "DIR/file/sub/x.db"], "cannot create the folder"),
         (["--db", "DIR"], "is a folder"),
         (["--rate", "0", "--db", "DIR/x.db"], "--rate"),
+        (["--duration", "1e17", "--db", "DIR/x.db"], "--duration"),
+        (["--server", "wss://127.0.0.1:7433/app"], "plain ws:// only"),
         (["--state-log", "DIR/missing/s.jsonl", "--db", "DIR/x.db"], "state log"),
     ])
     func badInput(arguments: [String], message: String) throws {
@@ -121,6 +123,32 @@ struct DemoCommandTests {
         #expect(result.stderr.components(separatedBy: "cannot reach the server").count == 2, "\(result.stderr)")
         #expect(result.stdout.contains("events recorded"))
         #expect(result.stdout.contains("not delivered (the server is away)"))
+    }
+
+    @Test("a server started with a token: the demo's token lets it in; a wrong one is named as the reason")
+    func tokenServer() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("served.db").path
+        let serve = try ServeProcess(["--port", "0", "--db", db, "--token", "s3cret"])
+        defer { serve.signal(SIGTERM); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        let url = "ws://127.0.0.1:\(port)/app"
+
+        let good = try CLIRunner.run(["demo", "--server", url, "--token", "s3cret", "--app", "breweries",
+                                      "--duration", "2", "--rate", "20"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(!good.stderr.contains("cannot reach"), "\(good.stderr)")
+        #expect(!good.stdout.contains("not delivered"), "\(good.stdout)")
+        let uuid = try #require(Self.sessions(in: good.stdout)["breweries"])
+        let verify = try CLIRunner.run(["verify", "--db", db, uuid])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+
+        let bad = try CLIRunner.run(["demo", "--server", url, "--app", "breweries", "--duration", "3"],
+                                    environment: ["REWIND_TOKEN": "wrong"])
+        #expect(bad.status == 0, "\(bad.stderr)")
+        let line = try #require(bad.stderr.split(separator: "\n").first { $0.contains("cannot reach the server") })
+        #expect(line.contains("refused the connection"), "the reason is named: \(line)")
     }
 
     func freePort() throws -> Int {

@@ -27,6 +27,7 @@ final class ServerLink: @unchecked Sendable {
     private var ended = false
     private var connections = 0
     private var lastError: String?
+    private var lastConnectFailure: String?
     /// Holds the link while an ended session is still being delivered, so that it outlives the
     /// recorder and the sink.
     private var delivering: ServerLink?
@@ -98,6 +99,19 @@ final class ServerLink: @unchecked Sendable {
         return closing.waitUntilFinished(timeout: .nanoseconds(Int64(remaining * 1e9)))
     }
 
+    /// Whether the link is over (delivered or given up) and its last connection has closed;
+    /// lets that connection go once it has.
+    var isOver: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard phase == .finished else { return false }
+        if let closing = closingClient {
+            guard closing.isFinished else { return false }
+            closingClient = nil
+        }
+        return true
+    }
+
     /// Gives up: closes the connection and stops reconnecting (what is unacknowledged is lost).
     func stop() {
         condition.lock()
@@ -122,7 +136,8 @@ final class ServerLink: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
-                                connections: connections, finished: phase == .finished, lastError: lastError)
+                                connections: connections, finished: phase == .finished, lastError: lastError,
+                                lastConnectFailure: lastConnectFailure)
     }
 
     // MARK: The connection
@@ -167,10 +182,11 @@ final class ServerLink: @unchecked Sendable {
         _ = client.send(text: AppMessage.hello(hello).json.serialized())
     }
 
-    fileprivate func didEnd(attempt: Int) {
+    fileprivate func didEnd(attempt: Int, failure: String? = nil) {
         condition.lock()
         defer { condition.unlock() }
         guard attempt == self.attempt, phase != .finished, phase != .waiting else { return }
+        if let failure { lastConnectFailure = failure }
         scheduleRetry()
     }
 
@@ -260,6 +276,7 @@ struct ServerLinkStatus {
     var connections: Int
     var finished: Bool
     var lastError: String?
+    var lastConnectFailure: String?
 }
 
 /// Forwards one client's callbacks to its link, tagged with the attempt they belong to.
@@ -277,7 +294,7 @@ private final class AttemptListener: WebSocketClientDelegate, Sendable {
     }
 
     func didFailToConnect(reason: String) {
-        link?.didEnd(attempt: attempt)
+        link?.didEnd(attempt: attempt, failure: reason)
     }
 
     func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
