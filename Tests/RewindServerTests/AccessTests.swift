@@ -52,6 +52,27 @@ struct AccessTests {
         #expect(try HTTPResult.get("/", port: port, headers: ["Cookie: rewind_token=s3cret-token"]).status == 200)
     }
 
+    @Test("without a token, only requests for a loopback host are answered (no DNS rebinding)")
+    func loopbackHostOnly() throws {
+        let fixture = try ServerFixture()
+        let port = fixture.port
+        let (path, proto) = (InspectorRequest.path, InspectorRequest.subprotocol)
+        for host in ["evil.example:\(port)", "127.0.0.1.evil.example", "10.0.0.7:\(port)", "[::2]:\(port)", ""] {
+            #expect(try RawSocket(port: port).upgrade(path: path, port: port, subprotocol: proto, host: host).status == 403, "\(host)")
+            let page = try HTTPResult.get("/export/latest", port: port, host: host)
+            #expect(page.status == 421, "\(host)")
+            #expect(page.body.contains("127.0.0.1, localhost or [::1]"))
+        }
+        // The rebinding page's own origin matches its Host: still refused.
+        #expect(try RawSocket(port: port).upgrade(path: path, port: port, subprotocol: proto,
+                                                  headers: ["Origin: http://evil.example:\(port)"],
+                                                  host: "evil.example:\(port)").status == 403)
+        for host in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST", "[::1]:\(port)", "127.1.2.3"] {
+            #expect(try RawSocket(port: port).upgrade(path: path, port: port, subprotocol: proto, host: host).status == 101, "\(host)")
+        }
+        #expect(try HTTPResult.get("/export/latest", port: port, host: "localhost:\(port)").status == 404)
+    }
+
     @Test("a non-loopback address without a token is refused before listening")
     func nonLoopback() throws {
         let configuration = RewindServerConfiguration(logPath: "/nonexistent/never-written.db", host: "0.0.0.0", port: 0)

@@ -55,8 +55,9 @@ final class RawSocket {
     }
 
     /// The status and head of a WebSocket upgrade.
-    func upgrade(path: String, port: Int, subprotocol: String, headers: [String] = []) throws -> (status: Int, head: String) {
-        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    func upgrade(path: String, port: Int, subprotocol: String, headers: [String] = [],
+                 host: String? = nil) throws -> (status: Int, head: String) {
+        var request = "GET \(path) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: \(subprotocol)\r\n"
         for header in headers { request += header + "\r\n" }
         try write(Array((request + "\r\n").utf8))
@@ -99,9 +100,9 @@ struct HTTPResult {
     var head: String
     var body: String
 
-    static func get(_ target: String, port: Int, headers: [String] = []) throws -> HTTPResult {
+    static func get(_ target: String, port: Int, headers: [String] = [], host: String? = nil) throws -> HTTPResult {
         let socket = try RawSocket(port: port)
-        var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var request = "GET \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         for header in headers { request += header + "\r\n" }
         try socket.write(Array((request + "\r\n").utf8))
         let raw = String(decoding: socket.read { _ in false }, as: UTF8.self)

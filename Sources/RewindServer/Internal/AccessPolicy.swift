@@ -4,6 +4,10 @@ import RewindWebSocket
 /// (a web page must not read an app's state through localhost), and with a token every upgrade
 /// and page request must carry it: `?token=`, `Authorization: Bearer`, or the `rewind_token`
 /// cookie the server sets on a page opened with `?token=`.
+///
+/// Without a token the server listens on loopback only, and then every request must name a
+/// loopback host (`Host: 127.0.0.1:7433`, `localhost`, `[::1]`): a web page that rebinds its own
+/// domain name to 127.0.0.1 would otherwise be same-origin with the server and read the log.
 struct AccessPolicy: Sendable {
     static let cookieName = "rewind_token"
     let token: String?
@@ -11,15 +15,19 @@ struct AccessPolicy: Sendable {
     enum PageDecision: Equatable {
         case allowed(setCookie: String?)
         case refused
+        case foreignHost
     }
 
     func allowsUpgrade(_ request: WebSocketUpgradeRequest) -> Bool {
+        if !hasToken, !Self.isLoopbackHost(request.host) { return false }
         if let origin = request.origin, !Self.isSameOrigin(origin, host: request.host) { return false }
         return carriesToken(query: request.queryValue("token"), headers: request.headers)
     }
 
     func checkPage(_ request: HTTPRequest) -> PageDecision {
-        guard let token, !token.isEmpty else { return .allowed(setCookie: nil) }
+        guard let token, !token.isEmpty else {
+            return Self.isLoopbackHost(request.headers["host"]) ? .allowed(setCookie: nil) : .foreignHost
+        }
         let query = request.queryValue("token")
         guard carriesToken(query: query, headers: request.headers) else { return .refused }
         if let query, Self.equal(query, token) {
@@ -27,6 +35,27 @@ struct AccessPolicy: Sendable {
             return .allowed(setCookie: "\(Self.cookieName)=\(Self.cookieSafe(token)); Path=/; HttpOnly; SameSite=Strict")
         }
         return .allowed(setCookie: nil)
+    }
+
+    private var hasToken: Bool { !(token ?? "").isEmpty }
+
+    /// Whether a `Host` header names this machine's loopback: `localhost`, `127.x.x.x` or
+    /// `[::1]`, with or without a port.
+    static func isLoopbackHost(_ host: String?) -> Bool {
+        guard var name = host?.lowercased(), !name.isEmpty else { return false }
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return false }
+            return name[name.index(after: name.startIndex)..<close] == "::1"
+        }
+        if let colon = name.lastIndex(of: ":") {
+            guard name[name.index(after: colon)...].allSatisfy(\.isASCII), name[name.index(after: colon)...].allSatisfy(\.isNumber) else { return false }
+            name = String(name[..<colon])
+        }
+        if name == "localhost" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255
+        }
     }
 
     private func carriesToken(query: String?, headers: HTTPHeaders) -> Bool {

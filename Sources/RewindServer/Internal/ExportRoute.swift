@@ -10,7 +10,9 @@ struct ExportRoute: Sendable {
     private let readers: ReaderPool
 
     init(logPath: String) throws(LogError) {
-        // A reader of its own: a long export never holds up the inspectors' queries.
+        // A reader connection of its own, so an export never competes with the inspectors'
+        // query readers. The response is built in memory on the service thread, though: while a
+        // very long session is written, other connections wait (Docs/Inspector.md, Export).
         readers = try ReaderPool(path: logPath, count: 1)
     }
 

@@ -69,6 +69,8 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         switch access.checkPage(request) {
         case .refused:
             return .text("this server needs its token: open the address `rewind serve` printed (it ends in ?token=…)\n", status: 401)
+        case .foreignHost:
+            return .text("this server answers only requests for 127.0.0.1, localhost or [::1] (Host was \(request.headers["host"] ?? "missing")); open the address `rewind serve` printed\n", status: 421)
         case .allowed(let setCookie):
             var response = ExportRoute.handles(request) ? export.respond(to: request) : files.respond(to: request)
             if let setCookie { response.headers.add("Set-Cookie", setCookie) }
