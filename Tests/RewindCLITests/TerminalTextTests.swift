@@ -72,4 +72,30 @@ struct TerminalTextTests {
         #expect(shown.lines[row].hasSuffix("…"), "\(shown.lines.joined(separator: "\n"))")
         #expect(row + 1 >= shown.lines.count || !shown.lines[row + 1].contains("漢"))
     }
+
+    @Test("full-screen replay shows an action type with ESC [2J and a newline escaped, and keeps its frame")
+    func fullScreenEscaped() throws {
+        let server = try TailCommandTests.Server()
+        defer { server.cleanup() }
+        let uuid = UUID().uuidString
+        let app = try StreamingApp(port: server.port)
+        #expect(app.hello(session: uuid) == 0)
+        app.send(TwoTypeRecording.event(0))
+        app.send(Self.event1(type: "evil\u{1B}[2J\nsecond line"))
+        #expect(app.waitForAck(1))
+
+        let command = [CLIRunner.executable.path, "replay", uuid, "--db", server.db].map { "'\($0)'" }.joined(separator: " ")
+        let pane = try TmuxPane(script: "\(command)\nexec sleep 600\n", in: server.dir, columns: 100, rows: 20)
+        defer { pane.kill() }
+        // Step to seq 1 so its heading shows in the right pane too.
+        #expect(pane.wait(for: ReplayInteractiveTests.keysLine).ok)
+        pane.send(["j"])
+        let escaped = "evil\\e[2J\\nsecond line"
+        let shown = pane.wait { lines in lines.filter { $0.contains(escaped) }.count >= 2 && lines.first?.contains("CLI test") == true
+            && lines.contains { $0.contains("seq 1") } }
+        #expect(shown.ok, "\(shown.lines.joined(separator: "\n"))")
+        // The list row and the pane's heading, one row each; the title row is still on top.
+        #expect(shown.lines.filter { $0.contains(escaped) }.count == 2)
+        #expect(!shown.lines.contains { $0.hasPrefix("second line") })
+    }
 }
