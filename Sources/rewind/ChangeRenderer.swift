@@ -17,7 +17,8 @@ struct ChangeRenderer {
     }
 
     func line(_ change: JSONChange) -> String {
-        let path = change.path.isRoot ? "\"\"" : change.path.description
+        // A key may hold control characters: shown escaped, never sent to the terminal.
+        let path = change.path.isRoot ? "\"\"" : TerminalText.escaped(change.path.description)
         let (sign, color, text): (String, String, String)
         switch change.kind {
         case .added: (sign, color, text) = ("+", ANSI.green, "\(path): \(value(change.newValue))")
@@ -28,7 +29,7 @@ struct ChangeRenderer {
     }
 
     private func value(_ value: JSONValue?) -> String {
-        let text = value?.serialized() ?? ""
+        let text = TerminalText.escaped(value?.serialized() ?? "")
         guard text.count > maxValueLength else { return text }
         return String(text.prefix(maxValueLength - 1)) + "…"
     }

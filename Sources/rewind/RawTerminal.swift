@@ -18,6 +18,10 @@ private func forwardSignal(_ number: Int32) {
 final class RawTerminal {
     private var saved = termios()
     private var active = false
+    /// The signals forwarded to the self-pipe while the screen is up.
+    private static let forwarded = [SIGWINCH, SIGINT, SIGTERM, SIGHUP]
+    /// The actions those signals had before, put back by `restore()`.
+    private var previousActions: [Int32: sigaction] = [:]
     /// Read end of the self-pipe: one byte per signal, the signal's number.
     let signalFD: Int32
     private let writeFD: Int32
@@ -32,10 +36,6 @@ final class RawTerminal {
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
             throw CLIError("cannot read the terminal's settings: \(String(cString: strerror(errno)))")
         }
-        signalPipeWriteEnd = writeFD
-        for number in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] {
-            signal(number, forwardSignal)
-        }
         var raw = saved
         // No echo, no line editing, no signal keys (Ctrl-C arrives as a byte), no CR/LF mapping.
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
@@ -43,7 +43,24 @@ final class RawTerminal {
         raw.c_oflag &= ~tcflag_t(OPOST)
         raw.c_cflag |= tcflag_t(CS8)
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else {
-            throw CLIError("cannot put the terminal in raw mode: \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            // The handlers are not installed yet: a failure here leaves SIGINT and SIGTERM as they
+            // were (deinit closes the pipe: every stored property is set by now).
+            throw CLIError("cannot put the terminal in raw mode: \(reason)")
+        }
+        // Only once raw mode is on: from here on `restore()` undoes both.
+        signalPipeWriteEnd = writeFD
+        for number in Self.forwarded {
+            var action = sigaction()
+            #if os(Linux)
+            action.__sigaction_handler.sa_handler = forwardSignal
+            #else
+            action.__sigaction_u.__sa_handler = forwardSignal
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            var previous = sigaction()
+            if sigaction(number, &action, &previous) == 0 { previousActions[number] = previous }
         }
         active = true
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
@@ -55,7 +72,12 @@ final class RawTerminal {
         active = false
         write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-        for number in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] { signal(number, SIG_DFL) }
+        // Back to what the signals did before (not SIG_DFL: the caller may have had its own).
+        for (number, previous) in previousActions {
+            var previous = previous
+            _ = sigaction(number, &previous, nil)
+        }
+        previousActions.removeAll()
     }
 
     deinit {

@@ -17,7 +17,8 @@ struct ReplayCommand: ParsableCommand {
         the left (seq, type, 'c' when coalesced), the selected action's diff or the state on the \
         right. Keys: ↑/↓ or k/j step, PgUp/PgDn, g/G first/last, ':' jump to a seq, space \
         play/pause, +/- speed, '/' search the actions (n: next match), 'f' filter by type glob, \
-        'p' show the value at a JSON Pointer, tab switch diff/state, q or Ctrl-C quit.
+        'p' show the value at a JSON Pointer, tab switch diff/state, q or Ctrl-C quit (inside a \
+        prompt Ctrl-C, like Esc, only cancels the prompt).
 
         Otherwise it prints each event: a line 'SEQ  TIME  TYPE  ACTION' (ACTION without its type; \
         'coalesced' when the state was not recorded separately), then the changes it made, \
@@ -25,11 +26,15 @@ struct ReplayCommand: ParsableCommand {
         the initial state and has no changes. With --json, one object per line: seq, at, type, \
         action, durationNs, cause, coalesced and changes: [{op: add|remove|replace, path, old, new}].
 
+        Control characters in what the app recorded (types, actions, keys) are shown escaped: \\n, \\r, \\t, \\e (ESC), other C0/C1 controls and DEL as \\u and four hex digits.
+
         With --into TARGET, the recorded actions from --from (at least 1: seq 0 is the initial \
         state) to --to are sent to the app streaming the live session TARGET through --server, as \
         a 'replay' command starting from the recorded state before --from, at --pace actions per \
         second (at once when not given). It prints what it sends and the app's answer, and exits 0 \
-        when the app says it replayed them, 1 with the app's or server's sentence otherwise.
+        when the app says it replayed them, 1 with the app's or server's sentence otherwise. The \
+        whole range goes as one message: one larger than the server's --max-message (16MiB unless \
+        given here as the server was given it) is refused with its size before anything is sent.
 
         Examples: rewind replay latest
                   rewind replay latest --from 100 --to 200 | grep -A3 'cart/add'
@@ -66,10 +71,16 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Actions per second for --into (default: all at once).")
     var pace: Double?
 
+    @Option(help: ArgumentHelp("The server's --max-message, for --into: a larger replay is refused before sending.", valueName: "size"))
+    var maxMessage = "16MiB"
+
     func validate() throws {
         if let from, from < 0 { throw ValidationError("--from must be a seq, 0 or more") }
         if let from, let to, to < from { throw ValidationError("--to must not be below --from") }
         if let pace, !(pace > 0) { throw ValidationError("--pace must be a number of actions per second above 0") }
+        if ServeCommand.parseSize(maxMessage) == nil {
+            throw ValidationError("--max-message must be a size, such as 16MiB or 1048576")
+        }
     }
 
     func run() throws {
@@ -84,7 +95,8 @@ struct ReplayCommand: ParsableCommand {
         let end = min(to ?? last, last)
         if let into {
             try ReplayInto(timeline: timeline, info: info, from: max(first, 1), to: end, pace: pace,
-                           target: into, url: ServerLocation.inspectorURL(server), token: ServerLocation.token(token)).run()
+                           target: into, url: ServerLocation.inspectorURL(server), token: ServerLocation.token(token),
+                           maxMessage: ServeCommand.parseSize(maxMessage) ?? 16 << 20).run()
             return
         }
         if !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
@@ -130,8 +142,9 @@ struct ReplayCommand: ParsableCommand {
                     out += JSONValue.object(object).serialized(.compact) + "\n"
                     continue
                 }
-                var header = "\(event.seq)  \(formatter.string(from: event.at))  \(event.actionType)"
-                let summary = LogCommand.summary(of: event.action)
+                // What the app recorded is escaped: a control character must not reach the terminal.
+                var header = "\(event.seq)  \(formatter.string(from: event.at))  " + TerminalText.escaped(event.actionType)
+                let summary = TerminalText.escaped(LogCommand.summary(of: event.action))
                 if !summary.isEmpty { header += "  " + summary }
                 if event.coalesced { header += "  coalesced" }
                 out += header + "\n"

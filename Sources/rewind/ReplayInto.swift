@@ -16,6 +16,9 @@ struct ReplayInto {
     let target: String
     let url: String
     let token: String?
+    /// The server's largest incoming message (`rewind serve --max-message`): a bigger command
+    /// would only get the connection closed.
+    let maxMessage: Int
 
     func run() throws {
         guard from <= to else { throw CLIError("session \(info.id) has no actions after its initial state to replay", code: 2) }
@@ -32,6 +35,10 @@ struct ReplayInto {
         ]
         if let pace { arguments["pace"] = OutputFormat.number(pace) }
         let command = Command(id: 1, kind: .replay, session: target, arguments: arguments)
+        let size = InspectorRequest.command(command).json.serialized(.compact).utf8.count
+        if size > maxMessage {
+            throw CLIError("the replay of seq \(from)…\(to) is \(Self.sizeText(size)) as one message, over the server's limit of \(Self.sizeText(maxMessage)) (--max-message); replay a narrower range with --from and --to", code: 2)
+        }
 
         let mailbox = Mailbox()
         let signals = mailbox.catchInterrupts()
@@ -63,5 +70,12 @@ struct ReplayInto {
                 continue
             }
         }
+    }
+
+    /// `17.2 MiB`, `3.0 KiB` or `900 bytes`.
+    static func sizeText(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 { return String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) }
+        if bytes >= 1 << 10 { return String(format: "%.1f KiB", Double(bytes) / Double(1 << 10)) }
+        return "\(bytes) bytes"
     }
 }

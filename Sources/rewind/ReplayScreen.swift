@@ -26,11 +26,11 @@ struct ReplayScreen {
         let detailWidth = columns - listWidth - 1
         var lines: [String] = []
 
-        var title = " \(browser.sessionTitle)"
+        var title = " " + TerminalText.escaped(browser.sessionTitle)
         if let event = browser.current {
             title += "  seq \(event.seq)  (\(browser.visible.firstIndex { browser.events[$0].seq == event.seq }.map { $0 + 1 } ?? 0)/\(browser.visible.count))"
         }
-        if let filter = browser.filter { title += "  filter \(filter)" }
+        if let filter = browser.filter { title += "  filter " + TerminalText.escaped(filter) }
         title += browser.playing ? "  ▶ playing \(Self.speedText(browser.speed))/s" : "  ❚❚ \(Self.speedText(browser.speed))/s"
         lines.append(ANSI.reverse + Self.fit(title, columns, pad: true) + ANSI.reset)
 
@@ -41,9 +41,9 @@ struct ReplayScreen {
         }
 
         if let prompt = browser.prompt {
-            lines.append(Self.fit(prompt.rawValue + browser.typed, columns) + "\u{1B}[?25h")
+            lines.append(Self.fit(prompt.rawValue + TerminalText.escaped(browser.typed), columns) + "\u{1B}[?25h")
         } else if let message = browser.message {
-            lines.append(ANSI.yellow + Self.fit(message, columns) + ANSI.reset)
+            lines.append(ANSI.yellow + Self.fit(TerminalText.escaped(message), columns) + ANSI.reset)
         } else {
             lines.append("")
         }
@@ -67,7 +67,7 @@ struct ReplayScreen {
             let event = browser.events[visible[position]]
             let seq = String(event.seq)
             let mark = event.coalesced ? " c" : "  "
-            var text = String(repeating: " ", count: max(0, 7 - seq.count)) + seq + " " + event.actionType
+            var text = String(repeating: " ", count: max(0, 7 - seq.count)) + seq + " " + TerminalText.escaped(event.actionType)
             text = Self.fit(text, width - mark.count, pad: true) + mark
             lines.append(position == selected ? ANSI.reverse + text + ANSI.reset : text)
         }
@@ -111,7 +111,7 @@ struct ReplayScreen {
     static func content(_ event: LogEvent, browser: ReplayBrowser, timeline: Timeline) throws -> [String] {
         switch browser.pane {
         case .diff:
-            var lines = [" \(event.actionType)  " + LogCommand.summary(of: event.action)]
+            var lines = [" " + TerminalText.escaped(event.actionType) + "  " + TerminalText.escaped(LogCommand.summary(of: event.action))]
             guard event.seq > 0 else { return lines + ["", " the initial state (tab shows it)"] }
             lines.append(" diff \(event.seq - 1) → \(event.seq)" + (event.coalesced ? "  (coalesced)" : ""))
             let changes = try ReplayAccess.cli { () throws(ReplayError) in try timeline.diff(from: event.seq - 1, to: event.seq) }.changes
@@ -124,7 +124,7 @@ struct ReplayScreen {
                 return [heading, "", " nothing at \(browser.pointer) in this state"]
             }
             let text = String(decoding: value.serializedBytes(.pretty), as: UTF8.self)
-            return [heading] + text.split(separator: "\n", omittingEmptySubsequences: false).map { " " + $0 }
+            return [heading] + text.split(separator: "\n", omittingEmptySubsequences: false).map { " " + TerminalText.escaped(String($0)) }
         }
     }
 
@@ -136,11 +136,9 @@ struct ReplayScreen {
         return nil
     }
 
-    /// `text` cut to `width` characters with `…`, padded with spaces to it when `pad`.
+    /// `text` cut to `width` columns with `…`, padded with spaces to it when `pad`.
     static func fit(_ text: String, _ width: Int, pad: Bool = false) -> String {
-        guard width > 0 else { return "" }
-        if text.count > width { return String(text.prefix(width - 1)) + "…" }
-        return pad ? text + String(repeating: " ", count: width - text.count) : text
+        TerminalText.fit(text, width, pad: pad)
     }
 
     static func speedText(_ speed: Double) -> String {

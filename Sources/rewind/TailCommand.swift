@@ -10,13 +10,16 @@ struct TailCommand: ParsableCommand {
         Connects to `rewind serve` as an inspector and prints one line per event: seq, local time \
         of day, action type and the action without its type (compact JSON, cut to the terminal's \
         width on a terminal). --diff adds each changed path under it: '~ PATH: OLD → NEW', \
-        '+ PATH: NEW', '- PATH: OLD'.
+        '+ PATH: NEW', '- PATH: OLD'; '(changes unknown)' when the state could not be rebuilt \
+        (said once on stderr). Control characters in what the app recorded are shown escaped: \
+        \\n, \\r, \\t, \\e (ESC), other C0/C1 controls and DEL as \\u and four hex digits.
 
         Which session: SESSION is an id, a uuid or uuid prefix, or 'latest'. A uuid (prefix) the \
         server does not know yet is waited for ('waiting for session … to start' on stderr), then \
         followed from seq 0. Without SESSION, tail follows the newest live session, or waits for \
-        the next one to start. --all follows every session, old and new, and starts each line \
-        with APP/UUID8.
+        the next one to start. --all follows every live session from its next event and each new \
+        one from seq 0, starts each line with APP/UUID8, and drops a session when it ends (after \
+        printing its last events; 'session … ended' on stderr). Ended sessions are not read.
 
         A session already running is followed from its next event. If the server goes away, tail \
         says so on stderr, reconnects with backoff and carries on from the last seq it printed, \
@@ -27,7 +30,7 @@ struct TailCommand: ParsableCommand {
 
         With --json, one object per line: session (uuid), sessionId, app, seq, at (seconds since \
         1970), type, action, durationNs, cause (or null), coalesced, and with --diff changes: \
-        [{op: add|remove|replace, path, old, new}].
+        [{op: add|remove|replace, path, old, new}] (null when unknown).
 
         Ctrl-C or SIGTERM stops it with exit status 0. A bad URL, a refused token or a session the \
         server does not have exits non-zero with one sentence.

@@ -49,8 +49,15 @@ final class TailFollower {
     /// Whether a session is chosen (false while waiting for one to start).
     private var chosen = false
     private var firstConnection = true
-    /// Until when the log is read again whenever no message comes for a moment.
-    private var recheckUntil: Date?
+    /// Until when each session's log is read again whenever no message comes for a moment.
+    private var recheckUntil: [String: Date] = [:]
+    /// `--all`: sessions that ended, printed up to their end and then dropped (never taken up again
+    /// from a late push).
+    private var ended: Set<String> = []
+    /// `--all`: ended sessions still waiting for their last events to reach the log.
+    private var ending: Set<String> = []
+    /// Whether the "changes unknown" warning was printed (it is said once per run).
+    private var warnedUnknownChanges = false
     /// Live events that arrived ahead of a gap, by session and seq.
     private var held: [String: [Int64: TailEvent]] = [:]
     /// When each session's log was last read.
@@ -76,12 +83,15 @@ final class TailFollower {
         while true {
             if let message = try nextMessage() {
                 try handle(message)
-            } else if !held.isEmpty || (recheckUntil.map { Date() < $0 } ?? false) {
-                // Events accepted just before a subscription are pushed to nobody and reach the
-                // log ~20 ms later: look again for a moment after each catch-up.
-                for uuid in followed.keys.sorted() { try catchUp(uuid, extendRecheck: false) }
             } else {
-                recheckUntil = nil
+                // Events accepted just before a subscription are pushed to nobody and reach the
+                // log ~20 ms later: look again for a moment after a session's catch-up, and only
+                // at the sessions that were caught up (or wait for a gap to fill).
+                let now = Date()
+                let due = followed.keys.filter { held[$0] != nil || (recheckUntil[$0].map { now < $0 } ?? false) }
+                for uuid in due.sorted() { try catchUp(uuid, extendRecheck: false) }
+                recheckUntil = recheckUntil.filter { now < $0.value }
+                dropEnded()
             }
         }
     }
@@ -91,15 +101,21 @@ final class TailFollower {
     private func choose(from sessions: [WireSession]) throws {
         switch target {
         case .all:
-            for session in sessions where followed[session.uuid] == nil {
-                // At start, only what comes next; sessions that began while disconnected from 0.
+            // Live sessions only: an ended one has nothing more to say. At start, only what comes
+            // next; sessions that began while disconnected from 0.
+            for session in sessions where session.live && followed[session.uuid] == nil && !ended.contains(session.uuid) {
                 followed[session.uuid] = Followed(uuid: session.uuid, id: session.id, app: session.app,
                                                   last: firstConnection ? (session.lastSeq ?? -1) : -1)
             }
             chosen = true
             _ = try request(.subscribe(id: nil, session: "*"))
-            if firstConnection { writeStandardError("rewind tail: following every session") }
+            if firstConnection {
+                writeStandardError("rewind tail: following every session: \(followed.count) live now, new ones as they start")
+            }
             for uuid in followed.keys.sorted() { try catchUp(uuid) }
+            // Those that ended while disconnected are printed to their end, then dropped.
+            for session in sessions where !session.live && followed[session.uuid] != nil { markEnded(session.uuid) }
+            dropEnded()
         case .named, .next:
             if !chosen {
                 guard let session = try pick(from: sessions) else {
@@ -171,12 +187,17 @@ final class TailFollower {
         switch push {
         case .event:
             guard let tail = TailEvent(push: message) else { return }
-            if case .all = target, followed[tail.session] == nil {
+            if case .all = target, followed[tail.session] == nil, !ended.contains(tail.session) {
+                // An event of a session whose `started` push has not come (or was missed).
                 followed[tail.session] = Followed(uuid: tail.session, id: tail.sessionID, app: apps[tail.session] ?? "?", last: -1)
             }
             try take(tail)
         case .session(let change, let session):
             apps[session.uuid] = session.app
+            if case .all = target {
+                try followAll(change, session)
+                return
+            }
             guard change != .ended else { return }
             if !chosen, isAwaited(session) {
                 writeStandardError("rewind tail: following session \(session.uuid) (\(session.app))")
@@ -190,6 +211,44 @@ final class TailFollower {
         }
     }
 
+    /// `--all`: takes up a session that starts or resumes; prints an ended one to its end and drops it.
+    private func followAll(_ change: InspectorPush.SessionChange, _ session: WireSession) throws {
+        let uuid = session.uuid
+        if change == .ended {
+            guard followed[uuid] != nil else { return }
+            try catchUp(uuid)
+            markEnded(uuid)
+            dropEnded()
+            return
+        }
+        // A session that resumes after it ended is followed again from its next event.
+        ended.remove(uuid)
+        ending.remove(uuid)
+        guard followed[uuid] == nil else { return }
+        followed[uuid] = Followed(uuid: uuid, id: session.id, app: session.app,
+                                  last: change == .started ? -1 : (session.lastSeq ?? -1))
+        try catchUp(uuid)
+    }
+
+    private func markEnded(_ uuid: String) {
+        ended.insert(uuid)
+        ending.insert(uuid)
+    }
+
+    /// Stops following the ended sessions whose events are all printed (or whose last wait for
+    /// the log is over).
+    private func dropEnded() {
+        let now = Date()
+        for uuid in ending.sorted() where held[uuid] == nil || !(recheckUntil[uuid].map { now < $0 } ?? false) {
+            ending.remove(uuid)
+            guard let session = followed.removeValue(forKey: uuid) else { continue }
+            held[uuid] = nil
+            recheckUntil[uuid] = nil
+            lastCatchUp[uuid] = nil
+            writeStandardError("rewind tail: session \(uuid) (\(session.app)) ended; no longer following it")
+        }
+    }
+
     /// Prints a live event if it is the next one; reads the log first when some are missing.
     private func take(_ tail: TailEvent) throws {
         let uuid = tail.session
@@ -197,8 +256,8 @@ final class TailFollower {
         let seq = tail.event.seq
         if seq <= current.last { return }
         if seq == current.last + 1 {
-            emit(tail)
-            releaseHeld(uuid)
+            try emit(tail)
+            try releaseHeld(uuid)
             return
         }
         // Seqs are missing. The log may not hold them yet (pushes go out before the commit, and a
@@ -209,8 +268,8 @@ final class TailFollower {
     }
 
     /// Prints the held live events that now follow the last seq printed, and forgets older ones.
-    private func releaseHeld(_ uuid: String) {
-        while let last = followed[uuid]?.last, let next = held[uuid]?.removeValue(forKey: last + 1) { emit(next) }
+    private func releaseHeld(_ uuid: String) throws {
+        while let last = followed[uuid]?.last, let next = held[uuid]?.removeValue(forKey: last + 1) { try emit(next) }
         if let last = followed[uuid]?.last { held[uuid] = held[uuid]?.filter { $0.key > last } }
         if held[uuid]?.isEmpty == true { held[uuid] = nil }
     }
@@ -218,10 +277,9 @@ final class TailFollower {
     /// Reads every stored event after the last one printed, in pages.
     private func catchUp(_ uuid: String, extendRecheck: Bool = true) throws {
         guard let current = followed[uuid] else { return }
-        if extendRecheck { recheckUntil = Date(timeIntervalSinceNow: 2) }
+        if extendRecheck { recheckUntil[uuid] = Date(timeIntervalSinceNow: 2) }
         if diff, current.state == nil, current.last >= 0 {
-            let reply = try request(.state(id: nil, session: uuid, seq: current.last, path: nil))
-            followed[uuid]?.state = reply["value"]
+            followed[uuid]?.state = try fetchState(uuid, seq: current.last)
         }
         var from: Int64? = current.last + 1
         while let start = from {
@@ -229,30 +287,37 @@ final class TailFollower {
             guard case .array(let events)? = reply["events"] else { return }
             for case .object(let object) in events {
                 guard let tail = TailEvent(stored: object, session: uuid, sessionID: current.id) else { continue }
-                if let now = followed[uuid], tail.event.seq == now.last + 1 { emit(tail) }
+                if let now = followed[uuid], tail.event.seq == now.last + 1 { try emit(tail) }
             }
             from = reply.int64("next")
         }
         lastCatchUp[uuid] = Date()
-        releaseHeld(uuid)
+        try releaseHeld(uuid)
     }
 
     /// Prints `tail` (unless `--type` leaves it out) and moves the session past it.
-    private func emit(_ tail: TailEvent) {
+    private func emit(_ tail: TailEvent) throws {
         guard var current = followed[tail.session] else { return }
-        var changes: [JSONChange]?
+        var changes = TailChanges.notAsked
         if diff {
             let event = tail.event
             var after: JSONValue?
             if let keyframe = event.keyframe {
                 after = keyframe
-            } else if let state = current.state, let patch = event.patch {
-                after = try? JSONPatch(json: patch).apply(to: state)
-            }
-            if let before = current.state, let after {
-                changes = JSONDiff(from: before, to: after).changes
+            } else if let state = current.state, let patch = event.patch,
+                      let applied = try? JSONPatch(json: patch).apply(to: state) {
+                after = applied
             } else {
-                changes = []
+                // The patch does not apply to the state kept here (or none is kept): the
+                // server's state for this seq puts tail back on track for the events after it.
+                after = try fetchState(tail.session, seq: event.seq)
+            }
+            if event.seq == 0, event.keyframe != nil {
+                changes = .known([])
+            } else if let before = current.state, let after {
+                changes = .known(JSONDiff(from: before, to: after).changes)
+            } else {
+                changes = .unknown
             }
             current.state = after
         }
@@ -263,6 +328,19 @@ final class TailFollower {
     }
 
     // MARK: requests
+
+    /// The server's state after `seq` of `uuid`; `nil` (said on stderr once) when it refuses.
+    private func fetchState(_ uuid: String, seq: Int64) throws -> JSONValue? {
+        do {
+            return try request(.state(id: nil, session: uuid, seq: seq, path: nil))["value"]
+        } catch let error as CLIError {
+            if !warnedUnknownChanges {
+                warnedUnknownChanges = true
+                writeStandardError("rewind tail: cannot rebuild the state of session \(uuid) at seq \(seq) (\(error.message)); changes are shown as unknown until it can")
+            }
+            return nil
+        }
+    }
 
     private func listSessions() throws -> [WireSession] {
         let reply = try request(.sessions(id: nil))
@@ -293,7 +371,7 @@ final class TailFollower {
     /// The next push; `nil` after a short quiet spell while a recheck is due.
     private func nextMessage() throws -> JSONObject? {
         if !pending.isEmpty { return pending.removeFirst() }
-        return try receive(until: recheckUntil == nil && held.isEmpty ? nil : Date(timeIntervalSinceNow: 0.2))
+        return try receive(until: recheckUntil.isEmpty && held.isEmpty && ending.isEmpty ? nil : Date(timeIntervalSinceNow: 0.2))
     }
 
     private func receive(until deadline: Date?) throws -> JSONObject? {
@@ -310,26 +388,6 @@ final class TailFollower {
             default:
                 continue  // something from an earlier connection
             }
-        }
-    }
-}
-
-extension InspectorRequest {
-    /// The request with `id` in place of its own.
-    func with(id: JSONValue) -> InspectorRequest {
-        switch self {
-        case .sessions: return .sessions(id: id)
-        case .subscribe(_, let session): return .subscribe(id: id, session: session)
-        case .unsubscribe(_, let session): return .unsubscribe(id: id, session: session)
-        case .events(_, let session, let from, let limit, let glob, let text):
-            return .events(id: id, session: session, from: from, limit: limit, typeGlob: glob, text: text)
-        case .state(_, let session, let seq, let path): return .state(id: id, session: session, seq: seq, path: path)
-        case .diff(_, let session, let from, let to): return .diff(id: id, session: session, from: from, to: to)
-        case .blame(_, let session, let path): return .blame(id: id, session: session, path: path)
-        case .command(let command):
-            var copy = command
-            copy.id = id
-            return .command(copy)
         }
     }
 }

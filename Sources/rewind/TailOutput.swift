@@ -2,26 +2,38 @@ import Foundation
 import RewindJSON
 import RewindWire
 
+/// What `--diff` has to say about one event's changes.
+enum TailChanges {
+    /// Without `--diff`.
+    case notAsked
+    case known([JSONChange])
+    /// The state before or after the event could not be rebuilt: printed as unknown, never as
+    /// an empty list.
+    case unknown
+}
+
 /// How `rewind tail` prints: one line per event (and its changes under it with `--diff`), or
 /// one JSON object per line.
 struct TailOutput {
     var json: Bool
     var colored: Bool
-    /// Lines are cut to this many characters (on a terminal); `nil` leaves them whole.
+    /// Lines are cut to this many columns (on a terminal); `nil` leaves them whole.
     var width: Int?
     /// Prefix lines with the app and session (when following every session).
     var showSession: Bool
 
     /// The text for one event: its line, then its changes indented under it.
-    func render(_ tail: TailEvent, app: String, changes: [JSONChange]?) -> String {
+    func render(_ tail: TailEvent, app: String, changes: TailChanges) -> String {
         if json { return Self.json(tail, app: app, changes: changes).serialized(.compact) + "\n" }
         let event = tail.event
         let time = timeFormatter.string(from: Date(timeIntervalSince1970: event.at))
         var prefix = ""
-        if showSession { prefix = "\(app)/\(tail.session.prefix(8))  " }
-        var notes = LogCommand.summary(of: event.action)
+        // What the app recorded is escaped: a control character must not reach the terminal.
+        if showSession { prefix = TerminalText.escaped("\(app)/\(tail.session.prefix(8))") + "  " }
+        let type = TerminalText.escaped(tail.actionType)
+        var notes = TerminalText.escaped(LogCommand.summary(of: event.action))
         if event.coalesced { notes += notes.isEmpty ? "coalesced" : "  coalesced" }
-        var plain = "\(prefix)\(event.seq)  \(time)  \(tail.actionType)"
+        var plain = "\(prefix)\(event.seq)  \(time)  \(type)"
         if !notes.isEmpty { plain += "  " + notes }
         var line = fit(plain)
         if colored {
@@ -29,22 +41,24 @@ struct TailOutput {
             let head = "\(prefix)\(event.seq)  \(time)  "
             if line.hasPrefix(head) {
                 let rest = line.dropFirst(head.count)
-                let type = rest.prefix(tail.actionType.count)
-                line = ANSI.dim + head + ANSI.reset + ANSI.bold + type + ANSI.reset + rest.dropFirst(type.count)
+                let shownType = rest.prefix(type.count)
+                line = ANSI.dim + head + ANSI.reset + ANSI.bold + shownType + ANSI.reset + rest.dropFirst(shownType.count)
             }
         }
         var out = line + "\n"
         let renderer = ChangeRenderer(maxValueLength: 80, colored: colored)
-        for change in changes ?? [] {
-            out += "    " + renderer.line(change) + "\n"
+        switch changes {
+        case .notAsked: break
+        case .known(let list): for change in list { out += "    " + renderer.line(change) + "\n" }
+        case .unknown: out += "    (changes unknown)\n"
         }
         return out
     }
 
-    /// Cuts `text` to the width with `…` (counted in characters).
+    /// Cuts `text` to the width with `…`, counted in terminal columns.
     private func fit(_ text: String) -> String {
-        guard let width, width > 1, text.count > width else { return text }
-        return String(text.prefix(width - 1)) + "…"
+        guard let width, width > 1 else { return text }
+        return TerminalText.fit(text, width)
     }
 
     /// Formats `09:41:21.250`, local time; one for the whole run.
@@ -58,7 +72,7 @@ struct TailOutput {
 
     /// The `--json` object: session, sessionId, app, seq, at, type, action, durationNs, cause,
     /// coalesced, and with `--diff` the changes.
-    static func json(_ tail: TailEvent, app: String, changes: [JSONChange]?) -> JSONValue {
+    static func json(_ tail: TailEvent, app: String, changes: TailChanges) -> JSONValue {
         let event = tail.event
         var o: JSONObject = [
             "session": .string(tail.session),
@@ -72,7 +86,11 @@ struct TailOutput {
             "cause": event.cause.map(OutputFormat.number) ?? .null,
             "coalesced": .bool(event.coalesced),
         ]
-        if let changes { o["changes"] = .array(changes.map(changeJSON)) }
+        switch changes {
+        case .notAsked: break
+        case .known(let list): o["changes"] = .array(list.map(changeJSON))
+        case .unknown: o["changes"] = .null
+        }
         return .object(o)
     }
 }

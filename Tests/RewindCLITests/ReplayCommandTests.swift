@@ -101,4 +101,45 @@ struct ReplayCommandTests {
         #expect(result.stderr.contains("sending 3 actions"))
         #expect(result.stderr.contains("app-offline") || result.stderr.contains("not connected"))
     }
+
+    @Test("--into a range larger than the server's --max-message fails before sending, naming the size; a narrower one is sent")
+    func intoTooLarge() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("rewind.db").path
+        let serve = try ServeProcess(["--port", "0", "--db", db, "--web", dir.url.path, "--max-message", "1KiB"])
+        defer {
+            serve.signal(SIGKILL)
+            _ = serve.waitForExit()
+        }
+        let port = try #require(serve.port())
+        // Twenty events of a few hundred bytes each: every one fits the limit, all of them do not.
+        let uuid = UUID().uuidString
+        let app = try StreamingApp(port: port)
+        #expect(app.hello(session: uuid) == 0)
+        let padding = JSONValue.string(String(repeating: "x", count: 200))
+        for seq in Int64(0)..<20 {
+            guard case .object(var event) = TwoTypeRecording.event(seq), case .object(var action)? = event["action"] else { continue }
+            action["pad"] = padding
+            event["action"] = .object(action)
+            app.send(.object(event))
+        }
+        #expect(app.waitForAck(19))
+
+        let url = "ws://127.0.0.1:\(port)/inspect"
+        let whole = try CLIRunner.run(["replay", uuid, "--from", "1", "--to", "19", "--into", uuid, "--server", url,
+                                       "--max-message", "1KiB", "--db", db])
+        #expect(whole.status == 2)
+        #expect(whole.stderr.contains("over the server's limit of 1.0 KiB"), "stderr: \(whole.stderr)")
+        #expect(whole.stderr.contains("--from and --to"))
+        #expect(whole.stderr.split(separator: "\n").count == 1, "stderr: \(whole.stderr)")
+        // Refused before connecting: nothing was sent.
+        #expect(!whole.stderr.contains("sending"))
+
+        // One action fits: it is sent (and the server answers for the session named).
+        let one = try CLIRunner.run(["replay", uuid, "--from", "1", "--to", "1", "--into", "999", "--server", url,
+                                     "--max-message", "1KiB", "--db", db])
+        #expect(one.stderr.contains("sending 1 actions"), "stderr: \(one.stderr)")
+        #expect(!one.stderr.contains("over the server's limit"))
+    }
 }

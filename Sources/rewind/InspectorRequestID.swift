@@ -1,0 +1,22 @@
+import RewindJSON
+import RewindWire
+
+extension InspectorRequest {
+    /// The request with `id` in place of its own.
+    func with(id: JSONValue) -> InspectorRequest {
+        switch self {
+        case .sessions: return .sessions(id: id)
+        case .subscribe(_, let session): return .subscribe(id: id, session: session)
+        case .unsubscribe(_, let session): return .unsubscribe(id: id, session: session)
+        case .events(_, let session, let from, let limit, let glob, let text):
+            return .events(id: id, session: session, from: from, limit: limit, typeGlob: glob, text: text)
+        case .state(_, let session, let seq, let path): return .state(id: id, session: session, seq: seq, path: path)
+        case .diff(_, let session, let from, let to): return .diff(id: id, session: session, from: from, to: to)
+        case .blame(_, let session, let path): return .blame(id: id, session: session, path: path)
+        case .command(let command):
+            var copy = command
+            copy.id = id
+            return .command(copy)
+        }
+    }
+}
