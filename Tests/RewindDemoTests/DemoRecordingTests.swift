@@ -31,8 +31,11 @@ import Testing
         }
         let finalHashes = runner.apps.map(\.stateHash)
         let summaries = runner.stop()
-        // Let the observation hops queued before the stop run (they must write nothing more).
-        await Task.yield()
+        // Observation hops queued before the stop must write nothing more: let every main-actor
+        // job queued by now run, then the state log must be as the stop left it.
+        let linesAtStop = try String(contentsOfFile: stateLogPath, encoding: .utf8)
+        for _ in 0..<200 { await Task.yield() }
+        #expect(try String(contentsOfFile: stateLogPath, encoding: .utf8) == linesAtStop)
 
         let reader = try LogReader(path: db)
         for (index, summary) in summaries.enumerated() {
