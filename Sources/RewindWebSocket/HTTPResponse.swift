@@ -15,6 +15,8 @@ public struct HTTPResponse: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The body bytes (not sent for `HEAD`).
     public var body: [UInt8]
+    /// Set only by ``deferred(_:)``: the work that makes the real response.
+    var producer: HTTPResponseProducer?
 
     /// A response with the given parts.
     public init(status: Int = 200, contentType: String = "application/octet-stream", headers: HTTPHeaders = [:], body: [UInt8] = []) {
@@ -22,6 +24,12 @@ public struct HTTPResponse: Sendable, Hashable {
         self.contentType = contentType
         self.headers = headers
         self.body = body
+        self.producer = nil
+    }
+
+    private init(producer: HTTPResponseProducer) {
+        self.init()
+        self.producer = producer
     }
 
     /// A `text/plain; charset=utf-8` response.
@@ -31,4 +39,41 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// `404 Not Found` with a short plain-text body.
     public static var notFound: HTTPResponse { .text("not found\n", status: 404) }
+
+    /// A response that is made later, off the service thread, so slow work (an export of a long
+    /// session) does not hold up every other connection of the server.
+    ///
+    /// The server runs `produce` on a thread of its own, then sends what it returns, the body in
+    /// chunks as usual. `headers` added to the deferred response itself are added to the produced
+    /// one (e.g. a `Set-Cookie` put on by a wrapper); its `status`, `contentType` and `body` are
+    /// ignored, and so is a deferral inside the produced response. For `HEAD`, `produce` runs
+    /// too, so that `content-length` is the real one, and the body is dropped: check
+    /// ``HTTPRequest/method`` inside `produce` to skip costly work. When the client disconnects
+    /// or the server shuts down first, `produce` still runs to its end and its result goes nowhere.
+    /// If `produce` takes more than 120 s, the connection is closed and the result dropped.
+    ///
+    /// ```swift
+    /// func respond(to request: HTTPRequest) -> HTTPResponse {
+    ///     .deferred { HTTPResponse(contentType: "application/json", body: buildReport()) }
+    /// }
+    /// ```
+    public static func deferred(_ produce: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        HTTPResponse(producer: HTTPResponseProducer(produce))
+    }
+}
+
+/// The closure of a ``HTTPResponse/deferred(_:)`` response; equal only to itself, so that
+/// ``HTTPResponse`` stays `Hashable`.
+final class HTTPResponseProducer: Sendable, Hashable {
+    let produce: @Sendable () -> HTTPResponse
+
+    init(_ produce: @escaping @Sendable () -> HTTPResponse) {
+        self.produce = produce
+    }
+
+    static func == (left: HTTPResponseProducer, right: HTTPResponseProducer) -> Bool { left === right }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
 }

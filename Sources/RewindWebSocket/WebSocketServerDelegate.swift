@@ -20,7 +20,8 @@ public protocol WebSocketServerDelegate: AnyObject, Sendable {
     /// closed first, or ``WebSocketCloseCode/abnormalClosure`` when the link just dropped.
     func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode)
 
-    /// The answer to a plain `GET` or `HEAD` request. Default: ``HTTPResponse/notFound``.
+    /// The answer to a plain `GET` or `HEAD` request. Return ``HTTPResponse/deferred(_:)`` for
+    /// an answer that takes long to make. Default: ``HTTPResponse/notFound``.
     func respond(to request: HTTPRequest) -> HTTPResponse
 }
 

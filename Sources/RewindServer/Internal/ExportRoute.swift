@@ -11,8 +11,9 @@ struct ExportRoute: Sendable {
 
     init(logPath: String) throws(LogError) {
         // A reader connection of its own, so an export never competes with the inspectors'
-        // query readers. The response is built in memory on the service thread, though: while a
-        // very long session is written, other connections wait (Docs/Inspector.md, Export).
+        // query readers. The export is built in memory by a deferred response, on a thread of its
+        // own, so the service thread keeps serving other connections meanwhile; two exports at
+        // once take turns on this reader (Docs/Inspector.md, Export).
         readers = try ReaderPool(path: logPath, count: 1)
     }
 
@@ -20,6 +21,7 @@ struct ExportRoute: Sendable {
         request.path.hasPrefix(prefix)
     }
 
+    /// Malformed requests are answered at once; the export itself is a deferred response.
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let name = String(request.path.dropFirst(Self.prefix.count))
         guard !name.isEmpty, !name.contains("/") else {
@@ -32,6 +34,11 @@ struct ExportRoute: Sendable {
             }
             format = known
         }
+        return .deferred { [readers, format] in Self.export(name, format: format, readers: readers) }
+    }
+
+    /// The export, or the 404/500 that stands for it (a producer thread, not the service thread).
+    private static func export(_ name: String, format: ImportFormat?, readers: ReaderPool) -> HTTPResponse {
         do {
             return try readers.withReader { reader in
                 let session: SessionInfo

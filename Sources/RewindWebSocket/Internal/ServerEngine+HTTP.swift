@@ -6,8 +6,9 @@ struct HTTPTransfer {
     var offset = 0
 }
 
-/// Plain HTTP: `GET`/`HEAD` go to the delegate; the response's headers are written at once and
-/// its body across writable callbacks, so multi-megabyte bodies never sit whole in lws' buffers.
+/// Plain HTTP: `GET`/`HEAD` go to the delegate; the response's headers are written at once (a
+/// deferred response's once it is produced, see ServerEngine+Deferred.swift) and its body across
+/// writable callbacks, so multi-megabyte bodies never sit whole in lws' buffers.
 extension ServerEngine {
     /// `HTTP`: a request without an upgrade.
     func respondToHTTP(_ wsi: OpaquePointer) -> Int32 {
@@ -21,11 +22,15 @@ extension ServerEngine {
             remoteAddress: SocketAddress.peer(of: wsi)
         )
         let response = delegate?.respond(to: request) ?? .notFound
+        if let producer = response.producer {
+            return startDeferred(response, producer: producer, headOnly: method == "HEAD", on: wsi)
+        }
         return send(response, headOnly: method == "HEAD", on: wsi)
     }
 
     /// `HTTP_WRITEABLE`: the next chunk of the body, and the end of the transaction after the last.
     func httpWritable(_ wsi: OpaquePointer) -> Int32 {
+        if let sent = sendFinishedDeferred(on: wsi) { return sent }
         guard let transfer = transfers[wsi] else { return 0 }
         let count = min(ScratchBuffer.capacity, transfer.body.count - transfer.offset)
         let isLast = transfer.offset + count == transfer.body.count
@@ -44,7 +49,8 @@ extension ServerEngine {
         return 0
     }
 
-    private func send(_ response: HTTPResponse, headOnly: Bool, on wsi: OpaquePointer) -> Int32 {
+    /// Writes the headers, then completes the transaction or starts the body's transfer.
+    func send(_ response: HTTPResponse, headOnly: Bool, on wsi: OpaquePointer) -> Int32 {
         let estimate = 512 + response.contentType.utf8.count
             + response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 }
         guard let start = scratch.region(count: estimate) else { return respondWithStatus(wsi, 500) }

@@ -25,6 +25,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     let configuration: WebSocketServerConfiguration
     let control = Locked(Control())
     let waker = ServiceWaker()
+    let deferredHandoff: DeferredHandoff
     let thread = ServiceThread()
     let endpointsByPath: [String: WebSocketEndpoint]
     let subprotocols: Set<String>
@@ -35,12 +36,15 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     var connections: [OpaquePointer: WebSocketConnection] = [:]
     var upgrades: [OpaquePointer: WebSocketUpgradeRequest] = [:]
     var transfers: [OpaquePointer: HTTPTransfer] = [:]
+    var pendingDeferred: [UInt64: PendingDeferred] = [:]
+    var nextDeferredGeneration: UInt64 = 0
     var shutdownCode: WebSocketCloseCode?
     let scratch = ScratchBuffer()
 
     init(configuration: WebSocketServerConfiguration, delegate: any WebSocketServerDelegate) {
         self.configuration = configuration
         self.delegate = delegate
+        self.deferredHandoff = DeferredHandoff(waker: waker)
         self.endpointsByPath = Dictionary(configuration.endpoints.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         self.subprotocols = Set(configuration.endpoints.map(\.subprotocol))
     }
@@ -130,6 +134,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         }
         serviceLoop(context)
         waker.detach()
+        deferredHandoff.close()  // responses still being produced are dropped when they finish
         context.destroy()  // remaining connections get CLOSED (and didClose) here
         self.context = nil
         delegate = nil
@@ -192,6 +197,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         switch reason {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             for core in waker.takePending() { WebSocketIO.wake(core) }
+            takeFinishedDeferred()
             return 0
         case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
             return shutdownCode == nil ? 0 : 1
@@ -219,10 +225,12 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         case LWS_CALLBACK_CLOSED_HTTP:
             transfers[wsi] = nil
             upgrades[wsi] = nil
+            forgetDeferred(on: wsi)
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
             transfers[wsi] = nil
             upgrades[wsi] = nil
+            forgetDeferred(on: wsi)
             closed(wsi)
             return 0
         default:
