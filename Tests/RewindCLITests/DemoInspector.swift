@@ -75,6 +75,8 @@ final class OutputProcess: @unchecked Sendable {
     private let condition = NSCondition()
     private var output = ""
     private var status: Int32?
+    /// The output pipe reached its end: every writer (the script and its children) closed it.
+    private var outputEnded = false
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
         var env = ProcessInfo.processInfo.environment
@@ -116,7 +118,13 @@ final class OutputProcess: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 let data = reader.availableData
-                if data.isEmpty { break }
+                if data.isEmpty {
+                    condition.lock()
+                    outputEnded = true
+                    condition.broadcast()
+                    condition.unlock()
+                    break
+                }
                 condition.lock()
                 output += String(decoding: data, as: UTF8.self)
                 condition.broadcast()
@@ -158,12 +166,13 @@ final class OutputProcess: @unchecked Sendable {
         return true
     }
 
-    /// Waits for the process to exit and returns its status; `nil` if it has not within `timeout` seconds.
+    /// Waits for the process to exit and its output to end (everything it and its children wrote
+    /// has been read), and returns its status; `nil` if it has not exited within `timeout` seconds.
     func waitForExit(timeout: Double = 30) -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
-        while status == nil {
+        while status == nil || !outputEnded {
             if !condition.wait(until: deadline) { break }
         }
         return status

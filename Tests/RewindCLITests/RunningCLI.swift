@@ -12,6 +12,8 @@ final class RunningCLI: @unchecked Sendable {
     /// Lines (newlines) on stdout so far, counted as they come: cheaper than splitting `out`.
     private var lines = 0
     private var exited = false
+    /// Pipes (stdout, stderr) whose end has been read.
+    private var pipesEnded = 0
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = CLIRunner.executable
@@ -26,7 +28,13 @@ final class RunningCLI: @unchecked Sendable {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         for (pipe, isError) in [(stdout, false), (stderr, true)] {
-            PipeReader.start(pipe) { [weak self] data in
+            PipeReader.start(pipe, onEnd: { [weak self] in
+                guard let self else { return }
+                self.condition.lock()
+                self.pipesEnded += 1
+                self.condition.broadcast()
+                self.condition.unlock()
+            }) { [weak self] data in
                 guard let self, !data.isEmpty else { return }
                 self.condition.lock()
                 if isError {
@@ -90,7 +98,7 @@ final class RunningCLI: @unchecked Sendable {
     func waitForExit(timeout: Double = 30) -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
-        while !exited {
+        while !exited || pipesEnded < 2 {
             if !condition.wait(until: deadline) { break }
         }
         let done = exited

@@ -9,6 +9,8 @@ final class ServeProcess: @unchecked Sendable {
     private let condition = NSCondition()
     private var output = ""
     private var exited = false
+    /// The output pipe's end has been read (the server and anything it started closed it).
+    private var outputEnded = false
 
     init(_ arguments: [String]) throws {
         process.executableURL = CLIRunner.executable
@@ -16,7 +18,13 @@ final class ServeProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        PipeReader.start(pipe) { [weak self] data in
+        PipeReader.start(pipe, onEnd: { [weak self] in
+            guard let self else { return }
+            self.condition.lock()
+            self.outputEnded = true
+            self.condition.broadcast()
+            self.condition.unlock()
+        }) { [weak self] data in
             guard let self, !data.isEmpty else { return }
             self.condition.lock()
             self.output += String(decoding: data, as: UTF8.self)
@@ -62,11 +70,12 @@ final class ServeProcess: @unchecked Sendable {
         kill(process.processIdentifier, number)
     }
 
-    /// Waits for the process to exit; `nil` if it has not within `timeout` seconds.
+    /// Waits for the process to exit and its output to be read to the end; `nil` if it has not
+    /// exited within `timeout` seconds.
     func waitForExit(timeout: Double = 20) -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
-        while !exited {
+        while !exited || !outputEnded {
             if !condition.wait(until: deadline) { break }
         }
         let done = exited

@@ -73,7 +73,11 @@ struct ServerSinkTests {
         #expect(state.connectionsOpened >= 2)
         #expect(state.hellos.count >= 2)
         #expect(state.hellos.allSatisfy { $0.session == recorder.session.uuid })
-        #expect((state.hellos.last?.lastAckedSeq ?? -1) >= 48)
+        // The reconnect reports what the app saw acknowledged: never more than the server acked
+        // (48, the peer drops at its 50th event unacked). Acks still in flight when a connection
+        // drops can be lost, so it may be less; the resume point is the server's nextSeq.
+        let reported = try #require(state.hellos.last?.lastAckedSeq)
+        #expect((0...48).contains(reported))
         #expect(sink.connectionCount >= 2)
         #expect(recorder.lastError == nil)
     }
