@@ -117,7 +117,7 @@ struct DemoCommandTests {
     @Test("an unreachable server is said once on stderr; the demo runs on and exits 0")
     func unreachableServer() throws {
         // A port nothing listens on: bind one, note it, close it.
-        let port = try freePort()
+        let port = try TailCommandTests.unusedPort()
         let result = try CLIRunner.run(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "users", "--duration", "3"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "cannot reach the server").count == 2, "\(result.stderr)")
@@ -149,21 +149,6 @@ struct DemoCommandTests {
         #expect(bad.status == 0, "\(bad.stderr)")
         let line = try #require(bad.stderr.split(separator: "\n").first { $0.contains("cannot reach the server") })
         #expect(line.contains("refused the connection"), "the reason is named: \(line)")
-    }
-
-    func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw CocoaError(.fileNoSuchFile) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
