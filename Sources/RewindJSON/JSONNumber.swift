@@ -147,7 +147,7 @@ public struct JSONNumber: Sendable {
         if d.isZero { return "0" }
         var out = d.negative ? "-" : ""
         out += String(decoding: d.digits, as: UTF8.self)
-        if d.exponent != 0 { out += "e\(d.exponent)" }
+        if d.exponent != 0 { out += "e" + d.exponentText }
         return out
     }
 

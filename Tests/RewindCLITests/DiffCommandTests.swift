@@ -35,6 +35,20 @@ struct DiffCommandTests {
         #expect(result.stderr == "")
     }
 
+    @Test("numbers with huge exponents compare exactly instead of crashing", arguments: [
+        (#"{"a":1e99999999999999999999}"#, #"{"a":10e99999999999999999998}"#, Int32(0), ""),
+        (#"{"a":1e99999999999999999999}"#, #"{"a":1}"#, Int32(1), "~ /a: 1e99999999999999999999 → 1\n"),
+        (#"{"a":1e9223372036854775807}"#, #"{"a":1e9223372036854775808}"#, Int32(1),
+         "~ /a: 1e9223372036854775807 → 1e9223372036854775808\n"),
+        (#"[1e-9223372036854775808]"#, #"[1e-9223372036854775808]"#, Int32(0), ""),
+    ])
+    func hugeExponents(a: String, b: String, status: Int32, stdout: String) throws {
+        let result = try diff(a, b)
+        #expect(result.status == status)
+        #expect(result.stdout == stdout)
+        #expect(result.stderr == "")
+    }
+
     @Test("--format patch and --format inverse print RFC 6902 patches, one operation per line")
     func patches() throws {
         let forward = try diff(Self.before, Self.after, ["--format", "patch"])

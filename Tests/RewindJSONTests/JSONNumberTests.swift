@@ -71,4 +71,67 @@ struct JSONNumberTests {
     func invalidText(text: String) {
         #expect(JSONNumber(text: text) == nil)
     }
+
+    // Exponents beyond any machine integer: these used to trap on overflow while normalizing.
+    static let hugeExponents = [
+        "1e99999999999999999999", "1e9223372036854775807", "1e-9223372036854775808",
+        "-1e9223372036854775808", "1E+18446744073709551616", "0.5e-99999999999999999999999999999",
+        "123.456e99999999999999999999999999999999999999999999999999999999999999999999999999999999",
+    ]
+
+    @Test("huge exponents normalize, compare and hash without trapping", arguments: hugeExponents)
+    func hugeExponentsDoNotTrap(text: String) throws {
+        let n = try #require(JSONNumber(text: text))
+        #expect(n.int64Value == nil)
+        #expect(n.uint64Value == nil)
+        #expect(n == n)
+        #expect(n != JSONNumber(1))
+        #expect(n.hashValue == JSONNumber(text: text)?.hashValue)
+        let value = try JSONValue(parsing: "{\"a\":\(text)}")
+        #expect(value.stableHash == value.stableHash)
+        #expect(JSONDiff(from: value, to: try JSONValue(parsing: #"{"a":1}"#)).forward.count == 1)
+    }
+
+    @Test("huge exponents stay exact: equal values match, neighbours do not", arguments: [
+        // Equal: the point and trailing zeros move the exponent across the 18-digit boundary.
+        ("10e99999999999999999999", "1e100000000000000000000", true),
+        ("0.1e1000000000000000000", "1e999999999999999999", true),
+        ("100e-1000000000000000001", "1e-999999999999999999", true),
+        ("1e9223372036854775807", "10e9223372036854775806", true),
+        ("1e-9223372036854775808", "0.1e-9223372036854775807", true),
+        ("1e099999999999999999999", "1e99999999999999999999", true),
+        // Unequal neighbours that a saturating exponent would have merged.
+        ("1e99999999999999999999", "1e99999999999999999998", false),
+        ("1e9223372036854775807", "1e9223372036854775808", false),
+        ("1e-99999999999999999999", "1e99999999999999999999", false),
+        ("-1e99999999999999999999", "1e99999999999999999999", false),
+        ("2e99999999999999999999", "1e99999999999999999999", false),
+    ])
+    func hugeExponentsAreExact(a: String, b: String, equal: Bool) throws {
+        let x = try #require(JSONNumber(text: a))
+        let y = try #require(JSONNumber(text: b))
+        #expect((x == y) == equal)
+        #expect((x.canonicalText == y.canonicalText) == equal)
+        if equal { #expect(x.hashValue == y.hashValue) }
+    }
+
+    @Test("canonical text of huge exponents", arguments: [
+        ("10e99999999999999999999", "1e100000000000000000000"),
+        ("1.50e-99999999999999999999", "15e-100000000000000000000"),
+        ("0.1e1000000000000000000", "1e999999999999999999"),
+        ("-1e9223372036854775808", "-1e9223372036854775808"),
+    ])
+    func hugeCanonicalText(text: String, canonical: String) throws {
+        #expect(try #require(JSONNumber(text: text)).canonicalText == canonical)
+    }
+
+    @Test("integer accessors refuse huge values instead of trapping", arguments: [
+        "1e19", "9223372036854775808", "-9223372036854775809", "1e99999999999999999999",
+        "1e-99999999999999999999", "18446744073709551616", "1.5",
+    ])
+    func integerAccessorsRefuse(text: String) throws {
+        let n = try #require(JSONNumber(text: text))
+        #expect(n.int64Value == nil)
+        #expect(n.intValue == nil)
+    }
 }
