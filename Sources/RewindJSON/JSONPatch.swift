@@ -75,11 +75,17 @@ extension JSONValue {
     /// ```swift
     /// try state.apply(patch)   // operation 3 (replace /a/b): path does not exist
     /// ```
-    public mutating func apply(_ patch: JSONPatch) throws(JSONPatchError) {
+    ///
+    /// `limits` bound the depth of the result (by default the parser's limit, so the result can
+    /// always be printed and read back) and, when given, the bytes the patch may add; an
+    /// operation that would pass one fails with ``JSONPatchError/Reason/tooDeep(_:limit:)`` or
+    /// ``JSONPatchError/Reason/tooLarge(limit:)`` before it changes anything.
+    public mutating func apply(_ patch: JSONPatch, limits: JSONPatchLimits = JSONPatchLimits()) throws(JSONPatchError) {
         var undo = PatchUndoLog()
+        var budget = PatchBudget(limits)
         for (index, operation) in patch.operations.enumerated() {
             do {
-                try _apply(operation, undo: &undo)
+                try _apply(operation, undo: &undo, budget: &budget)
             } catch {
                 undo.rollBack(&self)
                 throw JSONPatchError(index: index, operation: operation, reason: error.reason)
@@ -97,11 +103,14 @@ extension JSONValue {
     /// Applies `patch` in place, all or nothing like ``apply(_:)-(JSONPatch)``, and returns the
     /// patch that takes the result back to the document as it was (equal, member order aside),
     /// built from the undo log of the apply instead of a diff of the two documents.
-    package mutating func applyReturningInverse(_ patch: JSONPatch) throws(JSONPatchError) -> JSONPatch {
+    package mutating func applyReturningInverse(
+        _ patch: JSONPatch, limits: JSONPatchLimits = JSONPatchLimits()
+    ) throws(JSONPatchError) -> JSONPatch {
         var undo = PatchUndoLog()
+        var budget = PatchBudget(limits)
         for (index, operation) in patch.operations.enumerated() {
             do {
-                try _apply(operation, undo: &undo)
+                try _apply(operation, undo: &undo, budget: &budget)
             } catch {
                 undo.rollBack(&self)
                 throw JSONPatchError(index: index, operation: operation, reason: error.reason)

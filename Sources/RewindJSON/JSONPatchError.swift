@@ -36,6 +36,10 @@ public struct JSONPatchError: Error, Sendable, Equatable, CustomStringConvertibl
         case moveIntoDescendant
         /// `test` found a different value (or none).
         case testFailed(found: JSONValue)
+        /// The value placed at this pointer would nest the document deeper than the limit.
+        case tooDeep(JSONPointer, limit: Int)
+        /// The operations so far would place more bytes than the limit allows.
+        case tooLarge(limit: Int)
     }
 
     /// The 0-based position of the operation in its patch, or `nil` when the patch as a whole
@@ -91,6 +95,10 @@ public struct JSONPatchError: Error, Sendable, Equatable, CustomStringConvertibl
             var text = found.serialized()
             if text.count > 60 { text = String(text.prefix(59)) + "…" }
             return "test failed: the value there is \(text)"
+        case .tooDeep(let at, let limit):
+            return "the value at \(place(at)) would nest the document deeper than the limit of \(limit) levels"
+        case .tooLarge(let limit):
+            return "the operations would add more than \(limit) bytes, the limit on what one patch may add"
         }
     }
 

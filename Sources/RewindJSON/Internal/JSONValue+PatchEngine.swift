@@ -38,14 +38,16 @@ struct PatchUndoLog {
 extension JSONValue {
     /// Applies one operation in place; on failure the document may hold the earlier steps of
     /// this same operation (move), which `undo` has recorded.
-    mutating func _apply(_ operation: JSONPatchOperation, undo: inout PatchUndoLog) throws(PatchFailure) {
+    mutating func _apply(_ operation: JSONPatchOperation, undo: inout PatchUndoLog, budget: inout PatchBudget) throws(PatchFailure) {
         switch operation {
         case .add(let path, let value):
+            try budget.place(value, at: path.tokens)
             undo.record(try addValue(value, at: path.tokens))
         case .remove(let path):
             undo.record(try removeValue(at: path.tokens).undo)
         case .replace(let path, let value):
             let tokens = path.tokens
+            try budget.place(value, at: tokens)
             let old = try withValue(at: tokens, end: tokens.count, isFrom: false) { (target) throws(PatchFailure) in
                 swapValue(&target, value)
             }
@@ -55,6 +57,7 @@ extension JSONValue {
             guard actual == expected else { throw PatchFailure(.testFailed(found: actual)) }
         case .copy(let from, let path):
             let value = try value(at: from.tokens, isFrom: true)
+            try budget.place(value, at: path.tokens)
             undo.record(try addValue(value, at: path.tokens))
         case .move(let from, let path):
             if from == path {
@@ -62,6 +65,10 @@ extension JSONValue {
                 return
             }
             if from.isAncestor(of: path) { throw PatchFailure(.moveIntoDescendant) }
+            if path.tokens.count > from.tokens.count {
+                // Going deeper: the moved value must still fit under the depth limit.
+                try budget.place(try value(at: from.tokens, isFrom: true), at: path.tokens)
+            }
             let removed: (value: JSONValue, undo: PatchUndoStep)
             do {
                 removed = try removeValue(at: from.tokens)
