@@ -17,6 +17,14 @@ extension JSONValue {
         writer.write(self, depth: 0)
         return StableHasher.fnv1a64(writer.out.bytes)
     }
+
+    /// ``stableHash`` and the length of the canonical text it hashes, from one pass.
+    package var stableHashAndCanonicalSize: (hash: UInt64, size: Int) {
+        var writer = JSONWriter(pretty: false, sortKeys: true, canonicalNumbers: true)
+        writer.write(self, depth: 0)
+        let bytes = writer.out.bytes
+        return (StableHasher.fnv1a64(bytes), bytes.count)
+    }
 }
 
 enum StableHasher {

@@ -1,3 +1,4 @@
+import RewindJSON
 import RewindWebSocket
 
 /// How a ``RewindServer`` listens, where it keeps the log and what it allows.
@@ -29,6 +30,13 @@ public struct RewindServerConfiguration: Sendable {
     public var commandTimeout: Duration
     /// Protocol errors in a row after which an app or inspector connection is closed with 1008.
     public var maxConsecutiveErrors: Int
+    /// The largest state a session may reach, in bytes of canonical compact JSON (default
+    /// 64 MiB). An event whose state would be larger is refused with `state-too-large` and
+    /// nothing is stored; a patch is refused as soon as its operations add more than this.
+    public var maxStateSize: Int = 64 << 20
+    /// The deepest a session's state may nest: two levels below the parser's limit, so that the
+    /// state and every patch that carries a part of it (`[{"op":…,"value":…}]`) read back.
+    public static let maxStateDepth = JSONParseOptions().maxDepth - 2
 
     /// A configuration writing `logPath`, bound to 127.0.0.1:7433, with defaults for the rest.
     public init(logPath: String, host: String = "127.0.0.1", port: Int = 7433, webDirectory: String? = nil,

@@ -21,6 +21,10 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case patchFailed = "patch-failed"
         /// An event's hash is not the hash of the state its patch gives.
         case hashMismatch = "hash-mismatch"
+        /// An event's state would nest deeper than the server stores (so it could not be read back).
+        case stateTooDeep = "state-too-deep"
+        /// An event's state would be larger than the server's `--max-state`.
+        case stateTooLarge = "state-too-large"
         /// No session by that name.
         case unknownSession = "unknown-session"
         /// A seq outside the session.

@@ -35,18 +35,25 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The largest incoming message, e.g. 16MiB, 512KiB or 1000000.", valueName: "size"))
     var maxMessage = "16MiB"
 
+    @Option(help: ArgumentHelp("The largest state a session may reach (canonical compact JSON), e.g. 64MiB.", valueName: "size"))
+    var maxState = "64MiB"
+
     func run() throws {
         guard let maxMessageSize = Self.parseSize(maxMessage), maxMessageSize >= 1024 else {
             throw CLIError("--max-message must be a size of at least 1KiB, such as 16MiB or 1048576", code: 2)
+        }
+        guard let maxStateSize = Self.parseSize(maxState), maxStateSize >= 1024 else {
+            throw CLIError("--max-state must be a size of at least 1KiB, such as 64MiB or 67108864", code: 2)
         }
         let environment = ProcessInfo.processInfo.environment
         let token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let path = log.path
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        let configuration = RewindServerConfiguration(
+        var configuration = RewindServerConfiguration(
             logPath: path, host: host, port: port, webDirectory: web ?? Self.defaultWebDirectory(),
             token: token, readOnly: readOnly, maxMessageSize: maxMessageSize)
+        configuration.maxStateSize = maxStateSize
         let server: RewindServer
         do {
             server = try RewindServer(configuration: configuration)

@@ -21,6 +21,8 @@ final class AppIngest: @unchecked Sendable {
     private let hub: InspectorHub
     private let relay: CommandRelay
     private let maxErrors: Int
+    /// What one event's state may reach: the deepest nesting the log reads back and `--max-state`.
+    private let stateLimits: JSONPatchLimits
     // Ingest-queue state.
     private var apps: [UInt64: AppConnection] = [:]
     private var sessions: [Int64: LiveSession] = [:]
@@ -37,7 +39,9 @@ final class AppIngest: @unchecked Sendable {
     /// Session id → the app connection streaming it, for commands and `live`.
     private let live = Locked<[Int64: WebSocketConnection]>([:])
 
-    init(writer: LogWriter, hub: InspectorHub, relay: CommandRelay, maxErrors: Int) throws(LogError) {
+    init(writer: LogWriter, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
+         maxStateSize: Int = 64 << 20) throws(LogError) {
+        self.stateLimits = JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize)
         self.writer = writer
         self.reader = try LogReader(path: writer.path)
         self.hub = hub
@@ -225,8 +229,10 @@ final class AppIngest: @unchecked Sendable {
         var builder = session.builder
         let logEvent: LogEvent
         if let keyframe = event.keyframe {
+            let bytes = try checkWhole(keyframe, seq: event.seq)
             logEvent = builder.next(action: event.action, state: keyframe, at: at, durationNs: event.durationNs,
                                     cause: event.cause, coalesced: event.coalesced)
+            session.stateBytes = bytes
         } else {
             let patch: JSONPatch
             do {
@@ -239,29 +245,43 @@ final class AppIngest: @unchecked Sendable {
             } else if expected == 0 {
                 var state = builder.state
                 do {
-                    try state.apply(patch)
+                    try state.apply(patch, limits: stateLimits)
                 } catch {
-                    throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
+                    throw refusal(error, seq: event.seq)
                 }
+                let bytes = try checkWhole(state, seq: event.seq)
                 logEvent = builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
                                         cause: event.cause, coalesced: event.coalesced)
+                session.stateBytes = bytes
             } else {
                 // The app's patch is the forward patch; the undo of applying it in place is the
-                // inverse, so nothing is diffed and the new state is hashed once.
+                // inverse, so nothing is diffed and the new state is hashed once. The limits are
+                // checked operation by operation: a patch that would nest too deep or grow too
+                // large fails before it has built anything big.
                 var state = builder.state
-                let inverse: JSONPatch
+                var inverse: JSONPatch
                 do {
-                    inverse = try state.applyReturningInverse(patch)
+                    inverse = try state.applyReturningInverse(patch, limits: stateLimits)
                 } catch {
-                    throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
+                    throw refusal(error, seq: event.seq)
                 }
-                let hash = state.stableHash
+                let (hash, size) = state.stableHashAndCanonicalSize
                 guard hash == event.hash else {
                     throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
+                }
+                try checkSize(size, seq: event.seq)
+                // The inverse keeps every value the patch overwrote, so a small patch that
+                // overwrites one large value many times has a huge inverse. It never needs to be
+                // larger than the state before: past that, one `replace` of the whole document
+                // takes the state back just as well.
+                let before = session.stateBytes ?? builder.state.stableHashAndCanonicalSize.size
+                if !inverse.isEmpty, inverse.json.measure(byteBudget: before + 64).bytes > before + 64 {
+                    inverse = JSONPatch([.replace(path: JSONPointer(tokens: []), value: builder.state)])
                 }
                 logEvent = builder.next(action: event.action, state: state, forward: patch.isEmpty ? [] : (event.patch ?? []),
                                         inverse: inverse.isEmpty ? [] : inverse.json, hash: hash, at: at,
                                         durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced)
+                session.stateBytes = size
             }
         }
         guard logEvent.hash == event.hash else {
@@ -274,6 +294,37 @@ final class AppIngest: @unchecked Sendable {
         }
         pendingEvents.append(logEvent)
         hub.publish(event: event, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
+    }
+
+    /// The wire error for a patch refused while applying: too deep, too large or not applicable.
+    private func refusal(_ error: JSONPatchError, seq: Int64) -> WireError {
+        switch error.reason {
+        case .tooDeep:
+            return WireError(.stateTooDeep, "event \(seq): \(error.operationLabel) would nest the state deeper than \(stateLimits.maxDepth) levels, which the log could not read back; nothing was stored")
+        case .tooLarge:
+            return WireError(.stateTooLarge, "event \(seq): \(error.operationLabel) would add more than the server's --max-state of \(stateLimits.maxAddedBytes ?? 0) bytes to the state; nothing was stored")
+        default:
+            return WireError(.patchFailed, "event \(seq): the patch does not apply to the session's state: \(error)")
+        }
+    }
+
+    /// Checks a whole state an app sent (a keyframe, or seq 0) against the limits; returns its
+    /// estimated compact size.
+    private func checkWhole(_ state: JSONValue, seq: Int64) throws(WireError) -> Int {
+        let maxBytes = stateLimits.maxAddedBytes ?? .max
+        let (bytes, depth) = state.measure(byteBudget: maxBytes, depthBudget: stateLimits.maxDepth)
+        if depth > stateLimits.maxDepth {
+            throw WireError(.stateTooDeep, "event \(seq): the state nests deeper than \(stateLimits.maxDepth) levels, which the log could not read back; nothing was stored")
+        }
+        try checkSize(bytes, seq: seq)
+        return bytes
+    }
+
+    private func checkSize(_ bytes: Int, seq: Int64) throws(WireError) {
+        let maxBytes = stateLimits.maxAddedBytes ?? .max
+        guard bytes <= maxBytes else {
+            throw WireError(.stateTooLarge, "event \(seq): the state after it is more than \(maxBytes) bytes, over the server's --max-state; nothing was stored")
+        }
     }
 
     /// Hands the events validated since the last call to the writer in one batch (all of them

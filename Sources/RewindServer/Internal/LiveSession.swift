@@ -13,6 +13,9 @@ final class LiveSession: @unchecked Sendable {
     /// The log refused an event: the in-memory state may be ahead of the log, so the app must
     /// say hello again (which rebuilds it from the log).
     var broken = false
+    /// The size of the current state as canonical compact JSON, when known (it is measured as
+    /// the state is hashed); bounds the inverse of the next event.
+    var stateBytes: Int?
 
     init(id: Int64, uuid: String, builder: EventBuilder, connection: WebSocketConnection, durable: Int64) {
         self.id = id

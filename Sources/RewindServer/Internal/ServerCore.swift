@@ -22,7 +22,8 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         hub = InspectorHub()
         relay = CommandRelay(timeout: configuration.commandTimeout)
         do {
-            ingest = try AppIngest(writer: writer, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors)
+            ingest = try AppIngest(writer: writer, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
+                                   maxStateSize: configuration.maxStateSize)
             queries = try InspectorQueries(logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
                                            readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors)
             export = try ExportRoute(logPath: configuration.logPath)
