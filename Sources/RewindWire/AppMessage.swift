@@ -172,8 +172,11 @@ public struct WireEvent: Sendable, Equatable {
         }
         guard let hash = parseWireHash(try f.string("hash")) else { throw f.fail("hash", "16 hex digits") }
         self.hash = hash
-        durationNs = try f.optionalInt("durationNs") ?? 0
+        durationNs = try f.optionalSeq("durationNs") ?? 0
         cause = try f.optionalSeq("cause")
+        if let cause, cause >= seq {
+            throw f.fail("cause", "the seq of an earlier event, below this event's seq \(seq); got \(cause)")
+        }
         coalesced = try f.optionalBool("coalesced") ?? false
     }
 

@@ -78,8 +78,12 @@ final class RawSocket {
 
     /// Sends one masked text frame, as a client must.
     func sendText(_ text: String) throws {
-        let payload = Array(text.utf8)
-        var frame: [UInt8] = [0x81]
+        try sendFrame(opcode: 0x1, Array(text.utf8))
+    }
+
+    /// Sends one final, masked frame with `opcode` (1 text, 2 binary) and any payload bytes.
+    func sendFrame(opcode: UInt8, _ payload: [UInt8]) throws {
+        var frame: [UInt8] = [0x80 | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
         } else {
@@ -91,6 +95,37 @@ final class RawSocket {
         frame += mask
         for (i, byte) in payload.enumerated() { frame.append(byte ^ mask[i % 4]) }
         try write(frame)
+    }
+
+    /// The close code of the first close frame the server sends within `timeout`, if any
+    /// (other frames before it are skipped).
+    func closeCode(timeout: Double = 10) -> UInt16? {
+        var code: UInt16?
+        _ = read(timeout: timeout) { bytes in
+            var i = 0
+            while i + 2 <= bytes.count {
+                let opcode = bytes[i] & 0x0f
+                var length = Int(bytes[i + 1] & 0x7f)
+                var start = i + 2
+                if length == 126 {
+                    guard start + 2 <= bytes.count else { return false }
+                    length = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+                    start += 2
+                } else if length == 127 {
+                    guard start + 8 <= bytes.count else { return false }
+                    length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }
+                    start += 8
+                }
+                guard start + length <= bytes.count else { return false }
+                if opcode == 0x8 {
+                    code = length >= 2 ? UInt16(bytes[start]) << 8 | UInt16(bytes[start + 1]) : 1005
+                    return true
+                }
+                i = start + length
+            }
+            return false
+        }
+        return code
     }
 }
 

@@ -39,19 +39,31 @@ struct AccessPolicy: Sendable {
 
     private var hasToken: Bool { !(token ?? "").isEmpty }
 
-    /// Whether a `Host` header names this machine's loopback: `localhost`, `127.x.x.x` or
-    /// `[::1]`, with or without a port.
+    /// Whether a `Host` header names this machine's loopback, exactly: `localhost`, `127.x.x.x`
+    /// or `[::1]`, each alone or followed by `:PORT` (1 to 65535). Anything else after the name,
+    /// such as `[::1]evil.example` or `localhost:`, is not loopback.
     static func isLoopbackHost(_ host: String?) -> Bool {
-        guard var name = host?.lowercased(), !name.isEmpty else { return false }
-        if name.hasPrefix("[") {
-            guard let close = name.firstIndex(of: "]") else { return false }
-            return name[name.index(after: name.startIndex)..<close] == "::1"
+        guard let host = host?.lowercased(), !host.isEmpty else { return false }
+        let name: Substring
+        let rest: Substring
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            name = host[host.index(after: host.startIndex)..<close]
+            rest = host[host.index(after: close)...]
+            guard name == "::1" else { return false }
+        } else if let colon = host.lastIndex(of: ":") {
+            name = host[..<colon]
+            rest = host[colon...]
+        } else {
+            name = host[...]
+            rest = ""
         }
-        if let colon = name.lastIndex(of: ":") {
-            guard name[name.index(after: colon)...].allSatisfy(\.isASCII), name[name.index(after: colon)...].allSatisfy(\.isNumber) else { return false }
-            name = String(name[..<colon])
+        if !rest.isEmpty {
+            let port = rest.dropFirst()
+            guard rest.first == ":", (1...5).contains(port.count), port.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let number = Int(port), (1...65_535).contains(number) else { return false }
         }
-        if name == "localhost" { return true }
+        if name == "::1" || name == "localhost" { return true }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { part in
             !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255

@@ -50,6 +50,11 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     }
 
     func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+        if case .binary = message {
+            // The protocol is JSON text; a binary frame is not processed, whatever it holds.
+            connection.close(code: .unsupportedData, reason: "this endpoint takes JSON text messages only")
+            return
+        }
         if connection.path == AppMessage.path {
             ingest.receive(message.bytes, from: connection)
         } else {

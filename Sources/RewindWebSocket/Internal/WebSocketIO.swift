@@ -24,6 +24,14 @@ enum WebSocketIO {
         case .partial:
             return nil
         case .complete(let message):
+            if case .text(let text) = message, !UTF8Validation.isValid(text) {
+                core.stopAccepting()
+                core.closeCode = .invalidPayload
+                var reason = Array("invalid UTF-8 in a text message".utf8)
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, &reason, reason.count)
+                closeNow = true
+                return nil
+            }
             return message
         case .tooLarge:
             core.stopAccepting()
