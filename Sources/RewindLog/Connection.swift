@@ -1,4 +1,5 @@
 import CSQLite
+import Dispatch
 
 /// One SQLite connection: owns its `sqlite3*` and closes it in `deinit`.
 ///
@@ -138,12 +139,35 @@ package final class Connection {
         }, context)
     }
 
+    /// Runs `body` with a wall-clock budget: once `seconds` have passed, the statement running
+    /// then (or the next one to step) stops with `SQLITE_INTERRUPT` (see
+    /// ``LogError/isInterrupted``). SQLite checks every few thousand virtual-machine steps.
+    package func withTimeBudget<T, E: Error>(seconds: Double, _ body: () throws(E) -> T) throws(E) -> T {
+        let box = DeadlineBox(deadline: DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, seconds) * 1e9))
+        let context = Unmanaged.passUnretained(box).toOpaque()
+        sqlite3_progress_handler(handle, 4_096, { context in
+            let box = Unmanaged<DeadlineBox>.fromOpaque(context!).takeUnretainedValue()
+            return DispatchTime.now().uptimeNanoseconds >= box.deadline ? 1 : 0
+        }, context)
+        defer {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            withExtendedLifetime(box) {}
+        }
+        return try body()
+    }
+
     /// An error for `code`, with the connection's current message unless one is given.
     func error(code: Int32, message: String? = nil, sql: String?) -> LogError {
         let text = message ?? String(cString: sqlite3_errmsg(handle))
         let kind: LogError.Kind = code & 0xFF == SQLITE_NOTADB ? .notARewindLog : .sqlite
         return LogError(kind: kind, code: code, message: text, sql: sql, path: path)
     }
+}
+
+/// The deadline behind ``Connection/withTimeBudget(seconds:_:)``, boxed for SQLite's pointer.
+private final class DeadlineBox {
+    let deadline: UInt64
+    init(deadline: UInt64) { self.deadline = deadline }
 }
 
 /// The closure behind ``Connection/setWALHook(_:)``, boxed so SQLite can carry a pointer to it.

@@ -55,6 +55,10 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         self.path = path
     }
 
+    /// Whether SQLite stopped the statement because its time budget ran out
+    /// (``LogReader/withTimeBudget(seconds:_:)``).
+    public var isInterrupted: Bool { kind == .sqlite && (code ?? 0) & 0xFF == 9 }  // SQLITE_INTERRUPT
+
     /// One sentence that says what failed and where.
     public var description: String {
         let file = path ?? "the log"

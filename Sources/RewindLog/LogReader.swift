@@ -129,3 +129,11 @@ public final class LogReader: @unchecked Sendable {
         }
     }
 }
+
+extension LogReader {
+    /// Runs `body`, whose queries on this reader stop with an error for which
+    /// ``LogError/isInterrupted`` holds once `seconds` have passed.
+    package func withTimeBudget<T, E: Error>(seconds: Double, _ body: () throws(E) -> T) throws(E) -> T {
+        try connection.withTimeBudget(seconds: seconds, body)
+    }
+}

@@ -55,6 +55,7 @@ public final class RewindServer: Sendable {
             ],
             maxMessageSize: configuration.maxMessageSize)
         socketConfiguration.queueLimits = configuration.queueLimits
+        socketConfiguration.maxQueuedBytesTotal = configuration.maxQueuedOutput
         let socket = WebSocketServer(configuration: socketConfiguration, delegate: core)
         do {
             try socket.start()

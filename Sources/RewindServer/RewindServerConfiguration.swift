@@ -34,6 +34,14 @@ public struct RewindServerConfiguration: Sendable {
     /// 64 MiB). An event whose state would be larger is refused with `state-too-large` and
     /// nothing is stored; a patch is refused as soon as its operations add more than this.
     public var maxStateSize: Int = 64 << 20
+    /// The most output queued across all connections, in bytes (default 256 MiB). Past it, the
+    /// connection holding the largest queue is closed with 1008 and its queue dropped.
+    public var maxQueuedOutput: Int = 256 << 20
+    /// Requests one inspector may have waiting for replies (default 16); more are refused at
+    /// once with `too-many-requests`.
+    public var maxRequestsInFlight: Int = 16
+    /// Seconds one query may run before it is stopped with `query-timeout` (default 5).
+    public var queryTimeBudget: Double = 5
     /// The deepest a session's state may nest: two levels below the parser's limit, so that the
     /// state and every patch that carries a part of it (`[{"op":…,"value":…}]`) read back.
     public static let maxStateDepth = JSONParseOptions().maxDepth - 2

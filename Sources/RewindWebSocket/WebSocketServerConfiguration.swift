@@ -20,6 +20,10 @@ public struct WebSocketServerConfiguration: Sendable, Hashable {
     public var maxMessageSize: Int
     /// Bounds on each connection's outgoing queue.
     public var queueLimits: WebSocketQueueLimits
+    /// The most bytes queued for sending across all connections (default 256 MiB). A send that
+    /// would pass it first closes the connection holding the largest queue with
+    /// ``WebSocketCloseCode/policyViolation`` and drops that queue.
+    public var maxQueuedBytesTotal: Int = 256 << 20
     /// Idle pings and hang-up; `nil` turns both off.
     public var keepAlive: WebSocketKeepAlive?
     /// How long ``WebSocketServer/shutdown(closeCode:)`` lets queued output drain and close

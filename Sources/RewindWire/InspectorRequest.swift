@@ -30,6 +30,10 @@ public enum InspectorRequest: Sendable, Equatable {
     public static let subprotocol = "rewind.inspect.v1"
     /// The path inspectors connect to.
     public static let path = "/inspect"
+    /// The most words in an `events` request's `text` filter.
+    public static let maxTextWords = 64
+    /// The longest `text` filter, in UTF-8 bytes.
+    public static let maxTextBytes = 1_024
     /// The largest page of events one request may ask for.
     public static let maxPage = 5_000
 
@@ -49,9 +53,16 @@ public enum InspectorRequest: Sendable, Equatable {
         case "events":
             let limit = try f.optionalSeq("limit") ?? 200
             guard limit >= 1, limit <= Int64(Self.maxPage) else { throw f.fail("limit", "between 1 and \(Self.maxPage)") }
+            let text = try f.optionalString("text")
+            if let text {
+                // Full-text cost grows faster than the word count: keep one query cheap.
+                let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).count
+                guard words <= Self.maxTextWords, text.utf8.count <= Self.maxTextBytes else {
+                    throw f.fail("text", "at most \(Self.maxTextWords) words and \(Self.maxTextBytes) bytes; got \(words) words, \(text.utf8.count) bytes")
+                }
+            }
             self = .events(id: f.id, session: try f.string("session"), from: try f.optionalSeq("from") ?? 0,
-                           limit: Int(limit), typeGlob: try f.optionalString("typeGlob"),
-                           text: try f.optionalString("text"))
+                           limit: Int(limit), typeGlob: try f.optionalString("typeGlob"), text: text)
         case "state":
             self = .state(id: f.id, session: try f.string("session"), seq: try f.seq("seq"), path: try f.optionalPointer("path"))
         case "diff":

@@ -37,6 +37,12 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case commandFailed = "command-failed"
         /// The server could not store or read the log.
         case storage = "storage"
+        /// The reply would not fit the connection's output bound; the message says what to ask instead.
+        case replyTooLarge = "reply-too-large"
+        /// The inspector has too many requests waiting for replies.
+        case tooManyRequests = "too-many-requests"
+        /// The query ran out of its time budget.
+        case queryTimeout = "query-timeout"
     }
 
     public var code: Code

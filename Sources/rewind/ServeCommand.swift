@@ -38,12 +38,18 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The largest state a session may reach (canonical compact JSON), e.g. 64MiB.", valueName: "size"))
     var maxState = "64MiB"
 
+    @Option(help: ArgumentHelp("The most output queued for all connections together, e.g. 256MiB.", valueName: "size"))
+    var maxOutput = "256MiB"
+
     func run() throws {
         guard let maxMessageSize = Self.parseSize(maxMessage), maxMessageSize >= 1024 else {
             throw CLIError("--max-message must be a size of at least 1KiB, such as 16MiB or 1048576", code: 2)
         }
         guard let maxStateSize = Self.parseSize(maxState), maxStateSize >= 1024 else {
             throw CLIError("--max-state must be a size of at least 1KiB, such as 64MiB or 67108864", code: 2)
+        }
+        guard let maxOutput = Self.parseSize(maxOutput), maxOutput >= 1 << 20 else {
+            throw CLIError("--max-output must be a size of at least 1MiB, such as 256MiB", code: 2)
         }
         let environment = ProcessInfo.processInfo.environment
         let token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
@@ -54,6 +60,7 @@ struct ServeCommand: ParsableCommand {
             logPath: path, host: host, port: port, webDirectory: web ?? Self.defaultWebDirectory(),
             token: token, readOnly: readOnly, maxMessageSize: maxMessageSize)
         configuration.maxStateSize = maxStateSize
+        configuration.maxQueuedOutput = maxOutput
         let server: RewindServer
         do {
             server = try RewindServer(configuration: configuration)

@@ -100,8 +100,15 @@ final class RawSocket {
     /// The close code of the first close frame the server sends within `timeout`, if any
     /// (other frames before it are skipped).
     func closeCode(timeout: Double = 10) -> UInt16? {
+        ending(timeout: timeout).closeCode
+    }
+
+    /// Reads until a close frame arrives, the server drops the connection, or `timeout` passes.
+    func ending(timeout: Double) -> (closeCode: UInt16?, dropped: Bool) {
         var code: UInt16?
-        _ = read(timeout: timeout) { bytes in
+        var seen = 0
+        let bytes = read(timeout: timeout) { bytes in
+            seen = bytes.count
             var i = 0
             while i + 2 <= bytes.count {
                 let opcode = bytes[i] & 0x0f
@@ -125,7 +132,10 @@ final class RawSocket {
             }
             return false
         }
-        return code
+        // Without a close frame, `read` stopped at the end of the stream or at the deadline.
+        var probe: UInt8 = 0
+        let dropped = code == nil && bytes.count == seen && recv(fd, &probe, 1, Int32(MSG_DONTWAIT)) == 0
+        return (code, dropped)
     }
 }
 

@@ -112,19 +112,26 @@ export class EventStore {
     if (this.fetchedAt.size > 4 * MAX_PAGES) this.fetchedAt.clear();
     if (this.inFlight.size >= MAX_IN_FLIGHT) { this.queue.push(index); return; }
     this.inFlight.add(index);
-    this.connection.request({ type: 'events', session: this.session, from: index * PAGE, limit: PAGE })
-      .then((reply) => {
-        if (this.closed) return;
-        for (const event of reply.events) this.put(event);
-        if (reply.events.length) this.total = Math.max(this.total, reply.events[reply.events.length - 1].seq + 1);
-        this.onChange();
-      })
+    this.readRange(index * PAGE, (index + 1) * PAGE)
       .catch(() => {})
       .finally(() => {
         this.inFlight.delete(index);
         const next = this.queue.shift();
         if (next !== undefined && !this.closed) this.fetch(next);
       });
+  }
+
+  /// Reads events `from` up to (not including) `end`: the server cuts a page of large events to
+  /// fit its reply limit and says where to go on with `next`.
+  async readRange(from, end) {
+    while (from !== null && from !== undefined && from < end && !this.closed) {
+      const reply = await this.connection.request({ type: 'events', session: this.session, from, limit: end - from });
+      if (this.closed) return;
+      for (const event of reply.events) this.put(event);
+      if (reply.events.length) this.total = Math.max(this.total, reply.events[reply.events.length - 1].seq + 1);
+      this.onChange();
+      from = reply.events.length < end - from ? reply.next : null;
+    }
   }
 
   addLive(event) {

@@ -8,49 +8,98 @@ import RewindWire
 
 /// Answers inspectors' requests off the service thread, on reader connections of its own.
 /// Requests of one inspector are handled in order (a serial queue per inspector); different
-/// inspectors run side by side, bounded by the reader pool.
+/// inspectors run side by side, bounded by the reader pool, which serves them in turn.
+///
+/// Bounds: at most ``Limits/maxInFlight`` requests of one inspector wait or run (more are
+/// refused at once with `too-many-requests`); each query has a time budget; a reply that would
+/// not fit the connection's output queue becomes `reply-too-large` (an `events` page is cut to
+/// fit instead); an inspector that does not read its replies is closed with 1008.
 final class InspectorQueries: @unchecked Sendable {
+    struct Limits {
+        /// The largest reply one connection can queue (its output queue's byte bound).
+        var maxReplyBytes: Int
+        var maxInFlight = 16
+        var queryTimeBudget: Double = 5
+    }
+
+    private struct Inspector {
+        var queue: DispatchQueue
+        var errors = 0
+        var inFlight = 0
+    }
+
     private let readers: ReaderPool
     private let hub: InspectorHub
     private let relay: CommandRelay
     private let ingest: AppIngest
     private let readOnly: Bool
     private let maxErrors: Int
+    private let limits: Limits
     private let workers = DispatchQueue(label: "rewind.server.queries", attributes: .concurrent)
-    private let perInspector = Locked<[UInt64: (queue: DispatchQueue, errors: Int)]>([:])
+    /// Answers requests refused for being too many, off the service thread and off the workers.
+    private let refusals = DispatchQueue(label: "rewind.server.refusals")
+    private let perInspector = Locked<[UInt64: Inspector]>([:])
 
-    init(logPath: String, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int) throws(LogError) {
+    init(logPath: String, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int,
+         limits: Limits) throws(LogError) {
         readers = try ReaderPool(path: logPath, count: 2)
         self.hub = hub
         self.relay = relay
         self.ingest = ingest
         self.readOnly = readOnly
         self.maxErrors = maxErrors
+        self.limits = limits
     }
 
     func receive(_ bytes: [UInt8], from connection: WebSocketConnection) {
-        let queue = perInspector.withLock { all -> DispatchQueue in
-            if let entry = all[connection.id] { return entry.queue }
-            let queue = DispatchQueue(label: "rewind.server.inspector", target: workers)
-            all[connection.id] = (queue, 0)
-            return queue
+        let maxInFlight = limits.maxInFlight
+        let queue = perInspector.withLock { all -> DispatchQueue? in
+            var entry = all[connection.id] ?? Inspector(queue: DispatchQueue(label: "rewind.server.inspector", target: workers))
+            guard entry.inFlight < maxInFlight else { return nil }
+            entry.inFlight += 1
+            all[connection.id] = entry
+            return entry.queue
         }
-        queue.async { self.handle(bytes, from: connection) }
+        guard let queue else {
+            refusals.async {
+                let id = (try? JSONValue(parsing: bytes))?["id"]
+                let error = WireError(.tooManyRequests, "\(maxInFlight) requests of this inspector are already waiting for replies; send more as replies arrive", id: id)
+                self.deliver(error.json.serializedBytes(.compact), to: connection)
+            }
+            return
+        }
+        queue.async {
+            self.handle(bytes, from: connection)
+            self.perInspector.withLock { $0[connection.id]?.inFlight -= 1 }
+        }
     }
 
     func closed(_ connection: WebSocketConnection) {
         perInspector.withLock { _ = $0.removeValue(forKey: connection.id) }
     }
 
+    /// Queues `bytes`; an inspector whose queue is full does not read its replies, and dropping
+    /// one silently would leave its request unanswered, so it is closed instead.
+    private func deliver(_ bytes: [UInt8], to connection: WebSocketConnection) {
+        if connection.send(textBytes: bytes) == .queueFull {
+            connection.close(code: .policyViolation,
+                             reason: "this inspector does not read its replies (\(connection.queuedByteCount) bytes wait)")
+        }
+    }
+
     private func handle(_ bytes: [UInt8], from connection: WebSocketConnection) {
         do throws(WireError) {
             let request = try InspectorRequest(frame: bytes)
             if let reply = try answer(request, from: connection) {
-                _ = connection.send(textBytes: reply.serializedBytes(.compact))
+                let text = reply.serializedBytes(.compact)
+                guard text.count <= limits.maxReplyBytes else {
+                    throw Self.tooLarge(request, bytes: text.count, limit: limits.maxReplyBytes)
+                }
+                deliver(text, to: connection)
             }
             perInspector.withLock { $0[connection.id]?.errors = 0 }
         } catch {
-            _ = connection.send(textBytes: error.json.serializedBytes(.compact))
+            deliver(error.json.serializedBytes(.compact), to: connection)
             let errors = perInspector.withLock { all -> Int in
                 all[connection.id]?.errors += 1
                 return all[connection.id]?.errors ?? 0
@@ -88,8 +137,24 @@ final class InspectorQueries: @unchecked Sendable {
                 let initial = events.first?.seq == 0 ? try reader.keyframe(atOrBefore: 0, session: session.id)?.state : nil
                 return (events, initial)
             }
-            let list = events.map { InspectorReplies.event($0, keyframe: $0.seq == 0 ? initial : nil) }
-            let next: JSONValue = events.count == limit ? InspectorReplies.number(events[events.count - 1].seq + 1) : .null
+            // Cut the page to fit the connection's output bound, with room for escapes: `next`
+            // then points at the first event left out.
+            let budget = limits.maxReplyBytes / 2
+            var list: [JSONValue] = []
+            var used = 0
+            for event in events {
+                let item = InspectorReplies.event(event, keyframe: event.seq == 0 ? initial : nil)
+                used += item.measure(byteBudget: budget - used + 1).bytes
+                if used > budget {
+                    guard !list.isEmpty else {
+                        throw WireError(.replyTooLarge, "event \(event.seq) alone is larger than this connection's reply limit of \(limits.maxReplyBytes / 2) bytes for a page; ask for the state after it with \"state\" and a \"path\"", id: id)
+                    }
+                    break
+                }
+                list.append(item)
+            }
+            let next: JSONValue = list.count < events.count ? InspectorReplies.number(events[list.count].seq)
+                : events.count == limit ? InspectorReplies.number(events[events.count - 1].seq + 1) : .null
             return InspectorReplies.reply("events", id: id, ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
                                                              "events": .array(list), "next": next])
         case .state(_, let name, let seq, let path):
@@ -138,9 +203,12 @@ final class InspectorQueries: @unchecked Sendable {
 
     private func read<T>(_ id: JSONValue?, _ body: (LogReader) throws(LogError) -> T) throws(WireError) -> T {
         do {
-            return try readers.withReader { reader in try body(reader) }
+            let seconds = limits.queryTimeBudget
+            return try readers.withReader { reader in
+                try reader.withTimeBudget(seconds: seconds) { () throws(LogError) in try body(reader) }
+            }
         } catch let error as LogError {
-            throw Self.wireError(error, id: id)
+            throw wireError(error, id: id)
         } catch {
             throw WireError(.storage, "\(error)", id: id)
         }
@@ -152,16 +220,19 @@ final class InspectorQueries: @unchecked Sendable {
 
     private func replay<T>(_ session: SessionInfo, id: JSONValue?, _ body: (Timeline) throws(ReplayError) -> T) throws(WireError) -> T {
         do {
+            let seconds = limits.queryTimeBudget
             return try readers.withReader { reader in
-                let timeline = try Timeline(reader: reader, session: session.id, options: .uncached)
-                return try body(timeline)
+                try reader.withTimeBudget(seconds: seconds) { () throws(ReplayError) in
+                    let timeline = try Timeline(reader: reader, session: session.id, options: .uncached)
+                    return try body(timeline)
+                }
             }
         } catch let error as ReplayError {
             switch error {
             case .seqOutOfRange:
                 throw WireError(.unknownSeq, error.description, id: id)
             case .log(let log):
-                throw Self.wireError(log, id: id)
+                throw wireError(log, id: id)
             case .brokenChain:
                 throw WireError(.storage, error.description, id: id)
             }
@@ -170,12 +241,28 @@ final class InspectorQueries: @unchecked Sendable {
         }
     }
 
-    private static func wireError(_ error: LogError, id: JSONValue?) -> WireError {
+    private func wireError(_ error: LogError, id: JSONValue?) -> WireError {
+        if error.isInterrupted {
+            return WireError(.queryTimeout, "the query ran past its time budget of \(limits.queryTimeBudget.formatted()) s and was stopped; narrow it (a shorter text filter, a typeGlob, a smaller limit or range)", id: id)
+        }
         switch error.kind {
         case .unknownSession, .ambiguousSession:
-            WireError(.unknownSession, error.description, id: id)
+            return WireError(.unknownSession, error.description, id: id)
         default:
-            WireError(.storage, error.description, id: id)
+            return WireError(.storage, error.description, id: id)
         }
+    }
+
+    /// The `reply-too-large` error for `request`, saying what to ask instead.
+    private static func tooLarge(_ request: InspectorRequest, bytes: Int, limit: Int) -> WireError {
+        let instead: String
+        switch request {
+        case .state: instead = "ask for part of the state with \"path\""
+        case .diff: instead = "ask for a shorter range, or compare parts with \"state\" and \"path\""
+        case .blame: instead = "ask about a narrower \"path\""
+        case .events: instead = "ask for a smaller \"limit\""
+        default: instead = "ask for less at once"
+        }
+        return WireError(.replyTooLarge, "the reply would be \(bytes) bytes, over this connection's limit of \(limit) bytes; \(instead)", id: request.id)
     }
 }

@@ -24,8 +24,12 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         do {
             ingest = try AppIngest(writer: writer, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
                                    maxStateSize: configuration.maxStateSize)
-            queries = try InspectorQueries(logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
-                                           readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors)
+            queries = try InspectorQueries(
+                logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
+                readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors,
+                limits: InspectorQueries.Limits(maxReplyBytes: configuration.queueLimits.maxBytes,
+                                                maxInFlight: configuration.maxRequestsInFlight,
+                                                queryTimeBudget: configuration.queryTimeBudget))
             export = try ExportRoute(logPath: configuration.logPath)
         } catch {
             writer.close()

@@ -24,6 +24,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     let id: UInt64
     private let waker: ServiceWaker
+    /// The server-wide cap on queued output, when this is a server's connection.
+    private let budget: OutputBudget?
     private let lock = NSLock()
     private var shared: Shared
 
@@ -35,25 +37,49 @@ final class ConnectionCore: @unchecked Sendable {
     var closeCode: WebSocketCloseCode?
     var closeTimerArmed = false
 
-    init(id: UInt64, limits: WebSocketQueueLimits, maxMessageSize: Int, waker: ServiceWaker) {
+    init(id: UInt64, limits: WebSocketQueueLimits, maxMessageSize: Int, waker: ServiceWaker, budget: OutputBudget? = nil) {
         self.id = id
         self.waker = waker
+        self.budget = budget
         self.shared = Shared(queue: OutgoingQueue(limits: limits))
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
+        budget?.register(self)
     }
 
     // MARK: Any thread
 
     func enqueue(_ message: WebSocketMessage) -> WebSocketSendResult {
+        let size = message.bytes.count
+        var evicted = false
+        while true {
+            switch tryEnqueue(message, size: size) {
+            case .some(let result):
+                return result
+            case .none:
+                // Over the server-wide cap: evict the largest queue (never with a lock held),
+                // then try once more.
+                guard !evicted, let budget, budget.evictLargest() else { return .queueFull }
+                evicted = true
+            }
+        }
+    }
+
+    /// The result of queueing `message`, or `nil` when only the server-wide cap refused it.
+    private func tryEnqueue(_ message: WebSocketMessage, size: Int) -> WebSocketSendResult? {
         lock.lock()
         guard shared.acceptsSends else {
             lock.unlock()
             return .closed
         }
-        guard shared.queue.push(message) else {
+        guard shared.queue.fits(size) else {
             lock.unlock()
             return .queueFull
         }
+        if let budget, !budget.reserve(size) {
+            lock.unlock()
+            return nil
+        }
+        shared.queue.push(message)
         let mustWake = !shared.wakeQueued
         shared.wakeQueued = true
         lock.unlock()
@@ -105,7 +131,10 @@ final class ConnectionCore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if shared.isClosed || shared.isClosing { return .nothing }
-        if let message = shared.queue.pop() { return .message(message) }
+        if let message = shared.queue.pop() {
+            budget?.release(message.bytes.count)
+            return .message(message)
+        }
         if let request = shared.closeRequest { return .close(request.code, reason: request.reason) }
         return .nothing
     }
@@ -117,10 +146,31 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Drops what is queued; every later send reports `.closed`.
     func markClosed() {
-        lock.withLock {
+        let dropped = lock.withLock { () -> Int in
             shared.isClosed = true
+            let bytes = shared.queue.byteCount
             shared.queue.removeAll()
+            return bytes
         }
+        budget?.release(dropped)
+        budget?.unregister(self)
         wsi = nil
+    }
+
+    /// Drops the queue at once and asks for a close with 1008 (any thread; the server-wide
+    /// output cap). Returns the bytes dropped.
+    func evict(reason: String) -> Int {
+        var reasonBytes = Array(reason.utf8)
+        if reasonBytes.count > 123 { reasonBytes.removeLast(reasonBytes.count - 123) }
+        lock.lock()
+        let bytes = shared.queue.byteCount
+        shared.queue.removeAll()
+        if shared.acceptsSends { shared.closeRequest = (.policyViolation, reasonBytes) }
+        let mustWake = !shared.wakeQueued && !shared.isClosed
+        if mustWake { shared.wakeQueued = true }
+        lock.unlock()
+        budget?.release(bytes)
+        if mustWake { waker.wake(self) }
+        return bytes
     }
 }

@@ -12,10 +12,16 @@ struct OutgoingQueue {
     var count: Int { items.count - head }
     var isEmpty: Bool { head == items.count }
 
+    /// Whether a message of `size` bytes can be appended without passing a limit.
+    func fits(_ size: Int) -> Bool {
+        count < limits.maxMessages && size <= limits.maxBytes - byteCount
+    }
+
     /// Appends `message` unless that would pass a limit.
+    @discardableResult
     mutating func push(_ message: WebSocketMessage) -> Bool {
         let size = message.bytes.count
-        guard count < limits.maxMessages, size <= limits.maxBytes - byteCount else { return false }
+        guard fits(size) else { return false }
         items.append(message)
         byteCount += size
         return true

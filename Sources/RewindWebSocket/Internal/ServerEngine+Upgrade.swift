@@ -51,7 +51,8 @@ extension ServerEngine {
             id: ConnectionID.next(),
             limits: configuration.queueLimits,
             maxMessageSize: configuration.maxMessageSize,
-            waker: waker
+            waker: waker,
+            budget: outputBudget
         )
         core.wsi = wsi
         let connection = WebSocketConnection(

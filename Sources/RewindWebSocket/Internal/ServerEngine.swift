@@ -25,6 +25,8 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     let configuration: WebSocketServerConfiguration
     let control = Locked(Control())
     let waker = ServiceWaker()
+    /// The cap on output queued across all connections.
+    lazy var outputBudget = OutputBudget(limit: configuration.maxQueuedBytesTotal)
     let deferredHandoff: DeferredHandoff
     let thread = ServiceThread()
     let endpointsByPath: [String: WebSocketEndpoint]

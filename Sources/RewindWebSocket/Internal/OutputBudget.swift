@@ -1,0 +1,74 @@
+import CLibWebSockets
+import Foundation
+
+/// The bytes queued for sending across all of a server's connections, bounded by one cap.
+///
+/// A send that would pass the cap first evicts the connection holding the largest queue: its
+/// queue is dropped at once and it is closed with 1008. So a few connections that stop reading
+/// cannot hold the server's memory, and the one holding the most goes first.
+final class OutputBudget: @unchecked Sendable {
+    let limit: Int
+    private let lock = NSLock()
+    private var total = 0
+    private var cores: [UInt64: Weak] = [:]
+    /// Bytes dropped by evictions since memory was last handed back to the system.
+    private var droppedSinceTrim = 0
+
+    private struct Weak { weak var core: ConnectionCore? }
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var queuedBytes: Int { lock.withLock { total } }
+
+    func register(_ core: ConnectionCore) {
+        lock.withLock { cores[core.id] = Weak(core: core) }
+    }
+
+    func unregister(_ core: ConnectionCore) {
+        lock.withLock { _ = cores.removeValue(forKey: core.id) }
+    }
+
+    /// Takes `bytes` from the budget, or returns false when that would pass the cap.
+    func reserve(_ bytes: Int) -> Bool {
+        lock.withLock {
+            guard bytes <= limit - total else { return false }
+            total += bytes
+            return true
+        }
+    }
+
+    func release(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        lock.withLock { total -= bytes }
+    }
+
+    /// Closes the connection with the largest queue (1008) and drops its queue. Returns false
+    /// when no connection holds anything to drop. Called without any connection's lock held.
+    func evictLargest() -> Bool {
+        let candidates = lock.withLock { cores.values.compactMap(\.core) }
+        var largest: (core: ConnectionCore, bytes: Int)?
+        for core in candidates {
+            let bytes = core.queuedByteCount
+            if bytes > (largest?.bytes ?? 0) { largest = (core, bytes) }
+        }
+        guard let (core, _) = largest else { return false }
+        let dropped = core.evict(reason: "the server's output memory is full and this connection holds the most unsent output")
+        guard dropped > 0 else { return false }
+        trimIfWorthwhile(after: dropped)
+        return true
+    }
+
+    /// Hands freed heap back to the system once evictions have dropped a lot: glibc keeps freed
+    /// large blocks mapped otherwise, and RSS would stay high after the connections are gone.
+    private func trimIfWorthwhile(after dropped: Int) {
+        let trim = lock.withLock { () -> Bool in
+            droppedSinceTrim += dropped
+            guard droppedSinceTrim >= 16 << 20 else { return false }
+            droppedSinceTrim = 0
+            return true
+        }
+        if trim { rewind_release_free_memory() }
+    }
+}
