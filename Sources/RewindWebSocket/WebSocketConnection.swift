@@ -59,6 +59,18 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
         core.requestClose(code: code, reason: reason)
     }
 
+    /// Stops reading this connection's socket until ``resumeReceiving()``: its messages wait in the
+    /// kernel and then in the peer, so a receiver that cannot keep up holds no more of them.
+    /// Any thread; a message already read may still arrive.
+    public func pauseReceiving() {
+        core.setReceivePaused(true)
+    }
+
+    /// Reads this connection's socket again after ``pauseReceiving()``. Any thread.
+    public func resumeReceiving() {
+        core.setReceivePaused(false)
+    }
+
     /// Whether sends are still accepted (no close requested or seen).
     public var isOpen: Bool { core.isOpen }
 

@@ -32,10 +32,31 @@ final class AppIngest: @unchecked Sendable {
     private enum Inbound {
         case message([UInt8], WebSocketConnection)
         case closed(WebSocketConnection)
+
+        var size: Int {
+            if case .message(let bytes, _) = self { return bytes.count }
+            return 0
+        }
     }
 
-    /// Messages and closes from the service thread, waiting for the ingest queue.
-    private let inbox = Locked<(items: [Inbound], drainScheduled: Bool)>(([], false))
+    /// What each app connection sent, waiting for the ingest queue: a FIFO per connection, served
+    /// one message per connection per turn, so one app's flood or expensive event delays another
+    /// app's by about one event. A connection whose FIFO passes its bound is no longer read
+    /// (flow control) until it drains below half.
+    private struct Inbox {
+        var queues: [UInt64: ArraySlice<Inbound>] = [:]
+        var bytes: [UInt64: Int] = [:]
+        /// Connections with something queued, in turn order.
+        var turns: [UInt64] = []
+        var paused: Set<UInt64> = []
+        var drainScheduled = false
+    }
+
+    /// Bounds on one connection's queued messages before reading it is paused.
+    static let inboxMessages = 256
+    static let inboxBytes = 32 << 20
+
+    private let inbox = Locked(Inbox())
     /// Session id → the app connection streaming it, for commands and `live`.
     private let live = Locked<[Int64: WebSocketConnection]>([:])
 
@@ -72,27 +93,69 @@ final class AppIngest: @unchecked Sendable {
         enqueue(.closed(connection))
     }
 
-    /// Hands work to the ingest queue in arrival order; one drain is scheduled per burst rather
-    /// than one dispatch per message, which would cost a wake-up per event.
+    /// Hands work to the ingest queue in each connection's arrival order; one drain is scheduled
+    /// per burst rather than one dispatch per message, which would cost a wake-up per event.
     private func enqueue(_ item: Inbound) {
-        let schedule = inbox.withLock { inbox -> Bool in
-            inbox.items.append(item)
-            if inbox.drainScheduled { return false }
-            inbox.drainScheduled = true
-            return true
+        let connection: WebSocketConnection
+        switch item {
+        case .message(_, let c), .closed(let c): connection = c
         }
+        let key = connection.id
+        let (schedule, pause) = inbox.withLock { inbox -> (Bool, Bool) in
+            if inbox.queues[key]?.isEmpty ?? true { inbox.turns.append(key) }
+            inbox.queues[key, default: []].append(item)
+            let bytes = inbox.bytes[key, default: 0] + item.size
+            inbox.bytes[key] = bytes
+            var pause = false
+            if case .message = item, !inbox.paused.contains(key),
+               inbox.queues[key]!.count >= Self.inboxMessages || bytes >= Self.inboxBytes {
+                inbox.paused.insert(key)
+                pause = true
+            }
+            if inbox.drainScheduled { return (false, pause) }
+            inbox.drainScheduled = true
+            return (true, pause)
+        }
+        if pause { connection.pauseReceiving() }
         if schedule { queue.async { self.drainInbox() } }
+    }
+
+    /// Takes one item from each connection with something queued, in turn order.
+    private func nextTurn() -> [Inbound] {
+        inbox.withLock { inbox -> [Inbound] in
+            var items: [Inbound] = []
+            items.reserveCapacity(inbox.turns.count)
+            var still: [UInt64] = []
+            for key in inbox.turns {
+                guard var queue = inbox.queues[key], let item = queue.popFirst() else { continue }
+                items.append(item)
+                let bytes = inbox.bytes[key, default: 0] - item.size
+                if queue.isEmpty {
+                    inbox.queues[key] = nil
+                    inbox.bytes[key] = nil
+                } else {
+                    inbox.queues[key] = queue
+                    inbox.bytes[key] = bytes
+                    still.append(key)
+                }
+                if inbox.paused.contains(key), queue.count <= Self.inboxMessages / 2, bytes <= Self.inboxBytes / 2 {
+                    inbox.paused.remove(key)
+                    if case .message(_, let connection) = item { connection.resumeReceiving() }
+                }
+            }
+            inbox.turns = still
+            if items.isEmpty { inbox.drainScheduled = false }
+            return items
+        }
     }
 
     private func drainInbox() {
         while true {
-            let items = inbox.withLock { inbox -> [Inbound] in
-                let items = inbox.items
-                inbox.items.removeAll(keepingCapacity: true)
-                if items.isEmpty { inbox.drainScheduled = false }
-                return items
+            let items = nextTurn()
+            if items.isEmpty {
+                flushPending()
+                return
             }
-            if items.isEmpty { return }
             for item in items {
                 switch item {
                 case .message(let bytes, let connection): handle(bytes, from: connection)
@@ -101,9 +164,14 @@ final class AppIngest: @unchecked Sendable {
                     handleClose(connection)
                 }
             }
-            flushPending()
+            // One app alone streams in batches (one commit for many events); several apps take
+            // turns, and a change of session hands the batch over anyway.
+            if pendingEvents.count >= Self.batchEvents { flushPending() }
         }
     }
+
+    /// The most events handed to the writer in one batch.
+    static let batchEvents = 256
 
     private func handleClose(_ connection: WebSocketConnection) {
         guard let app = apps.removeValue(forKey: connection.id) else { return }

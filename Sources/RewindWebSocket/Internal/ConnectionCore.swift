@@ -18,6 +18,8 @@ final class ConnectionCore: @unchecked Sendable {
         var isClosing = false
         var isClosed = false
         var wakeQueued = false
+        /// Whether the owner wants reading from the socket paused (applied on the service thread).
+        var receivePaused = false
 
         var acceptsSends: Bool { !isClosed && !isClosing && closeRequest == nil }
     }
@@ -36,6 +38,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// The code reported to `didClose`: the peer's, or the one this side sent first.
     var closeCode: WebSocketCloseCode?
     var closeTimerArmed = false
+    /// Whether lws was last told to pause reading (service thread).
+    var receivePausedInLWS = false
 
     init(id: UInt64, limits: WebSocketQueueLimits, maxMessageSize: Int, waker: ServiceWaker, budget: OutputBudget? = nil) {
         self.id = id
@@ -107,6 +111,23 @@ final class ConnectionCore: @unchecked Sendable {
     var isOpen: Bool {
         lock.withLock { shared.acceptsSends }
     }
+
+    /// Asks the service thread to stop (or resume) reading this connection's socket.
+    func setReceivePaused(_ paused: Bool) {
+        lock.lock()
+        guard shared.receivePaused != paused else {
+            lock.unlock()
+            return
+        }
+        shared.receivePaused = paused
+        let mustWake = !shared.wakeQueued && !shared.isClosed
+        if mustWake { shared.wakeQueued = true }
+        lock.unlock()
+        if mustWake { waker.wake(self) }
+    }
+
+    /// What reading should be now (service thread).
+    var wantsReceivePaused: Bool { lock.withLock { shared.receivePaused } }
 
     var queuedMessageCount: Int { lock.withLock { shared.queue.count } }
     var queuedByteCount: Int { lock.withLock { shared.queue.byteCount } }

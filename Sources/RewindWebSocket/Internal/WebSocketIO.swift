@@ -71,6 +71,13 @@ enum WebSocketIO {
     static func wake(_ core: ConnectionCore) {
         core.clearWakeFlag()
         guard let wsi = core.wsi else { return }
+        let paused = core.wantsReceivePaused
+        if paused != core.receivePausedInLWS {
+            core.receivePausedInLWS = paused
+            // The socket is no longer read while paused: the peer's data waits in the kernel and
+            // then in the peer, not in this process.
+            lws_rx_flow_control(wsi, paused ? 0 : 1)
+        }
         if core.hasCloseRequest, !core.closeTimerArmed {
             core.closeTimerArmed = true
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, closeTimeoutSeconds)
