@@ -5,6 +5,11 @@ import RewindReplay
 import RewindServer
 import Testing
 
+/// The hostile-input suites (issue 13's repros), run one at a time: each drives a real server
+/// hard, and running them side by side would only measure the machine.
+@Suite("Hostile input", .serialized)
+enum HostileInput {}
+
 /// What every hostile-input test checks after its attack: the four promises of `Docs/Security.md`.
 ///
 /// A control app (its own session) streams a few events before the attack (call
