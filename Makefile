@@ -4,7 +4,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: all deps build test python-test python-deps browser-test browser-deps bench clean run
+.PHONY: all deps build test fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
 
 all: build
 
@@ -24,8 +24,31 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
+	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory python-test
 	$(MAKE) --no-print-directory browser-test
+
+# Every input the fuzzer ever crashed on, and every repro of issue 13, through its target again.
+fuzz-replay:
+	$(SWIFT) build --product rewind-fuzz
+	"$$($(SWIFT) build --show-bin-path)/rewind-fuzz" replay Tests/fuzz
+
+# libFuzzer with AddressSanitizer on each target for FUZZ_SECONDS (default 60), starting from the
+# kept corpus. A crash stops it: the input is in .build/fuzz/crashes/TARGET/; fix the bug, then
+# add the input to Tests/fuzz/TARGET/ so `make test` replays it.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= json patch number server
+fuzz: deps
+	$(SWIFT) build --product rewind-fuzz --build-path .build/fuzz -Xswiftc -sanitize=fuzzer,address \
+	  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld 2>&1 | grep -v "Cannot export local symbol"
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p .build/fuzz/corpus/$$t .build/fuzz/crashes/$$t; \
+	  echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  .build/fuzz/debug/rewind-fuzz fuzz $$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	    -artifact_prefix=.build/fuzz/crashes/$$t/ -print_final_stats=1 .build/fuzz/corpus/$$t Tests/fuzz/$$t 2>&1 \
+	    | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|Fatal error|SUMMARY|Test unit written" || true; \
+	  if ls .build/fuzz/crashes/$$t/* >/dev/null 2>&1; then echo "fuzz: $$t crashed; inputs in .build/fuzz/crashes/$$t/"; exit 1; fi; \
+	done
 
 # The protocol from another language: a Python client against `rewind serve` (needs `websockets`).
 python-test: python-deps

@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
         // Used only by the fault tests: appends events until it is killed.
         .executable(name: "rewind-fault-child", targets: ["RewindFaultChild"]),
+        // `make fuzz` builds it with libFuzzer; `make test` replays its corpus (Tests/fuzz).
+        .executable(name: "rewind-fuzz", targets: ["RewindFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,6 +64,8 @@ let package = Package(
             dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire"]
         ),
         .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
+        .target(name: "CFuzzSupport"),
+        .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindServer", "CFuzzSupport"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
         .testTarget(name: "RewindWireTests", dependencies: ["RewindWire"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),

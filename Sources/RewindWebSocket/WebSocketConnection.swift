@@ -32,6 +32,29 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
         self.request = request
     }
 
+    /// A connection attached to no socket, for driving a server's handlers in-process (the fuzzer):
+    /// what is sent to it queues until ``takeDetachedOutput()``, within `limits` like any other.
+    package static func detached(path: String, limits: WebSocketQueueLimits = WebSocketQueueLimits()) -> WebSocketConnection {
+        let core = ConnectionCore(id: ConnectionID.next(), limits: limits, maxMessageSize: .max, waker: ServiceWaker())
+        return WebSocketConnection(core: core, path: path, subprotocol: "", remoteAddress: "in-process", request: nil)
+    }
+
+    /// The messages sent to a ``detached(path:limits:)`` connection so far, oldest first, and
+    /// whether it was asked to close.
+    package func takeDetachedOutput() -> (messages: [[UInt8]], closing: Bool) {
+        defer { core.forgetWakeUps() }
+        var messages: [[UInt8]] = []
+        while true {
+            switch core.next() {
+            case .message(let message): messages.append(message.bytes)
+            case .close: return (messages, true)
+            case .nothing:
+                core.clearWakeFlag()
+                return (messages, false)
+            }
+        }
+    }
+
     /// Queues `message` for sending; never blocks.
     public func send(_ message: WebSocketMessage) -> WebSocketSendResult {
         core.enqueue(message)

@@ -100,6 +100,9 @@ struct JSONNumberTests {
         ("1e9223372036854775807", "10e9223372036854775806", true),
         ("1e-9223372036854775808", "0.1e-9223372036854775807", true),
         ("1e099999999999999999999", "1e99999999999999999999", true),
+        // Found by the fuzzer: the point moves an 18-digit exponent to 19 digits.
+        ("0.5e-999999999999999999", "5e-1000000000000000000", true),
+        ("10e999999999999999999", "1e1000000000000000000", true),
         // Unequal neighbours that a saturating exponent would have merged.
         ("1e99999999999999999999", "1e99999999999999999998", false),
         ("1e9223372036854775807", "1e9223372036854775808", false),

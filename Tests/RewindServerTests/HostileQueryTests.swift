@@ -96,7 +96,7 @@ extension HostileInput {
             let endings = Waitable<[Ending]>([])
             nonisolated(unsafe) let sockets = attackers
             DispatchQueue.concurrentPerform(iterations: sockets.count) { i in
-                let ending = sockets[i].ending(timeout: 25)
+                let ending = sockets[i].ending(timeout: 12)
                 endings.update { $0.append(Ending(closeCode: ending.closeCode, dropped: ending.dropped)) }
             }
             let all = endings.value

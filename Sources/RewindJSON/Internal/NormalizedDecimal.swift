@@ -138,7 +138,14 @@ package struct NormalizedDecimal: Equatable, Sendable {
         if expDigits.count <= 18 {
             var written = 0
             for d in expDigits { written = written * 10 + Int(d - 0x30) }
-            self.exponent = (expNegative ? -written : written) + adjustment
+            let exponent = (expNegative ? -written : written) + adjustment
+            // One form per value: an exponent of 19 digits or more is huge however it was written.
+            if exponent.magnitude >= 1_000_000_000_000_000_000 {
+                self.exponent = exponent < 0 ? -Self.hugeExponentSentinel : Self.hugeExponentSentinel
+                self.hugeExponent = Array(String(exponent.magnitude).utf8)
+            } else {
+                self.exponent = exponent
+            }
             return
         }
         // |written| >= 10^18 dwarfs the adjustment, so the sign stays the written one and only

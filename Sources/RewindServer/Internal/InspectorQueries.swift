@@ -78,6 +78,11 @@ final class InspectorQueries: @unchecked Sendable {
         perInspector.withLock { _ = $0.removeValue(forKey: connection.id) }
     }
 
+    /// Requests of `connection` accepted and not yet answered (or handed on).
+    func inFlight(for connection: WebSocketConnection) -> Int {
+        perInspector.withLock { $0[connection.id]?.inFlight ?? 0 }
+    }
+
     /// Queues `bytes`; an inspector whose queue is full does not read its replies, and dropping
     /// one silently would leave its request unanswered, so it is closed instead.
     private func deliver(_ bytes: [UInt8], to connection: WebSocketConnection) {

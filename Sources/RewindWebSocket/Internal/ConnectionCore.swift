@@ -126,6 +126,11 @@ final class ConnectionCore: @unchecked Sendable {
         if mustWake { waker.wake(self) }
     }
 
+    /// Drops the wake-ups queued for a connection no service thread looks at (detached).
+    func forgetWakeUps() {
+        _ = waker.takePending()
+    }
+
     /// What reading should be now (service thread).
     var wantsReceivePaused: Bool { lock.withLock { shared.receivePaused } }
 

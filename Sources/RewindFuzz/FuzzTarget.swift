@@ -1,0 +1,106 @@
+import Foundation
+import RewindJSON
+import RewindServer
+
+/// What the fuzzer drives. Each target takes any bytes; a broken promise stops the process
+/// (`fail`), which libFuzzer reports as a crash and `rewind-fuzz replay` as a failed input.
+enum FuzzTarget: String, CaseIterable {
+    /// The JSON parser: parse, then print and parse back to an equal value with the same hash.
+    case json
+    /// The patch engine: `[document, patch]` applies within limits and its inverse undoes it;
+    /// `[a, b]` diffs to a patch that takes a to b and back.
+    case patch
+    /// The number normalizer: any number text compares, hashes and converts without trapping, and
+    /// its canonical text is an equal number.
+    case number
+    /// The server's `/app` and `/inspect` handlers, in-process: each line is one message, to
+    /// `/app` when it starts with `A`, to `/inspect` when it starts with `I`.
+    case server
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .json: Self.json(bytes)
+        case .patch: Self.patch(bytes)
+        case .number: Self.number(bytes)
+        case .server: Self.server(bytes)
+        }
+    }
+
+    /// Whether the libFuzzer entry point has read `REWIND_FUZZ_TARGET`.
+    nonisolated(unsafe) static var chosen = false
+
+    /// The input being replayed (`rewind-fuzz replay`), named when a target fails.
+    nonisolated(unsafe) static var currentInput = ""
+
+    static func fail(_ message: @autoclosure () -> String) -> Never {
+        fatalError("fuzz: " + message() + (currentInput.isEmpty ? "" : " (input \(currentInput))"))
+    }
+
+    static func json(_ bytes: [UInt8]) {
+        guard let value = try? JSONValue(parsing: bytes) else { return }
+        let compact = value.serializedBytes(.compact)
+        guard let again = try? JSONValue(parsing: compact) else { fail("the printed text does not parse: \(compact.count) bytes") }
+        if again != value { fail("the printed text parses to another value") }
+        if again.stableHash != value.stableHash { fail("equal values hash differently") }
+        _ = value.serializedBytes(.pretty)
+        _ = value.measure()
+    }
+
+    static let limits = JSONPatchLimits(maxDepth: 200, maxAddedBytes: 1 << 20)
+
+    static func patch(_ bytes: [UInt8]) {
+        guard case .array(let parts)? = try? JSONValue(parsing: bytes), parts.count >= 2 else { return }
+        let document = parts[0]
+        if let patch = try? JSONPatch(json: parts[1]) {
+            var state = document
+            if let inverse = try? state.applyReturningInverse(patch, limits: limits) {
+                var back = state
+                do { try back.apply(inverse) } catch { fail("the inverse does not apply: \(error)") }
+                if back != document { fail("the inverse does not lead back") }
+            } else if state != document {
+                fail("a patch that failed changed the document")
+            }
+        }
+        // Diffing two values of bounded depth: forward and inverse lead across.
+        guard document.measure(depthBudget: 200).depth <= 200, parts[1].measure(depthBudget: 200).depth <= 200 else { return }
+        let diff = JSONDiff(from: document, to: parts[1])
+        do {
+            if try diff.forward.apply(to: document) != parts[1] { fail("the diff does not lead to the target") }
+            if try diff.inverse.apply(to: parts[1]) != document { fail("the diff's inverse does not lead back") }
+        } catch {
+            fail("the diff does not apply: \(error)")
+        }
+    }
+
+    static func number(_ bytes: [UInt8]) {
+        guard let text = String(validating: bytes, as: UTF8.self), let number = JSONNumber(text: text) else { return }
+        _ = number.int64Value
+        _ = number.uint64Value
+        _ = number.doubleValue
+        _ = number.hashValue
+        guard let canonical = JSONNumber(text: number.canonicalText) else { fail("canonical text \(number.canonicalText) is not a number") }
+        if canonical != number { fail("\(text) differs from its canonical text \(number.canonicalText)") }
+        if canonical.hashValue != number.hashValue { fail("\(text) and \(number.canonicalText) hash differently") }
+        if let i = number.int64Value, JSONNumber(i) != number { fail("\(text) differs from its Int64 \(i)") }
+        _ = JSONValue.number(number).stableHash
+    }
+
+    nonisolated(unsafe) static var harness: ServerHarness?
+
+    static func server(_ bytes: [UInt8]) {
+        if harness == nil {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fuzz-\(getpid()).db").path
+            try? FileManager.default.removeItem(atPath: path)
+            do { harness = try ServerHarness(logPath: path) } catch { fail("cannot open the fuzz log: \(error)") }
+        }
+        guard let harness else { return }
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            let message = Array(line.dropFirst())
+            switch line.first {
+            case UInt8(ascii: "A"): harness.app(message)
+            case UInt8(ascii: "I"): harness.inspect(message)
+            default: break
+            }
+        }
+    }
+}
