@@ -41,6 +41,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The most output queued for all connections together, e.g. 256MiB.", valueName: "size"))
     var maxOutput = "256MiB"
 
+    @Option(help: ArgumentHelp("Seconds one inspector query may run before it is stopped.", valueName: "seconds"))
+    var queryTimeout = 5.0
+
     func run() throws {
         guard let maxMessageSize = Self.parseSize(maxMessage), maxMessageSize >= 1024 else {
             throw CLIError("--max-message must be a size of at least 1KiB, such as 16MiB or 1048576", code: 2)
@@ -50,6 +53,9 @@ struct ServeCommand: ParsableCommand {
         }
         guard let maxOutput = Self.parseSize(maxOutput), maxOutput >= 1 << 20 else {
             throw CLIError("--max-output must be a size of at least 1MiB, such as 256MiB", code: 2)
+        }
+        guard queryTimeout > 0, queryTimeout.isFinite else {
+            throw CLIError("--query-timeout must be a number of seconds above 0, such as 5 or 0.5", code: 2)
         }
         let environment = ProcessInfo.processInfo.environment
         let token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
@@ -61,6 +67,7 @@ struct ServeCommand: ParsableCommand {
             token: token, readOnly: readOnly, maxMessageSize: maxMessageSize)
         configuration.maxStateSize = maxStateSize
         configuration.maxQueuedOutput = maxOutput
+        configuration.queryTimeBudget = queryTimeout
         let server: RewindServer
         do {
             server = try RewindServer(configuration: configuration)
