@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Rewind",
-    platforms: [.macOS(.v14)],
+    // The floor Observation needs; Linux builds everything but the Apple-only code paths.
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "RewindJSON", targets: ["RewindJSON"]),
         .library(name: "RewindWire", targets: ["RewindWire"]),
@@ -28,11 +29,9 @@ let package = Package(
         .target(name: "RewindWire", dependencies: ["RewindJSON"]),
         .target(name: "RewindLog", dependencies: ["RewindJSON", "CSQLite"]),
         .target(name: "RewindReplay", dependencies: ["RewindLog", "RewindJSON"]),
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
+        // SQLite from the SDK on Apple platforms, libsqlite3-dev on Linux: a module map that links
+        // "sqlite3", with no pkg-config (which iOS builds do not have).
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CLibWebSockets",
             pkgConfig: "libwebsockets",
