@@ -38,6 +38,7 @@ package final class ServerHarness {
         core.ingest.drain()
         // Stored and acked before the next input, as a committed batch would be.
         try? core.writer.flush()
+        AckSender.waitForScheduledSends()
         let (messages, closing) = app.takeDetachedOutput()
         if closing {
             core.didClose(app, code: .policyViolation)

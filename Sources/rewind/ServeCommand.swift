@@ -44,6 +44,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds one inspector query may run before it is stopped.", valueName: "seconds"))
     var queryTimeout = 5.0
 
+    @Option(help: ArgumentHelp("Seconds an app has to answer an inspector's command (jump, dispatch, replay).", valueName: "seconds"))
+    var commandTimeout = 10.0
+
     func run() throws {
         guard let maxMessageSize = Self.parseSize(maxMessage), maxMessageSize >= 1024 else {
             throw CLIError("--max-message must be a size of at least 1KiB, such as 16MiB or 1048576", code: 2)
@@ -57,6 +60,9 @@ struct ServeCommand: ParsableCommand {
         guard queryTimeout > 0, queryTimeout.isFinite else {
             throw CLIError("--query-timeout must be a number of seconds above 0, such as 5 or 0.5", code: 2)
         }
+        guard commandTimeout > 0, commandTimeout.isFinite, commandTimeout <= 86_400 else {
+            throw CLIError("--command-timeout must be a number of seconds above 0 and at most 86400, such as 10 or 60", code: 2)
+        }
         let environment = ProcessInfo.processInfo.environment
         let token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let path = log.path
@@ -68,6 +74,7 @@ struct ServeCommand: ParsableCommand {
         configuration.maxStateSize = maxStateSize
         configuration.maxQueuedOutput = maxOutput
         configuration.queryTimeBudget = queryTimeout
+        configuration.commandTimeout = .milliseconds(Int64(commandTimeout * 1000))
         let server: RewindServer
         do {
             server = try RewindServer(configuration: configuration)

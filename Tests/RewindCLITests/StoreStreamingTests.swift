@@ -77,7 +77,9 @@ struct StoreStreamingTests {
 
     @Test("replay --into sends a recorded session's actions to a live Store, which ends in the recorded state")
     func replayIntoAStore() async throws {
-        let server = try TailCommandTests.Server()
+        // The store answers on the main actor, which other tests share: under a loaded machine
+        // its answer may take longer than the default 10 s.
+        let server = try TailCommandTests.Server(arguments: ["--command-timeout", "120"])
         defer { server.cleanup() }
         let url = URL(string: "ws://127.0.0.1:\(server.port)")!
 

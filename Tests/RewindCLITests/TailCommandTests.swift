@@ -13,10 +13,10 @@ struct TailCommandTests {
         let serve: ServeProcess
         let port: Int
 
-        init(token: String? = nil) throws {
+        init(token: String? = nil, arguments: [String] = []) throws {
             dir = try TemporaryDirectory()
             db = dir.url.appendingPathComponent("rewind.db").path
-            serve = try ServeProcess(["--port", "0", "--db", db, "--web", dir.url.path] + (token.map { ["--token", $0] } ?? []))
+            serve = try ServeProcess(["--port", "0", "--db", db, "--web", dir.url.path] + (token.map { ["--token", $0] } ?? []) + arguments)
             port = try #require(serve.port())
         }
 

@@ -18,6 +18,12 @@ final class AckSender: @unchecked Sendable {
         state = Locked(State(durable: durable, connection: connection))
     }
 
+    /// Waits until every ack scheduled so far has been handed to its connection (the harness
+    /// returns what a message led to, acks included).
+    static func waitForScheduledSends() {
+        queue.sync {}
+    }
+
     /// The highest seq known to be durable (-1 when none).
     var durable: Int64 { state.withLock { $0.durable } }
 

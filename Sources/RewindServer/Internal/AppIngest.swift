@@ -29,6 +29,8 @@ final class AppIngest: @unchecked Sendable {
     /// Events validated in the current drain, not yet handed to the writer: all of one session.
     private var pendingSession: LiveSession?
     private var pendingEvents: [LogEvent] = []
+    /// The size of the messages whose events are in `pendingEvents`.
+    private var pendingBytes = 0
     private enum Inbound {
         case message([UInt8], WebSocketConnection)
         case closed(WebSocketConnection)
@@ -158,20 +160,25 @@ final class AppIngest: @unchecked Sendable {
             }
             for item in items {
                 switch item {
-                case .message(let bytes, let connection): handle(bytes, from: connection)
+                case .message(let bytes, let connection):
+                    handle(bytes, from: connection)
+                    if !pendingEvents.isEmpty { pendingBytes += bytes.count }
                 case .closed(let connection):
                     flushPending()
                     handleClose(connection)
                 }
             }
             // One app alone streams in batches (one commit for many events); several apps take
-            // turns, and a change of session hands the batch over anyway.
-            if pendingEvents.count >= Self.batchEvents { flushPending() }
+            // turns, and a change of session hands the batch over anyway. The byte bound keeps
+            // one commit of large events short, so another app's ack waits about one event.
+            if pendingEvents.count >= Self.batchEvents || pendingBytes >= Self.batchBytes { flushPending() }
         }
     }
 
     /// The most events handed to the writer in one batch.
     static let batchEvents = 256
+    /// The most message bytes handed to the writer in one batch (a larger event goes alone).
+    static let batchBytes = 1 << 20
 
     private func handleClose(_ connection: WebSocketConnection) {
         guard let app = apps.removeValue(forKey: connection.id) else { return }
@@ -398,6 +405,7 @@ final class AppIngest: @unchecked Sendable {
     /// Hands the events validated since the last call to the writer in one batch (all of them
     /// passed their checks, so the batch is whole), acked cumulatively once it commits.
     private func flushPending() {
+        pendingBytes = 0
         guard let session = pendingSession else { return }
         pendingSession = nil
         guard let first = pendingEvents.first?.seq, let last = pendingEvents.last?.seq else { return }

@@ -7,8 +7,9 @@ import RewindWebSocket
 import RewindWire
 
 /// Answers inspectors' requests off the service thread, on reader connections of its own.
-/// Requests of one inspector are handled in order (a serial queue per inspector); different
-/// inspectors run side by side, bounded by the reader pool, which serves them in turn.
+/// Requests of one inspector are handled in order, one at a time; inspectors with requests
+/// waiting take turns (one request per turn, round-robin), and the reader pool serves them in
+/// turn too, so one inspector's pipelined requests keep another waiting for about one request.
 ///
 /// Bounds: at most ``Limits/maxInFlight`` requests of one inspector wait or run (more are
 /// refused at once with `too-many-requests`); each query has a time budget; a reply that would
@@ -23,9 +24,32 @@ final class InspectorQueries: @unchecked Sendable {
     }
 
     private struct Inspector {
-        var queue: DispatchQueue
+        let connection: WebSocketConnection
+        /// Accepted requests not yet started, oldest first.
+        var pending: [[UInt8]] = []
+        /// One of its requests is being handled.
+        var busy = false
         var errors = 0
         var inFlight = 0
+    }
+
+    /// The inspectors and whose turn is next.
+    private struct Turns {
+        var inspectors: [UInt64: Inspector] = [:]
+        /// Inspectors with a request pending and none running, in the order they take turns.
+        var ready: [UInt64] = []
+        var readyHead = 0
+
+        mutating func popReady() -> UInt64? {
+            guard readyHead < ready.count else { return nil }
+            let id = ready[readyHead]
+            readyHead += 1
+            if readyHead > 64, readyHead * 2 > ready.count {
+                ready.removeFirst(readyHead)
+                readyHead = 0
+            }
+            return id
+        }
     }
 
     private let readers: ReaderPool
@@ -38,7 +62,7 @@ final class InspectorQueries: @unchecked Sendable {
     private let workers = DispatchQueue(label: "rewind.server.queries", attributes: .concurrent)
     /// Answers requests refused for being too many, off the service thread and off the workers.
     private let refusals = DispatchQueue(label: "rewind.server.refusals")
-    private let perInspector = Locked<[UInt64: Inspector]>([:])
+    private let perInspector = Locked(Turns())
 
     init(logPath: String, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int,
          limits: Limits) throws(LogError) {
@@ -53,14 +77,18 @@ final class InspectorQueries: @unchecked Sendable {
 
     func receive(_ bytes: [UInt8], from connection: WebSocketConnection) {
         let maxInFlight = limits.maxInFlight
-        let queue = perInspector.withLock { all -> DispatchQueue? in
-            var entry = all[connection.id] ?? Inspector(queue: DispatchQueue(label: "rewind.server.inspector", target: workers))
+        let accepted = perInspector.withLock { turns -> Bool? in
+            var entry = turns.inspectors[connection.id] ?? Inspector(connection: connection)
             guard entry.inFlight < maxInFlight else { return nil }
             entry.inFlight += 1
-            all[connection.id] = entry
-            return entry.queue
+            entry.pending.append(bytes)
+            // Not running and not queued for a turn: it joins the end of the line.
+            let joins = !entry.busy && entry.pending.count == 1
+            if joins { turns.ready.append(connection.id) }
+            turns.inspectors[connection.id] = entry
+            return joins
         }
-        guard let queue else {
+        guard let accepted else {
             refusals.async {
                 let id = (try? JSONValue(parsing: bytes))?["id"]
                 let error = WireError(.tooManyRequests, "\(maxInFlight) requests of this inspector are already waiting for replies; send more as replies arrive", id: id)
@@ -68,19 +96,40 @@ final class InspectorQueries: @unchecked Sendable {
             }
             return
         }
-        queue.async {
-            self.handle(bytes, from: connection)
-            self.perInspector.withLock { $0[connection.id]?.inFlight -= 1 }
+        if accepted { workers.async { self.takeTurn() } }
+    }
+
+    /// Handles one request of the inspector whose turn it is; one turn is queued for every entry
+    /// in the line, so every accepted request is handled.
+    private func takeTurn() {
+        let next = perInspector.withLock { turns -> (WebSocketConnection, [UInt8])? in
+            guard let id = turns.popReady(), var entry = turns.inspectors[id], !entry.pending.isEmpty else { return nil }
+            entry.busy = true
+            let bytes = entry.pending.removeFirst()
+            turns.inspectors[id] = entry
+            return (entry.connection, bytes)
         }
+        guard let (connection, bytes) = next else { return }
+        handle(bytes, from: connection)
+        let again = perInspector.withLock { turns -> Bool in
+            guard var entry = turns.inspectors[connection.id] else { return false }
+            entry.busy = false
+            entry.inFlight -= 1
+            let again = !entry.pending.isEmpty
+            if again { turns.ready.append(connection.id) }
+            turns.inspectors[connection.id] = entry
+            return again
+        }
+        if again { workers.async { self.takeTurn() } }
     }
 
     func closed(_ connection: WebSocketConnection) {
-        perInspector.withLock { _ = $0.removeValue(forKey: connection.id) }
+        perInspector.withLock { _ = $0.inspectors.removeValue(forKey: connection.id) }
     }
 
     /// Requests of `connection` accepted and not yet answered (or handed on).
     func inFlight(for connection: WebSocketConnection) -> Int {
-        perInspector.withLock { $0[connection.id]?.inFlight ?? 0 }
+        perInspector.withLock { $0.inspectors[connection.id]?.inFlight ?? 0 }
     }
 
     /// Queues `bytes`; an inspector whose queue is full does not read its replies, and dropping
@@ -102,12 +151,12 @@ final class InspectorQueries: @unchecked Sendable {
                 }
                 deliver(text, to: connection)
             }
-            perInspector.withLock { $0[connection.id]?.errors = 0 }
+            perInspector.withLock { $0.inspectors[connection.id]?.errors = 0 }
         } catch {
             deliver(error.json.serializedBytes(.compact), to: connection)
-            let errors = perInspector.withLock { all -> Int in
-                all[connection.id]?.errors += 1
-                return all[connection.id]?.errors ?? 0
+            let errors = perInspector.withLock { turns -> Int in
+                turns.inspectors[connection.id]?.errors += 1
+                return turns.inspectors[connection.id]?.errors ?? 0
             }
             if errors >= maxErrors {
                 connection.close(code: .policyViolation, reason: "\(errors) protocol errors in a row")
