@@ -12,12 +12,12 @@ let package = Package(
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .library(name: "RewindServer", targets: ["RewindServer"]),
+        // For apps on TCA, ReSwift or their own store: the recorder, sinks, recordings, verifier.
+        .library(name: "RewindRecorder", targets: ["RewindRecorder"]),
+        // Rewind's own store and adapters; re-exports RewindRecorder.
         .library(name: "Rewind", targets: ["Rewind"]),
-        .library(name: "RewindDemo", targets: ["RewindDemo"]),
         .executable(name: "rewind", targets: ["rewind"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
-        // Used only by the fault tests: appends events until it is killed.
-        .executable(name: "rewind-fault-child", targets: ["RewindFaultChild"]),
         // `make fuzz` builds it with libFuzzer; `make test` replays its corpus (Tests/fuzz).
         .executable(name: "rewind-fuzz", targets: ["RewindFuzz"]),
     ],
@@ -32,10 +32,11 @@ let package = Package(
         // SQLite from the SDK on Apple platforms, libsqlite3-dev on Linux: a module map that links
         // "sqlite3", with no pkg-config (which iOS builds do not have).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Linux: apt's libwebsockets-dev; macOS (rewind serve): Homebrew's libwebsockets.
         .systemLibrary(
             name: "CLibWebSockets",
             pkgConfig: "libwebsockets",
-            providers: [.apt(["libwebsockets-dev"])]
+            providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
         ),
         // The one libwebsockets wrapper (server and client); no other module imports CLibWebSockets.
         .target(name: "RewindWebSocket", dependencies: ["CLibWebSockets"]),
@@ -54,8 +55,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // What apps import: store, effects, recorder, sinks, replay, adapters.
-        .target(name: "Rewind", dependencies: ["RewindJSON", "RewindLog", "RewindWire", "RewindWebSocket"]),
+        // What apps on any store import: recorder, sinks, recordings, verifier. It reaches the
+        // server through URLSession on Apple platforms and libwebsockets on Linux, so
+        // libwebsockets (not in the iOS SDK) is linked on Linux only.
+        .target(
+            name: "RewindRecorder",
+            dependencies: [
+                "RewindJSON", "RewindLog", "RewindWire",
+                .target(name: "RewindWebSocket", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        // What apps on Rewind's store import: store, effects, adapters, and RewindRecorder.
+        .target(name: "Rewind", dependencies: ["RewindRecorder", "RewindJSON", "RewindWire"]),
         // Sample apps after the seed articles; `rewind demo` runs them.
         .target(name: "RewindDemo", dependencies: ["Rewind"]),
         .executableTarget(
@@ -72,7 +83,9 @@ let package = Package(
         .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
-        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "rewind"]),
+        // An app on its own `Store` that imports RewindRecorder alone.
+        .testTarget(name: "RewindRecorderTests", dependencies: ["RewindRecorder"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "rewind"]),
         .testTarget(name: "RewindDemoTests", dependencies: ["RewindDemo", "Rewind", "RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.

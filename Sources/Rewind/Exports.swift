@@ -1,2 +1,4 @@
-// Apps import `Rewind` alone: JSON values (metadata, jumps from the inspector) come with it.
+// Apps import `Rewind` alone: the recorder, sinks and recordings (RewindRecorder) and JSON values
+// (metadata, jumps from the inspector) come with it.
+@_exported import RewindRecorder
 @_exported import RewindJSON

@@ -2,7 +2,7 @@ import Foundation
 import RewindJSON
 import RewindLog
 
-/// `rewind-fault-child DB UUID SEED`: appends the session `UUID` (continuing it when the log has
+/// `RewindFaultChild DB UUID SEED`: appends the session `UUID` (continuing it when the log has
 /// it) with the events of ``FaultScript`` for `SEED`, as fast as the writer takes them, until it
 /// is killed. It prints `ready NEXT` once it knows the next seq and `committed SEQ` each time a
 /// batch ending at `SEQ` is durable. The fault tests kill it with SIGKILL.
@@ -11,13 +11,13 @@ enum FaultChild {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count == 4, let seed = UInt64(arguments[3]) else {
-            FileHandle.standardError.write(Data("usage: rewind-fault-child DB UUID SEED\n".utf8))
+            FileHandle.standardError.write(Data("usage: RewindFaultChild DB UUID SEED\n".utf8))
             exit(2)
         }
         do {
             try run(path: arguments[1], uuid: arguments[2], seed: seed)
         } catch {
-            FileHandle.standardError.write(Data("rewind-fault-child: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("RewindFaultChild: \(error)\n".utf8))
             exit(1)
         }
     }
@@ -68,7 +68,7 @@ enum FaultChild {
                 case .success:
                     say("committed \(last)")
                 case .failure(let error):
-                    FileHandle.standardError.write(Data("rewind-fault-child: \(error)\n".utf8))
+                    FileHandle.standardError.write(Data("RewindFaultChild: \(error)\n".utf8))
                     exit(1)
                 }
                 window.release(count)

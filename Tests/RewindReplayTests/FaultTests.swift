@@ -32,7 +32,7 @@ struct FaultTests {
                 index = Int.random(in: 0..<scripts.count, using: &random)
             }
             let script = scripts[index]
-            let child = try ChildProcess("rewind-fault-child", arguments: [path, script.uuid, String(script.seed)])
+            let child = try ChildProcess("RewindFaultChild", arguments: [path, script.uuid, String(script.seed)])
             let next = child.wait(timeout: 60) { line in line.hasPrefix("ready ") ? Int64(line.dropFirst(6)) : nil }
             guard let next else {
                 child.kill()

@@ -3,6 +3,7 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import Rewind
+@testable import RewindRecorder
 
 @MainActor
 @Suite("Recorder")

@@ -3,6 +3,7 @@ import RewindJSON
 import RewindWire
 import Testing
 @testable import Rewind
+@testable import RewindRecorder
 
 /// Sends `count` actions to `store` and returns every state the recorder should see, as JSON
 /// (seq 0 first).

@@ -138,7 +138,13 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
             if core.hasPendingOutput { lws_callback_on_writable(wsi) }
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            if !ended { report(failure: Self.reason(input, length) ?? "connection failed") }
+            if !ended {
+                var reason = Self.reason(input, length) ?? "connection failed"
+                // An upgrade answered with an HTTP status (401 for a wrong token): say which.
+                let status = lws_http_client_http_response(wsi)
+                if status >= 300 { reason += " (HTTP \(status))" }
+                report(failure: reason)
+            }
             return 0
         case LWS_CALLBACK_CLIENT_RECEIVE:
             var closeNow = false

@@ -42,7 +42,7 @@ public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Decodes `json` as `T`, or throws a failure naming the path.
-    static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, as subject: Subject) throws(DecodeFailure) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, as subject: Subject) throws(DecodeFailure) -> T {
         do {
             return try JSONValueDecoder().decode(T.self, from: json)
         } catch let error as DecodingError {

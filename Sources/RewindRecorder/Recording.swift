@@ -37,7 +37,7 @@ public struct Recording: Sendable {
         }
 
         /// A step whose state was not recorded (the recorder's queue was full).
-        var isSkipped: Bool { coalesced && (patch.map { $0 == [] } ?? true) }
+        package var isSkipped: Bool { coalesced && (patch.map { $0 == [] } ?? true) }
     }
 
     /// The uuid of the recorded session, when it comes from a log.

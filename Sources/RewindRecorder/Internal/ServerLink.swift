@@ -1,27 +1,29 @@
 import Foundation
 import RewindJSON
 import RewindLog
-import RewindWebSocket
 import RewindWire
 
 /// One session's connection to `rewind serve`: hello, welcome, events, acks, reconnects.
 ///
 /// Everything is guarded by `condition`; nothing here waits on the network. The recorder's thread
-/// appends and sends; each client's service thread delivers welcome, acks and commands. A new
-/// client is made for every attempt, and callbacks from an older one are ignored.
+/// appends and sends; each connection's thread or queue delivers welcome, acks and commands. A
+/// new connection (of the sink's ``ServerTransport``) is made for every attempt, and callbacks
+/// from an older one are ignored.
 final class ServerLink: @unchecked Sendable {
     enum Phase {
         case connecting, awaitingWelcome, streaming, waiting, finished
     }
 
     let session: RecordingSession
-    private let configuration: WebSocketClientConfiguration
+    private let transport: ServerTransport
+    private let request: TransportRequest
+    private let failures: @Sendable (TransportFailure) -> Void
     private let commands: @Sendable (Command, ServerLink) -> Void
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var events: UnackedEvents
     private var phase = Phase.waiting
-    private var client: WebSocketClient?
+    private var client: (any TransportConnection)?
     private var attempt = 0
     private var backoff = ReconnectBackoff()
     private var ended = false
@@ -32,12 +34,16 @@ final class ServerLink: @unchecked Sendable {
     /// recorder and the sink.
     private var delivering: ServerLink?
     /// The connection that carried `end`, kept so a caller can wait for its close to finish.
-    private var closingClient: WebSocketClient?
+    private var closingClient: (any TransportConnection)?
 
-    init(session: RecordingSession, configuration: WebSocketClientConfiguration, capacity: Int,
-         commands: @escaping @Sendable (Command, ServerLink) -> Void) {
+    /// `failures` hears every failed attempt to connect (the sink reports the first).
+    init(session: RecordingSession, transport: ServerTransport, request: TransportRequest, capacity: Int,
+         commands: @escaping @Sendable (Command, ServerLink) -> Void,
+         failures: @escaping @Sendable (TransportFailure) -> Void) {
         self.session = session
-        self.configuration = configuration
+        self.transport = transport
+        self.request = request
+        self.failures = failures
         self.commands = commands
         self.events = UnackedEvents(capacity: capacity)
     }
@@ -121,7 +127,7 @@ final class ServerLink: @unchecked Sendable {
         delivering = nil
         condition.broadcast()
         condition.unlock()
-        client?.close(code: .goingAway)
+        client?.close(goingAway: true)
     }
 
     /// Sends a command's result on the current connection; lost if it is down.
@@ -136,27 +142,26 @@ final class ServerLink: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
-                                connections: connections, finished: phase == .finished, lastError: lastError,
-                                lastConnectFailure: lastConnectFailure)
+                                connections: connections, attempts: attempt, finished: phase == .finished,
+                                lastError: lastError, lastConnectFailure: lastConnectFailure)
     }
 
     // MARK: The connection
 
     func connect() {
         condition.lock()
-        defer { condition.unlock() }
-        guard phase == .waiting else { return }
+        guard phase == .waiting else {
+            condition.unlock()
+            return
+        }
         attempt += 1
         let listener = AttemptListener(link: self, attempt: attempt)
-        do {
-            let client = try WebSocketClient(configuration: configuration)
-            self.client = client
-            phase = .connecting
-            try client.connect(delegate: listener)
-        } catch {
-            client = nil
-            scheduleRetry()
-        }
+        let client = transport.makeConnection(request)
+        self.client = client
+        phase = .connecting
+        condition.unlock()
+        // Outside the lock: a transport may report a failure before `open` returns.
+        client.open(listener: listener)
     }
 
     /// Called with the lock held.
@@ -182,12 +187,24 @@ final class ServerLink: @unchecked Sendable {
         _ = client.send(text: AppMessage.hello(hello).json.serialized())
     }
 
-    fileprivate func didEnd(attempt: Int, failure: String? = nil) {
+    fileprivate func didEnd(attempt: Int, failure: TransportFailure? = nil) {
         condition.lock()
-        defer { condition.unlock() }
-        guard attempt == self.attempt, phase != .finished, phase != .waiting else { return }
-        if let failure { lastConnectFailure = failure }
-        scheduleRetry()
+        guard attempt == self.attempt, phase != .finished, phase != .waiting else {
+            condition.unlock()
+            return
+        }
+        if let failure { lastConnectFailure = failure.reason }
+        if failure?.isPermanent == true {
+            // This transport cannot run here: retrying cannot help.
+            client = nil
+            phase = .finished
+            delivering = nil
+            condition.broadcast()
+        } else {
+            scheduleRetry()
+        }
+        condition.unlock()
+        if let failure { failures(failure) }
     }
 
     fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
@@ -227,7 +244,7 @@ final class ServerLink: @unchecked Sendable {
     }
 
     /// With the lock held: sends `range`, tracking the hash of the state the server will hold.
-    private func sendEvents(in range: Range<Int>, on client: WebSocketClient, serverHash: UInt64?) {
+    private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?) {
         var holds = serverHash
             ?? (range.lowerBound > events.startIndex ? events[range.lowerBound - 1].sentHash : events.ackedHash)
         for index in range {
@@ -245,10 +262,10 @@ final class ServerLink: @unchecked Sendable {
             holds = wire.hash
             entry.sentHash = wire.hash
             events[index] = entry
-            if client.send(text: AppMessage.event(wire).json.serialized()) != .enqueued {
+            if !client.send(text: AppMessage.event(wire).json.serialized()) {
                 // The queue is full or closing: start over on a new connection, which resends
                 // from the server's `nextSeq`.
-                client.close(code: .goingAway)
+                client.close(goingAway: true)
                 scheduleRetry()
                 return
             }
@@ -259,7 +276,7 @@ final class ServerLink: @unchecked Sendable {
     private func finishIfDelivered() {
         guard ended, events.ackedThrough >= events.lastSeq, phase == .streaming, let client else { return }
         _ = client.send(text: AppMessage.end(id: nil).json.serialized())
-        client.close()
+        client.close(goingAway: false)
         closingClient = client
         self.client = nil
         phase = .finished
@@ -274,13 +291,14 @@ struct ServerLinkStatus {
     var unacked: Int
     var droppedStates: Int
     var connections: Int
+    var attempts: Int
     var finished: Bool
     var lastError: String?
     var lastConnectFailure: String?
 }
 
-/// Forwards one client's callbacks to its link, tagged with the attempt they belong to.
-private final class AttemptListener: WebSocketClientDelegate, Sendable {
+/// Forwards one connection's callbacks to its link, tagged with the attempt they belong to.
+private final class AttemptListener: TransportListener, Sendable {
     private weak let link: ServerLink?
     private let attempt: Int
 
@@ -289,19 +307,19 @@ private final class AttemptListener: WebSocketClientDelegate, Sendable {
         self.attempt = attempt
     }
 
-    func didConnect(_ connection: WebSocketConnection) {
+    func transportDidConnect() {
         link?.didConnect(attempt: attempt)
     }
 
-    func didFailToConnect(reason: String) {
-        link?.didEnd(attempt: attempt, failure: reason)
+    func transportDidFail(_ failure: TransportFailure) {
+        link?.didEnd(attempt: attempt, failure: failure)
     }
 
-    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
-        link?.didReceive(message.bytes, attempt: attempt)
+    func transportDidReceive(_ bytes: [UInt8]) {
+        link?.didReceive(bytes, attempt: attempt)
     }
 
-    func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
+    func transportDidClose() {
         link?.didEnd(attempt: attempt)
     }
 }

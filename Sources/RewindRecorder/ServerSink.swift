@@ -1,6 +1,5 @@
 import Foundation
 import RewindJSON
-import RewindWebSocket
 import RewindWire
 
 /// Streams sessions to `rewind serve` over a WebSocket (`/app`, subprotocol `rewind.app.v1`)
@@ -36,7 +35,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     public let capacity: Int
     /// How long ``flush()`` waits for acknowledgements.
     public let flushTimeout: Duration
-    private let configuration: WebSocketClientConfiguration
+    /// What carries the connection (URLSession on Apple platforms, libwebsockets on Linux).
+    public let transport: ServerTransport
+    private let request: TransportRequest
+    private let report: (@Sendable (String) -> Void)?
     private let lock = NSLock()
     // Guarded by `lock`.
     private var links: [String: ServerLink] = [:]
@@ -44,6 +46,12 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     private var lastFlushAcked = true
     /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
     private var ending: [ServerLink] = []
+    private var reportedFailure = false
+    private var latestFailure: String?
+    /// A connect failed in a way no retry can fix (this transport cannot run here).
+    private var gaveUp = false
+    /// Attempts of the links already let go.
+    private var retiredAttempts = 0
 
     /// A sink for the server at `url` (`ws://host:port`; `/app` is added when no path is given).
     ///
@@ -51,7 +59,12 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///   - token: sent as `Authorization: Bearer <token>` when the server requires one.
     ///   - capacity: unacknowledged events kept with their state change (the recorder's bound).
     ///   - flushTimeout: how long ``flush()`` waits for the server to acknowledge.
-    public init(url: URL, token: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2)) {
+    ///   - transport: what opens the WebSocket; the platform's own by default.
+    ///   - report: hears, once per sink, one sentence on why the first connect failed (refused,
+    ///     unreachable, timed out, a wrong token); standard error by default, `nil` for silence.
+    public init(url: URL, token: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2),
+                transport: ServerTransport = .automatic,
+                report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
         var url = url
         if url.path.isEmpty || url.path == "/" {
             url = URL(string: url.absoluteString.trimmingSuffix("/") + AppMessage.path) ?? url
@@ -59,13 +72,12 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         self.url = url
         self.capacity = max(1, capacity)
         self.flushTimeout = flushTimeout
-        var headers: HTTPHeaders = [:]
-        if let token { headers.add("Authorization", "Bearer \(token)") }
+        self.transport = transport
+        self.report = report
         // The connection's queue holds more than the sink keeps, so it fills only when the
         // server stops reading; the sink then reconnects and resends.
-        configuration = WebSocketClientConfiguration(
-            url: url.absoluteString, subprotocol: AppMessage.subprotocol, headers: headers,
-            queueLimits: WebSocketQueueLimits(maxMessages: self.capacity * 2 + 64, maxBytes: 256 << 20))
+        request = TransportRequest(url: url, subprotocol: AppMessage.subprotocol, token: token,
+                                   maxQueuedMessages: self.capacity * 2 + 64, maxQueuedBytes: 256 << 20)
     }
 
     deinit {
@@ -81,9 +93,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Opens the session's connection (in the background; the first events wait for it).
     public func begin(_ session: RecordingSession) throws {
-        let link = ServerLink(session: session, configuration: configuration, capacity: capacity) { [weak self] command, link in
-            self?.perform(command, replyingOn: link)
-        }
+        let link = ServerLink(
+            session: session, transport: transport, request: request, capacity: capacity,
+            commands: { [weak self] command, link in self?.perform(command, replyingOn: link) },
+            failures: { [weak self] failure in self?.didFail(failure) })
         lock.lock()
         links[session.uuid]?.stop()
         links[session.uuid] = link
@@ -152,7 +165,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         lock.lock()
         let links = Array(self.links.values)
         lock.unlock()
-        var acked = true
+        // A transport that cannot run here gave up: what it held is not acknowledged.
+        var acked = !lock.withLock { gaveUp }
         for link in links where !link.waitForAcks(until: deadline, throughOutages: throughOutages) { acked = false }
         return acked
     }
@@ -190,7 +204,14 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Why the last failed connection attempt failed (the server refused the upgrade, nothing
     /// listens, …), if one has failed.
-    public var lastConnectFailure: String? { statuses.lazy.compactMap(\.lastConnectFailure).first }
+    public var lastConnectFailure: String? { lock.withLock { latestFailure } }
+
+    /// Connection attempts made so far, over all sessions (each retry counts).
+    var connectAttempts: Int {
+        // Finished links are let go (and their attempts kept aside) as the statuses are read.
+        let current = statuses.filter { !$0.finished }.reduce(0) { $0 + $1.attempts }
+        return current + lock.withLock { retiredAttempts }
+    }
 
     /// The sessions' statuses; links that delivered their whole session are let go.
     private var statuses: [ServerLinkStatus] {
@@ -201,7 +222,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         let finished = statuses.filter { $0.value.finished }.map(\.key)
         if !finished.isEmpty {
             lock.lock()
-            for uuid in finished where self.links[uuid] === links[uuid] { self.links[uuid] = nil }
+            for uuid in finished where self.links[uuid] === links[uuid] {
+                self.links[uuid] = nil
+                retiredAttempts += statuses[uuid]?.attempts ?? 0
+            }
             lock.unlock()
         }
         return Array(statuses.values)
@@ -214,6 +238,23 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     }
 
     /// Runs the handler off the service thread and sends its result back.
+    /// Reports the sink's first failed connect, once.
+    private func didFail(_ failure: TransportFailure) {
+        let first = lock.withLock {
+            latestFailure = failure.reason
+            if failure.isPermanent { gaveUp = true }
+            defer { reportedFailure = true }
+            return !reportedFailure
+        }
+        guard first, let report else { return }
+        report(ConnectFailure(reason: failure.reason).sentence(url: url))
+    }
+
+    /// Writes a sentence to standard error, prefixed `rewind:`, as a console line.
+    public static let reportToStandardError: @Sendable (String) -> Void = { sentence in
+        FileHandle.standardError.write(Data("rewind: \(sentence)\n".utf8))
+    }
+
     private func perform(_ command: Command, replyingOn link: ServerLink) {
         lock.lock()
         let handler = self.handler

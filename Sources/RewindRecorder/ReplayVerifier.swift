@@ -35,11 +35,13 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
 /// actions they sent are in the recording). A step whose state was coalesced away is checked at
 /// the next recorded one.
 public struct ReplayVerifier<State: Codable, Action: Decodable> {
-    let reducer: Reducer<State, Action>
+    let reduce: (inout State, Action) -> Void
 
-    /// A verifier for `reducer`.
-    public init(reducer: @escaping Reducer<State, Action>) {
-        self.reducer = reducer
+    /// A verifier for any store's reducer, given as one step: change `state` for `action`. For a
+    /// ReSwift reducer `(Action, State?) -> State`, write `{ state, action in state = reducer(action, state) }`;
+    /// for a TCA reducer, `{ state, action in _ = reducer.reduce(into: &state, action: action) }`.
+    public init(step: @escaping (inout State, Action) -> Void) {
+        self.reduce = step
     }
 
     /// The first seq where the reducer's state differs from the recording, or `nil` when every
@@ -54,7 +56,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
         var state = try DecodeFailure.decode(State.self, from: expected, as: .state)
         for step in recording.steps {
             let action = try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq))
-            _ = reducer(&state, action)
+            reduce(&state, action)
             guard let patch = step.patch else { continue }
             try expected.apply(try JSONPatch(json: patch))
             if step.isSkipped { continue }

@@ -97,7 +97,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
 
     /// The state changed without an action (a replay set it): the next event is coalesced, its
     /// patch covering the change.
-    func markGap() {
+    package func markGap() {
         queue.markGap()
     }
 

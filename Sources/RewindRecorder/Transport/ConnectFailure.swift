@@ -1,0 +1,66 @@
+import Foundation
+
+/// Why an app could not reach `rewind serve`, sorted into what the developer can act on.
+struct ConnectFailure: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        /// Nothing listens there: the server is not running, or another port or address.
+        case refused
+        /// No route to that host: another network, or Local Network permission denied.
+        case unreachable
+        /// No answer in time: a firewall, or a sleeping Mac.
+        case timedOut
+        /// The server asked for a token and this one is missing or wrong.
+        case wrongToken
+        /// This transport cannot run on this platform.
+        case unsupported
+        /// Anything else, as the transport said it.
+        case other
+    }
+
+    var kind: Kind
+    /// What the transport said.
+    var reason: String
+
+    init(reason: String) {
+        self.reason = reason
+        let text = reason.lowercased()
+        if text.contains("cannot open websockets") || text.contains("exists only on") {
+            kind = .unsupported
+        } else if text.contains("401") || text.contains("403") || text.contains("token") {
+            kind = .wrongToken
+        } else if text.contains("refused") || text.contains("unable to connect") {
+            // libwebsockets says only "Unable to connect": nothing accepted the connection.
+            kind = .refused
+        } else if text.contains("timed out") || text.contains("timeout") {
+            kind = .timedOut
+        } else if text.contains("unreachable") || text.contains("no route") || text.contains("dns")
+                    || text.contains("getaddrinfo") || text.contains("resolve") {
+            kind = .unreachable
+        } else {
+            kind = .other
+        }
+    }
+
+    /// One sentence naming the address, what went wrong and what to do.
+    func sentence(url: URL) -> String {
+        let address = url.absoluteString
+        switch kind {
+        case .refused:
+            return "cannot connect to \(address): nothing accepted the connection (\(reason.trimmingCharacters(in: ["."]))); "
+                + "is `rewind serve` running there (on a device, use the Mac's address that `rewind serve --lan` prints)?"
+        case .unreachable:
+            return "cannot connect to \(address): host unreachable; is this device on the Mac's network, "
+                + "and has the app Local Network permission?"
+        case .timedOut:
+            return "cannot connect to \(address): timed out; is the Mac awake, on this network, "
+                + "and not blocking port \(url.port.map(String.init) ?? "7433") in its firewall?"
+        case .wrongToken:
+            return "cannot connect to \(address): the server refused the token; "
+                + "set REWIND_TOKEN to the token `rewind serve` printed (\(reason))."
+        case .unsupported:
+            return "cannot connect to \(address): \(reason)."
+        case .other:
+            return "cannot connect to \(address): \(reason)."
+        }
+    }
+}

@@ -1,0 +1,83 @@
+#if os(Linux)
+import Foundation
+import RewindWebSocket
+
+/// The Linux transport: Rewind's libwebsockets client (libwebsockets is linked on Linux only).
+final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Sendable {
+    private let request: TransportRequest
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var client: WebSocketClient?
+    private var closedBeforeOpen = false
+
+    init(request: TransportRequest) {
+        self.request = request
+    }
+
+    func open(listener: any TransportListener) {
+        var headers: HTTPHeaders = [:]
+        if let token = request.token { headers.add("Authorization", "Bearer \(token)") }
+        let configuration = WebSocketClientConfiguration(
+            url: request.url.absoluteString, subprotocol: request.subprotocol, headers: headers,
+            queueLimits: WebSocketQueueLimits(maxMessages: request.maxQueuedMessages, maxBytes: request.maxQueuedBytes))
+        do {
+            let client = try WebSocketClient(configuration: configuration)
+            let proceed = lock.withLock {
+                if !closedBeforeOpen { self.client = client }
+                return !closedBeforeOpen
+            }
+            guard proceed else { return }
+            try client.connect(delegate: Listener(listener))
+        } catch {
+            let isPermanent = if case .invalidURL = error { true } else { false }
+            listener.transportDidFail(TransportFailure(reason: "\(error)", isPermanent: isPermanent))
+        }
+    }
+
+    func send(text: String) -> Bool {
+        lock.withLock { client }?.send(text: text) == .enqueued
+    }
+
+    func close(goingAway: Bool) {
+        let open: WebSocketClient? = lock.withLock {
+            if client == nil { closedBeforeOpen = true }
+            return client
+        }
+        open?.close(code: goingAway ? .goingAway : .normal)
+    }
+
+    var isFinished: Bool {
+        lock.withLock { client }?.isFinished ?? true
+    }
+
+    func waitUntilFinished(timeout: Duration) -> Bool {
+        guard let client = lock.withLock({ client }) else { return true }
+        return client.waitUntilFinished(timeout: timeout)
+    }
+
+    /// Forwards the client's callbacks.
+    private final class Listener: WebSocketClientDelegate, Sendable {
+        private let listener: any TransportListener
+
+        init(_ listener: any TransportListener) {
+            self.listener = listener
+        }
+
+        func didConnect(_ connection: WebSocketConnection) {
+            listener.transportDidConnect()
+        }
+
+        func didFailToConnect(reason: String) {
+            listener.transportDidFail(TransportFailure(reason: reason))
+        }
+
+        func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+            listener.transportDidReceive(message.bytes)
+        }
+
+        func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
+            listener.transportDidClose()
+        }
+    }
+}
+#endif

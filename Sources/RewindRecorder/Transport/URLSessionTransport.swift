@@ -1,0 +1,217 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The Apple-platform transport: `URLSessionWebSocketTask`.
+///
+/// It compiles on Linux too (FoundationNetworking has the same API), where it fails at once:
+/// Debian's libcurl has no WebSocket support, and URLSession reports `unsupportedURL`, which this
+/// connection turns into a permanent failure with one sentence.
+final class URLSessionTransportConnection: NSObject, TransportConnection, URLSessionWebSocketDelegate, @unchecked Sendable {
+    /// The largest message the server sends the app: a `jump` command carries a whole state.
+    static let maxReceivedMessage = 128 << 20
+
+    private let request: TransportRequest
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var session: URLSession?
+    private var task: URLSessionWebSocketTask?
+    private var listener: (any TransportListener)?
+    private var opened = false
+    private var finished = false
+    private var closeCode: URLSessionWebSocketTask.CloseCode?
+    private var queuedMessages = 0
+    private var queuedBytes = 0
+
+    init(request: TransportRequest) {
+        self.request = request
+    }
+
+    func open(listener: any TransportListener) {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.setValue(request.subprotocol, forHTTPHeaderField: "Sec-WebSocket-Protocol")
+        if let token = request.token { urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        urlRequest.timeoutInterval = 10
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: queue)
+        let task = session.webSocketTask(with: urlRequest)
+        task.maximumMessageSize = Self.maxReceivedMessage
+        let proceed = condition.withLock {
+            guard !finished, closeCode == nil else { return false }
+            self.listener = listener
+            self.session = session
+            self.task = task
+            return true
+        }
+        guard proceed else {
+            session.invalidateAndCancel()
+            return
+        }
+        task.resume()
+        receiveNext(on: task)
+    }
+
+    func send(text: String) -> Bool {
+        let size = text.utf8.count
+        condition.lock()
+        guard !finished, closeCode == nil, let task,
+              queuedMessages < request.maxQueuedMessages, queuedBytes + size <= request.maxQueuedBytes
+        else {
+            condition.unlock()
+            return false
+        }
+        queuedMessages += 1
+        queuedBytes += size
+        condition.unlock()
+        task.send(.string(text)) { [weak self] _ in
+            // A failed send also fails the receive, which ends the connection.
+            self?.didSend(size)
+        }
+        return true
+    }
+
+    func close(goingAway: Bool) {
+        condition.lock()
+        guard !finished, closeCode == nil else {
+            condition.unlock()
+            return
+        }
+        closeCode = goingAway ? .goingAway : .normalClosure
+        guard self.task != nil else {
+            // Closed before it opened: it never will.
+            finished = true
+            condition.broadcast()
+            condition.unlock()
+            return
+        }
+        let task = queuedMessages == 0 || !opened ? self.task : nil
+        condition.unlock()
+        if let task { cancel(task) }
+    }
+
+    var isFinished: Bool {
+        condition.withLock { finished }
+    }
+
+    func waitUntilFinished(timeout: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !finished {
+            if !condition.wait(until: deadline) { break }
+        }
+        return finished
+    }
+
+    // MARK: URLSession's side
+
+    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?) {
+        condition.lock()
+        guard !finished else {
+            condition.unlock()
+            return
+        }
+        opened = true
+        let listener = self.listener
+        condition.unlock()
+        listener?.transportDidConnect()
+    }
+
+    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+                    didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+        finish(error: nil, response: nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finish(error: error, response: task.response)
+    }
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        finish(error: error, response: nil)
+    }
+
+    // MARK: Inside
+
+    private func receiveNext(on task: URLSessionWebSocketTask) {
+        task.receive { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let message):
+                let listener = self.condition.withLock { self.finished ? nil : self.listener }
+                switch message {
+                case .string(let text): listener?.transportDidReceive(Array(text.utf8))
+                case .data(let data): listener?.transportDidReceive([UInt8](data))
+                @unknown default: break
+                }
+                self.receiveNext(on: task)
+            case .failure(let error):
+                self.finish(error: error, response: task.response)
+            }
+        }
+    }
+
+    private func didSend(_ size: Int) {
+        condition.lock()
+        queuedMessages -= 1
+        queuedBytes -= size
+        let task = queuedMessages == 0 && closeCode != nil && !finished ? self.task : nil
+        condition.unlock()
+        if let task { cancel(task) }
+    }
+
+    /// Sends the close frame once everything queued is written.
+    private func cancel(_ task: URLSessionWebSocketTask) {
+        let code = condition.withLock { closeCode ?? .normalClosure }
+        task.cancel(with: code, reason: nil)
+        condition.withLock { session }?.finishTasksAndInvalidate()
+    }
+
+    /// The connection is over: the listener hears it once, as a close or as a failure to open.
+    private func finish(error: (any Error)?, response: URLResponse?) {
+        condition.lock()
+        guard !finished else {
+            condition.unlock()
+            return
+        }
+        finished = true
+        let wasOpened = opened
+        let listener = self.listener
+        let session = self.session
+        self.listener = nil
+        self.session = nil
+        condition.broadcast()
+        condition.unlock()
+        session?.invalidateAndCancel()
+        if wasOpened {
+            listener?.transportDidClose()
+        } else {
+            listener?.transportDidFail(Self.failure(error, response: response))
+        }
+    }
+
+    /// One sentence for a connection that could not be opened.
+    static func failure(_ error: (any Error)?, response: URLResponse?) -> TransportFailure {
+        if let http = response as? HTTPURLResponse, http.statusCode == 401 || http.statusCode == 403 {
+            return TransportFailure(reason: "HTTP \(http.statusCode): the server refused the token")
+        }
+        guard let error else { return TransportFailure(reason: "the connection closed before it opened") }
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain else { return TransportFailure(reason: "\(error.localizedDescription)") }
+        switch nsError.code {
+        case NSURLErrorUnsupportedURL:
+            let detail = nsError.userInfo[NSLocalizedDescriptionKey] as? String ?? "unsupported URL"
+            return TransportFailure(
+                reason: "URLSession cannot open WebSockets here (\(detail)); on Linux use ServerTransport.automatic or .libwebsockets",
+                isPermanent: true)
+        case NSURLErrorCannotConnectToHost: return TransportFailure(reason: "connection refused")
+        case NSURLErrorTimedOut: return TransportFailure(reason: "timed out")
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed, NSURLErrorNotConnectedToInternet,
+             NSURLErrorNetworkConnectionLost, NSURLErrorInternationalRoamingOff, NSURLErrorDataNotAllowed:
+            return TransportFailure(reason: "host unreachable")
+        case NSURLErrorBadServerResponse: return TransportFailure(reason: "the server did not accept the WebSocket upgrade")
+        default: return TransportFailure(reason: nsError.localizedDescription)
+        }
+    }
+}
