@@ -74,6 +74,9 @@ let package = Package(
             dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire"]
         ),
         .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
+        // Used only by the CLI tests: an app on RewindRecorder alone that records where its
+        // environment says.
+        .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
         .target(name: "CFuzzSupport"),
         .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindServer", "CFuzzSupport"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
@@ -90,7 +93,7 @@ let package = Package(
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,7 +18,7 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     ///   - redacting: JSON Pointers replaced by `"<redacted>"` in states and actions.
     ///   - queueCapacity: the most snapshots waiting for the recorder's thread.
     @inlinable @discardableResult
-    public func record(to destination: RecordingDestination = .defaultLog, app: String, version: String? = nil,
+    public func record(to destination: RecordingDestination = .automatic, app: String, version: String? = nil,
                        meta: JSONValue = [:], redacting: [String] = [], queueCapacity: Int = 10_000) -> Recorder<State, Action> {
         let recorder = makeRecorder(to: destination, app: app, version: version, meta: meta,
                                     redacting: redacting, queueCapacity: queueCapacity)

@@ -92,12 +92,8 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
 
     private func openedWriter() throws -> LogWriter {
         if let writer { return writer }
-        if createsDirectory {
-            let directory = (path as NSString).deletingLastPathComponent
-            if !directory.isEmpty {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            }
-        }
+        // In an iOS app's container the folder is also excluded from backup.
+        if createsDirectory { try DefaultLog.prepareFolder(for: path) }
         let opened = try LogWriter(path: path)
         writer = opened
         return opened

@@ -36,9 +36,10 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     /// Starts recording a session whose seq 0 is `initialState`.
     ///
     /// - Parameters:
-    ///   - destination: the log file or sinks; the default log when omitted.
+    ///   - destination: the log file, server or sinks; when omitted, `REWIND_SERVER` if the
+    ///     environment sets it, else the default log (``RecordingDestination/automatic``).
     ///   - replayOf: the uuid of the session this one replays.
-    public init(initialState: State, to destination: RecordingDestination = .defaultLog,
+    public init(initialState: State, to destination: RecordingDestination = .automatic,
                 metadata: RecordingMetadata, options: RecorderOptions = RecorderOptions(),
                 replayOf: String? = nil) {
         self.sinks = destination.makeSinks(queueCapacity: options.queueCapacity)

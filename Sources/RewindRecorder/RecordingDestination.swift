@@ -1,16 +1,25 @@
 import Foundation
+import RewindLog
 
 /// Where a store's recording goes.
 ///
 /// ```swift
+/// store.record(app: "MyApp")            // .automatic: $REWIND_SERVER if set, else the default log
 /// store.record(to: .file("/tmp/app.db"), app: "MyApp")
-/// store.record(app: "MyApp")            // .defaultLog: $REWIND_DB or ~/.local/share/rewind/rewind.db
 /// store.record(to: .server(URL(string: "ws://127.0.0.1:7433")!), app: "MyApp")
 /// store.record(to: .sinks([ServerSink(url: url), LogFileSink(path: path)]), app: "MyApp")  // both
 /// ```
 public enum RecordingDestination: Sendable {
-    /// The log the `rewind` command reads by default: `$REWIND_DB`, else
-    /// `$XDG_DATA_HOME/rewind/rewind.db`, else `~/.local/share/rewind/rewind.db`.
+    /// What the process's environment says, so no code changes from one machine to the next:
+    /// `rewind serve` at `REWIND_SERVER` (with `REWIND_TOKEN`) when it is set, else the default
+    /// log. An Xcode scheme sets both under Run › Arguments › Environment Variables. A malformed
+    /// `REWIND_SERVER` gets one sentence on standard error, and the recording goes to the default
+    /// log.
+    case automatic
+    /// The log the `rewind` command reads by default: `$REWIND_DB`, else on Linux
+    /// `$XDG_DATA_HOME/rewind/rewind.db` (`~/.local/share/rewind/rewind.db`), on macOS
+    /// `~/Library/Application Support/Rewind/rewind.db`, and on iOS the app container's
+    /// `Library/Application Support/Rewind/rewind.db`, excluded from backup.
     case defaultLog
     /// A log file at this path.
     case file(String)
@@ -22,10 +31,23 @@ public enum RecordingDestination: Sendable {
 
     /// The sinks this destination stands for; a server sink keeps as many unacknowledged
     /// states as the recorder queues.
-    func makeSinks(queueCapacity: Int) -> [any RecordingSink] {
+    func makeSinks(queueCapacity: Int,
+                   environment: [String: String] = ProcessInfo.processInfo.environment,
+                   report: @Sendable (String) -> Void = ServerSink.reportToStandardError) -> [any RecordingSink] {
         switch self {
+        case .automatic:
+            switch Self.server(fromEnvironment: environment) {
+            case .success(let server?):
+                return [ServerSink(url: server.url, token: server.token, capacity: queueCapacity)]
+            case .success(nil):
+                return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
+            case .failure(let problem):
+                let path = Self.defaultLogPath(environment: environment)
+                report("\(problem.message); recording to \(path) instead")
+                return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
+            }
         case .defaultLog:
-            return [LogFileSink(path: Self.defaultLogPath(), createDirectory: true)]
+            return [LogFileSink(path: Self.defaultLogPath(environment: environment), createDirectory: true)]
         case .file(let path):
             return [LogFileSink(path: path)]
         case .sinks(let sinks):
@@ -37,14 +59,47 @@ public enum RecordingDestination: Sendable {
 
     /// The default log's path, from `environment` (the process's by default).
     public static func defaultLogPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let path = environment["REWIND_DB"], !path.isEmpty { return path }
-        let dataHome: String
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            dataHome = xdg
-        } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            dataHome = home + "/.local/share"
-        }
-        return dataHome + "/rewind/rewind.db"
+        DefaultLog.path(environment: environment)
     }
+
+    /// The server `REWIND_SERVER` names, with `REWIND_TOKEN`; `nil` when it is unset or empty.
+    public static func server(fromEnvironment environment: [String: String]) -> Result<EnvironmentServer?, EnvironmentProblem> {
+        guard let text = environment["REWIND_SERVER"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            return .success(nil)
+        }
+        func problem(_ why: String) -> Result<EnvironmentServer?, EnvironmentProblem> {
+            .failure(EnvironmentProblem(message: "REWIND_SERVER=\(text) \(why); write ws://HOST:7433/app, as `rewind serve` prints it"))
+        }
+        guard text.contains("://") else { return problem("has no ws:// in front") }
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
+            return problem("is not a URL")
+        }
+        switch scheme {
+        case "ws": break
+        case "wss": return problem("asks for TLS (wss), which rewind serve does not speak")
+        case "http", "https": return problem("is an \(scheme) URL, and the recorder needs the WebSocket address")
+        default: return problem("has the scheme \(scheme), not ws")
+        }
+        guard let host = components.host, !host.isEmpty else { return problem("names no host") }
+        var url = components
+        url.scheme = "ws"
+        // rewind serve listens on 7433 unless told otherwise.
+        if url.port == nil { url.port = 7433 }
+        guard let resolved = url.url else { return problem("is not a URL") }
+        let token = environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        return .success(EnvironmentServer(url: resolved, token: token))
+    }
+}
+
+/// The server the environment names.
+public struct EnvironmentServer: Sendable, Equatable {
+    /// `REWIND_SERVER`, with the port (7433) filled in when it had none.
+    public var url: URL
+    /// `REWIND_TOKEN`, when set.
+    public var token: String?
+}
+
+/// Why `REWIND_SERVER` cannot be used, in one sentence naming the variable and what to write.
+public struct EnvironmentProblem: Error, Sendable, Equatable {
+    public var message: String
 }

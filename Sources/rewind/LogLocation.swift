@@ -4,12 +4,13 @@ import RewindLog
 
 /// `--db PATH`, shared by every command that reads or writes a log.
 ///
-/// The log is `--db`, else `$REWIND_DB`, else `$XDG_DATA_HOME/rewind/rewind.db`
-/// (`~/.local/share/rewind/rewind.db` when `XDG_DATA_HOME` is unset).
+/// The log is `--db`, else `$REWIND_DB`, else the platform's default, the one apps record to:
+/// on Linux `$XDG_DATA_HOME/rewind/rewind.db` (`~/.local/share/rewind/rewind.db` when
+/// `XDG_DATA_HOME` is unset), on macOS `~/Library/Application Support/Rewind/rewind.db`.
 struct LogLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The log file.",
-        discussion: "Default: $REWIND_DB, else $XDG_DATA_HOME/rewind/rewind.db.",
+        discussion: "Default: $REWIND_DB, else \(Self.platformDefault).",
         valueName: "path"))
     var db: String?
 
@@ -18,17 +19,17 @@ struct LogLocation: ParsableArguments {
         Self.resolve(db, environment: ProcessInfo.processInfo.environment)
     }
 
-    static func resolve(_ explicit: String?, environment: [String: String]) -> String {
+    static func resolve(_ explicit: String?, environment: [String: String], platform: DefaultLog.Platform = .current) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
-        if let fromEnvironment = environment["REWIND_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
-        let dataHome: String
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
-            dataHome = xdg
-        } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            dataHome = (home as NSString).appendingPathComponent(".local/share")
+        return DefaultLog.path(environment: environment, platform: platform)
+    }
+
+    /// The default on this platform, for the help text.
+    static var platformDefault: String {
+        switch DefaultLog.Platform.current {
+        case .linux: "$XDG_DATA_HOME/rewind/rewind.db (~/.local/share/rewind/rewind.db)"
+        case .macOS, .appContainer: "~/Library/Application Support/Rewind/rewind.db"
         }
-        return (dataHome as NSString).appendingPathComponent("rewind/rewind.db")
     }
 
     /// Opens the log for reading; a missing file is one sentence, not an empty log.

@@ -9,20 +9,25 @@ struct CLIRunner {
     }
 
     /// The `rewind` binary beside the test bundle (both live in `.build/<triple>/<config>/`).
-    static let executable: URL = {
+    static let executable = locate("rewind")
+
+    /// A binary built beside the test bundle.
+    static func locate(_ name: String) -> URL {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         if dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
         for candidate in [dir, Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("rewind")
+            let url = candidate.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        return dir.appendingPathComponent("rewind")
-    }()
+        return dir.appendingPathComponent(name)
+    }
 
-    /// Runs `rewind arguments…` with `stdin` as its standard input and waits for it to exit.
-    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Output {
+    /// Runs `rewind arguments…` (or another built `program`) with `stdin` as its standard input
+    /// and waits for it to exit.
+    static func run(_ arguments: [String], program: URL = executable, stdin: Data? = nil,
+                    environment: [String: String] = [:]) throws -> Output {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
