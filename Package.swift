@@ -16,7 +16,9 @@ let package = Package(
         .library(name: "RewindRecorder", targets: ["RewindRecorder"]),
         // Rewind's own store and adapters; re-exports RewindRecorder.
         .library(name: "Rewind", targets: ["Rewind"]),
-        .executable(name: "rewind", targets: ["rewind"]),
+        // The module is RewindCLI: a module `rewind` beside `Rewind` would collide on a Mac's
+        // case-insensitive disk.
+        .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-bench", targets: ["RewindBench"]),
         // `make fuzz` builds it with libFuzzer; `make test` replays its corpus (Tests/fuzz).
         .executable(name: "rewind-fuzz", targets: ["RewindFuzz"]),
@@ -43,7 +45,7 @@ let package = Package(
         // rewind serve: ingest, fan-out, queries, commands, static files.
         .target(name: "RewindServer", dependencies: ["RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
         .executableTarget(
-            name: "rewind",
+            name: "RewindCLI",
             dependencies: [
                 "RewindJSON",
                 "RewindLog",
@@ -88,12 +90,12 @@ let package = Package(
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
         // An app on its own `Store` that imports RewindRecorder alone.
         .testTarget(name: "RewindRecorderTests", dependencies: ["RewindRecorder"]),
-        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "rewind"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "RewindCLI"]),
         .testTarget(name: "RewindDemoTests", dependencies: ["RewindDemo", "Rewind", "RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["rewind", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -140,7 +140,7 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             if !ended {
                 var reason = Self.reason(input, length) ?? "connection failed"
-                // An upgrade answered with an HTTP status (401 for a wrong token): say which.
+                // An upgrade answered with an HTTP status (403 when the token is wrong): say which.
                 let status = lws_http_client_http_response(wsi)
                 if status >= 300 { reason += " (HTTP \(status))" }
                 report(failure: reason)

@@ -10,13 +10,18 @@ struct ServeCommand: ParsableCommand {
         abstract: "Take apps' live events into the log and serve them to inspectors.",
         discussion: """
         Apps connect to ws://HOST:PORT/app, inspectors to ws://HOST:PORT/inspect; the inspector page is \
-        served from --web. Binding anything but 127.0.0.1 needs --token (or REWIND_TOKEN). SIGINT or SIGTERM \
-        stops it cleanly: connections close with 1001 and the log is flushed.
+        served from --web. Binding anything but 127.0.0.1 needs --token (or REWIND_TOKEN). --lan listens on \
+        every interface for a device on the same network, with --token, REWIND_TOKEN or a token kept beside \
+        the log, and prints what to set in the app's scheme. SIGINT or SIGTERM stops it cleanly: connections \
+        close with 1001 and the log is flushed.
         """
     )
 
-    @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: "The address to listen on (default: 127.0.0.1).")
+    var host: String?
+
+    @Flag(help: "Listen on every interface, for an app on a device: needs a token (made once and kept beside the log when none is given).")
+    var lan = false
 
     @Option(help: "The TCP port (0 picks a free one).")
     var port = 7433
@@ -63,9 +68,20 @@ struct ServeCommand: ParsableCommand {
         guard commandTimeout > 0, commandTimeout.isFinite, commandTimeout <= 86_400 else {
             throw CLIError("--command-timeout must be a number of seconds above 0 and at most 86400, such as 10 or 60", code: 2)
         }
+        if lan, host != nil {
+            throw CLIError("give --lan or --host, not both: --lan listens on every interface", code: 2)
+        }
+        let host = lan ? "0.0.0.0" : self.host ?? "127.0.0.1"
         let environment = ProcessInfo.processInfo.environment
-        let token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         let path = log.path
+        var token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        var tokenNote: String?
+        if lan, token == nil {
+            let tokenPath = LANAccess.tokenPath(besideLog: path)
+            let kept = try LANAccess.keptToken(at: tokenPath)
+            token = kept.token
+            tokenNote = kept.created ? "made and kept in \(tokenPath)" : "kept in \(tokenPath)"
+        }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         var configuration = RewindServerConfiguration(
@@ -97,12 +113,36 @@ struct ServeCommand: ParsableCommand {
             sources.append(source)
         }
         var lines = "rewind serve: inspector at \(server.inspectorURL ?? "?")\n"
-        lines += "rewind serve: apps connect to ws://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? port)/app\n"
+        let shownHost = lan ? "127.0.0.1" : host
+        lines += "rewind serve: apps connect to ws://\(shownHost.contains(":") ? "[\(shownHost)]" : shownHost):\(server.port ?? port)/app\n"
+        if lan, let token {
+            lines += Self.lanLines(port: server.port ?? port, token: token, tokenNote: tokenNote, addresses: LANAccess.addresses())
+        }
         lines += "rewind serve: log \(path)\n"
         FileHandle.standardOutput.write(Data(lines.utf8))
         done.wait()
         withExtendedLifetime(sources) {}
         FileHandle.standardOutput.write(Data("rewind serve: stopped; the log is flushed\n".utf8))
+    }
+
+    /// What `--lan` prints: for each address a device can reach, the scheme's two variables and
+    /// the inspector's URL; or that there is none, and loopback is served all the same.
+    static func lanLines(port: Int, token: String, tokenNote: String?, addresses: [LANAccess.Address]) -> String {
+        var lines = "rewind serve: listening on every interface; every connection needs the token \(token)"
+        lines += tokenNote.map { " (\($0))" } ?? ""
+        lines += "\n"
+        guard !addresses.isEmpty else {
+            lines += "rewind serve: no network address besides loopback: a device cannot reach this machine; "
+                + "apps on it still connect to 127.0.0.1 (join a network and restart to serve devices)\n"
+            return lines
+        }
+        let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
+        lines += "rewind serve: for an app on a device, set in its scheme (Run > Arguments > Environment Variables):\n"
+        for address in addresses {
+            lines += "rewind serve:   \(address.interface): REWIND_SERVER=ws://\(address.ip):\(port)/app REWIND_TOKEN=\(token)\n"
+            lines += "rewind serve:   \(address.interface): inspector at http://\(address.ip):\(port)/?token=\(encoded)\n"
+        }
+        return lines
     }
 
     /// `16MiB`, `512KiB`, `1MB`, `1000000` in bytes.
