@@ -55,7 +55,7 @@ package final class ServerHarness {
     package func inspect(_ bytes: [UInt8], timeout: Double = 5) -> [[UInt8]] {
         core.didReceive(.text(bytes), from: inspector)
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while core.queries.inFlight(for: inspector) > 0, Date() < deadline {
+        while core.queries.unsettled(for: inspector) > 0, Date() < deadline {
             usleep(200)
         }
         let (messages, closing) = inspector.takeDetachedOutput()

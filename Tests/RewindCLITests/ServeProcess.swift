@@ -151,8 +151,14 @@ final class StreamingApp: WebSocketClientDelegate, @unchecked Sendable {
         }
     }
 
+    /// Sends `event`; when the connection's queue is full (the server pauses reading an app
+    /// that sends faster than it stores), waits until there is room, as a real app's sink would.
     func send(_ event: JSONValue) {
-        _ = client.send(text: event.serialized(.compact))
+        let text = event.serialized(.compact)
+        let deadline = Date(timeIntervalSinceNow: 120)
+        while client.send(text: text) == .queueFull, Date() < deadline {
+            usleep(1_000)
+        }
     }
 
     /// Event `seq` of the counter recording (seq 0 is the keyframe).

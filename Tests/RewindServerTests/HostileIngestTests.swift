@@ -24,7 +24,7 @@ extension HostileInput {
             for seq in Int64(1)...60 {
                 let patch = JSONPatch([.replace(path: HostileInput.HostileStateTests.pointer("/n"), value: .number(JSONNumber(seq)))])
                 try state.apply(patch)
-                flood.client.send(AppMessage.event(WireEvent(seq: seq, at: 1_763_700_001, action: ["type": "flood", "filler": .string(filler)],
+                flood.client.sendWaitingForRoom(AppMessage.event(WireEvent(seq: seq, at: 1_763_700_001, action: ["type": "flood", "filler": .string(filler)],
                                                              patch: patch.json, hash: state.stableHash)).json)
             }
             // The other app's first event comes at once, while the flood is being read and stored

@@ -98,6 +98,16 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
         _ = client.send(text: json.serialized(.compact))
     }
 
+    /// Sends `json`, waiting while the connection's queue is full (the server pauses reading a
+    /// connection that sends faster than it stores), so nothing is dropped on this side.
+    func sendWaitingForRoom(_ json: JSONValue, timeout: Double = 120) {
+        let text = json.serialized(.compact)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while client.send(text: text) == .queueFull, Date() < deadline {
+            usleep(1_000)
+        }
+    }
+
     func sendRaw(_ text: String) {
         _ = client.send(text: text)
     }

@@ -118,13 +118,28 @@ final class AppIngest: @unchecked Sendable {
             inbox.drainScheduled = true
             return (true, pause)
         }
-        if pause { connection.pauseReceiving() }
+        if pause { applyFlow(to: connection) }
         if schedule { queue.async { self.drainInbox() } }
+    }
+
+    /// Serializes ``applyFlow(to:)``.
+    private let flowLock = NSLock()
+
+    /// Pauses or resumes reading `connection` as its inbox says now. The decision is taken under
+    /// the inbox lock and applied after it; applying the current decision (not the one taken)
+    /// under a lock of its own means a pause and a resume decided close together cannot land in
+    /// the wrong order and leave a connection paused with an empty inbox.
+    private func applyFlow(to connection: WebSocketConnection) {
+        flowLock.lock()
+        defer { flowLock.unlock() }
+        let paused = inbox.withLock { $0.paused.contains(connection.id) }
+        if paused { connection.pauseReceiving() } else { connection.resumeReceiving() }
     }
 
     /// Takes one item from each connection with something queued, in turn order.
     private func nextTurn() -> [Inbound] {
-        inbox.withLock { inbox -> [Inbound] in
+        var resumed: [WebSocketConnection] = []
+        let items = inbox.withLock { inbox -> [Inbound] in
             var items: [Inbound] = []
             items.reserveCapacity(inbox.turns.count)
             var still: [UInt64] = []
@@ -142,13 +157,15 @@ final class AppIngest: @unchecked Sendable {
                 }
                 if inbox.paused.contains(key), queue.count <= Self.inboxMessages / 2, bytes <= Self.inboxBytes / 2 {
                     inbox.paused.remove(key)
-                    if case .message(_, let connection) = item { connection.resumeReceiving() }
+                    if case .message(_, let connection) = item { resumed.append(connection) }
                 }
             }
             inbox.turns = still
             if items.isEmpty { inbox.drainScheduled = false }
             return items
         }
+        for connection in resumed { applyFlow(to: connection) }
+        return items
     }
 
     private func drainInbox() {

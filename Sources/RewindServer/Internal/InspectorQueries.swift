@@ -30,7 +30,10 @@ final class InspectorQueries: @unchecked Sendable {
         /// One of its requests is being handled.
         var busy = false
         var errors = 0
+        /// Requests counted against ``Limits/maxInFlight``: accepted, their replies not yet made.
         var inFlight = 0
+        /// Requests accepted and not yet done with (their reply queued, or handed on).
+        var unsettled = 0
     }
 
     /// The inspectors and whose turn is next.
@@ -81,6 +84,7 @@ final class InspectorQueries: @unchecked Sendable {
             var entry = turns.inspectors[connection.id] ?? Inspector(connection: connection)
             guard entry.inFlight < maxInFlight else { return nil }
             entry.inFlight += 1
+            entry.unsettled += 1
             entry.pending.append(bytes)
             // Not running and not queued for a turn: it joins the end of the line.
             let joins = !entry.busy && entry.pending.count == 1
@@ -110,7 +114,9 @@ final class InspectorQueries: @unchecked Sendable {
             return (entry.connection, bytes)
         }
         guard let (connection, bytes) = next else { return }
-        handle(bytes, from: connection)
+        let outcome = handle(bytes, from: connection)
+        // No longer in flight before its reply goes out: an inspector that sends its next request
+        // as each reply arrives never finds the server still counting the answered one.
         let again = perInspector.withLock { turns -> Bool in
             guard var entry = turns.inspectors[connection.id] else { return false }
             entry.busy = false
@@ -121,15 +127,19 @@ final class InspectorQueries: @unchecked Sendable {
             return again
         }
         if again { workers.async { self.takeTurn() } }
+        if let reply = outcome.reply { deliver(reply, to: connection) }
+        if let reason = outcome.closeReason { connection.close(code: .policyViolation, reason: reason) }
+        perInspector.withLock { $0.inspectors[connection.id]?.unsettled -= 1 }
     }
 
     func closed(_ connection: WebSocketConnection) {
         perInspector.withLock { _ = $0.inspectors.removeValue(forKey: connection.id) }
     }
 
-    /// Requests of `connection` accepted and not yet answered (or handed on).
-    func inFlight(for connection: WebSocketConnection) -> Int {
-        perInspector.withLock { $0.inspectors[connection.id]?.inFlight ?? 0 }
+    /// Requests of `connection` accepted and not yet done with: their replies queued on the
+    /// connection, or handed on (subscriptions, commands).
+    func unsettled(for connection: WebSocketConnection) -> Int {
+        perInspector.withLock { $0.inspectors[connection.id]?.unsettled ?? 0 }
     }
 
     /// Queues `bytes`; an inspector whose queue is full does not read its replies, and dropping
@@ -141,26 +151,33 @@ final class InspectorQueries: @unchecked Sendable {
         }
     }
 
-    private func handle(_ bytes: [UInt8], from connection: WebSocketConnection) {
+    /// What handling one request leads to: a reply to send now (none when it is sent later), and
+    /// whether the connection is then closed.
+    private struct Outcome {
+        var reply: [UInt8]?
+        var closeReason: String?
+    }
+
+    private func handle(_ bytes: [UInt8], from connection: WebSocketConnection) -> Outcome {
         do throws(WireError) {
             let request = try InspectorRequest(frame: bytes)
+            var outcome = Outcome()
             if let reply = try answer(request, from: connection) {
                 let text = reply.serializedBytes(.compact)
                 guard text.count <= limits.maxReplyBytes else {
                     throw Self.tooLarge(request, bytes: text.count, limit: limits.maxReplyBytes)
                 }
-                deliver(text, to: connection)
+                outcome.reply = text
             }
             perInspector.withLock { $0.inspectors[connection.id]?.errors = 0 }
+            return outcome
         } catch {
-            deliver(error.json.serializedBytes(.compact), to: connection)
             let errors = perInspector.withLock { turns -> Int in
                 turns.inspectors[connection.id]?.errors += 1
                 return turns.inspectors[connection.id]?.errors ?? 0
             }
-            if errors >= maxErrors {
-                connection.close(code: .policyViolation, reason: "\(errors) protocol errors in a row")
-            }
+            return Outcome(reply: error.json.serializedBytes(.compact),
+                           closeReason: errors >= maxErrors ? "\(errors) protocol errors in a row" : nil)
         }
     }
 
