@@ -38,7 +38,7 @@ struct JSONLImportTests {
         #expect(session.events[1].action == ["type": "load"])
     }
 
-    @Test("lines without at take the previous line's time and are remembered as untimed ranges")
+    @Test("lines without at take the previous line's time, those before the first time take it, and they are remembered as untimed ranges")
     func untimed() throws {
         let start = Date(timeIntervalSince1970: 1_600_000_000)
         let all = try JSONLImport.parse(ImportSupport.jsonl([
@@ -55,8 +55,11 @@ struct JSONLImportTests {
             #"{"action":"a","state":{"n":5},"at":1700000009}"#,
         ]), options: ImportOptions(importedAt: start))
         #expect(mixed.importMeta.untimed == [1...1, 3...4])
-        #expect(mixed.events.map(\.at.timeIntervalSince1970) == [1_600_000_000, 1_600_000_000, 1_700_000_000.25,
+        // Seq 0 (made up for the first line's action) and seq 1 come before any time: they take
+        // the first recorded one, not the import time, so the session never ends before it starts.
+        #expect(mixed.events.map(\.at.timeIntervalSince1970) == [1_700_000_000.25, 1_700_000_000.25, 1_700_000_000.25,
                                                                 1_700_000_000.25, 1_700_000_000.25, 1_700_000_009])
+        #expect(mixed.startedAt <= mixed.endedAt)
         #expect(mixed.importMeta.isUntimed(3) && mixed.importMeta.isUntimed(4))
         #expect(!mixed.importMeta.isUntimed(0) && !mixed.importMeta.isUntimed(2) && !mixed.importMeta.isUntimed(5))
     }

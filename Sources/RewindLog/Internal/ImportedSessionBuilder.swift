@@ -7,6 +7,10 @@ struct ImportedSessionBuilder {
     private var builder = EventBuilder(sessionID: 0)
     private(set) var events: [LogEvent] = []
     private var lastAt: Date
+    /// Events before the first recorded time: they take that time once it comes (the import
+    /// time only when no record has one), so a session never ends before it starts.
+    private var untimedHead: [Int] = []
+    private var sawTime = false
 
     init(importedAt: Date) {
         lastAt = importedAt
@@ -19,6 +23,13 @@ struct ImportedSessionBuilder {
     mutating func add(action: JSONValue?, state: JSONValue, at: Date?) {
         let date = at ?? lastAt
         lastAt = date
+        if let at, !sawTime {
+            sawTime = true
+            for index in untimedHead { events[index].at = at }
+            untimedHead = []
+        } else if at == nil, !sawTime {
+            untimedHead.append(events.count)
+        }
         if builder.nextSeq == 0 {
             events.append(builder.initial(state: state, at: date, action: action ?? EventBuilder.initialAction))
         } else {
