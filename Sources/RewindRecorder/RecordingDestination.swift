@@ -26,7 +26,10 @@ public enum RecordingDestination: Sendable {
     /// These sinks (a log file, the server connection, your own).
     case sinks([any RecordingSink])
     /// `rewind serve` at this address (``ServerSink``), with its token when it requires one; the
-    /// sink keeps as many unacknowledged states as the recorder's `queueCapacity`.
+    /// sink keeps as many unacknowledged states as the recorder's `queueCapacity`. The address
+    /// is `ws://host:port/app`, or what the server prints for the browser (`http://host:port/`,
+    /// whose `?token=` is used when `token` is `nil`). Another scheme (`wss`, `https`) or path is
+    /// one sentence on standard error, and the recording goes to the default log instead.
     case server(URL, token: String? = nil)
 
     /// The sinks this destination stands for; a server sink keeps as many unacknowledged
@@ -53,6 +56,11 @@ public enum RecordingDestination: Sendable {
         case .sinks(let sinks):
             return sinks
         case .server(let url, let token):
+            if case .failure(let problem) = ServerAddress.resolve(url) {
+                let path = Self.defaultLogPath(environment: environment)
+                report("\(problem.message); recording to \(path) instead")
+                return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
+            }
             return [ServerSink(url: url, token: token, capacity: queueCapacity)]
         }
     }

@@ -46,28 +46,43 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     private var lastFlushAcked = true
     /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
     private var ending: [ServerLink] = []
-    private var reportedFailure = false
+    /// Why `url` cannot be used, when it cannot.
+    private let addressProblem: String?
+    /// The kind of failure last reported (a report repeats only when the kind changes).
+    private var reportedKind: ConnectFailure.Kind?
     private var latestFailure: String?
     /// A connect failed in a way no retry can fix (this transport cannot run here).
     private var gaveUp = false
     /// Attempts of the links already let go.
     private var retiredAttempts = 0
 
-    /// A sink for the server at `url` (`ws://host:port`; `/app` is added when no path is given).
+    /// A sink for the server at `url`: `ws://host:port/app` (`/app` is added when no path is
+    /// given), or the address `rewind serve` prints for the browser, `http://host:port/`, which
+    /// means the same server (its `?token=` is used when `token` is `nil`). Any other scheme
+    /// (`wss`, `https`), no host, or another path is reported in one sentence when a session
+    /// begins, and the sink then sends nothing.
     ///
     /// - Parameters:
     ///   - token: sent as `Authorization: Bearer <token>` when the server requires one.
     ///   - capacity: unacknowledged events kept with their state change (the recorder's bound).
     ///   - flushTimeout: how long ``flush()`` waits for the server to acknowledge.
     ///   - transport: what opens the WebSocket; the platform's own by default.
-    ///   - report: hears, once per sink, one sentence on why the first connect failed (refused,
-    ///     unreachable, timed out, a wrong token); standard error by default, `nil` for silence.
+    ///   - report: hears one sentence, with the URL and the reason, when connecting fails:
+    ///     refused, unreachable, timed out (also when the first attempt has no answer within 2 s)
+    ///     or a wrong token. Once, and again only when the reason changes. Standard error by
+    ///     default, `nil` for silence.
     public init(url: URL, token: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2),
                 transport: ServerTransport = .automatic,
                 report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
         var url = url
-        if url.path.isEmpty || url.path == "/" {
-            url = URL(string: url.absoluteString.trimmingSuffix("/") + AppMessage.path) ?? url
+        var token = token
+        switch ServerAddress.resolve(url) {
+        case .success(let resolved):
+            url = resolved.url
+            token = token ?? resolved.token
+            addressProblem = nil
+        case .failure(let problem):
+            addressProblem = problem.message
         }
         self.url = url
         self.capacity = max(1, capacity)
@@ -93,6 +108,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Opens the session's connection (in the background; the first events wait for it).
     public func begin(_ session: RecordingSession) throws {
+        if let addressProblem {
+            didFail(TransportFailure(reason: addressProblem, isPermanent: true), kind: .unsupported, sentence: addressProblem)
+            return
+        }
         let link = ServerLink(
             session: session, transport: transport, request: request, capacity: capacity,
             commands: { [weak self] command, link in self?.perform(command, replyingOn: link) },
@@ -102,6 +121,13 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         links[session.uuid] = link
         lock.unlock()
         link.connect()
+        // A first attempt with no answer within 2 s is said at once; it goes on trying.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 2) { [weak self, weak link] in
+            guard let self, let link else { return }
+            let status = link.status
+            guard status.connections == 0, !status.finished, self.lock.withLock({ self.reportedKind == nil }) else { return }
+            self.didFail(TransportFailure(reason: "no answer within 2 s; still trying"), kind: .timedOut)
+        }
     }
 
     /// Keeps the events and sends them when the session's connection is up.
@@ -238,16 +264,17 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     }
 
     /// Runs the handler off the service thread and sends its result back.
-    /// Reports the sink's first failed connect, once.
-    private func didFail(_ failure: TransportFailure) {
-        let first = lock.withLock {
+    /// Reports a failed connect: the first one, then again only when the kind of failure changes.
+    private func didFail(_ failure: TransportFailure, kind: ConnectFailure.Kind? = nil, sentence: String? = nil) {
+        let connectFailure = ConnectFailure(reason: failure.reason, kind: kind)
+        let changed = lock.withLock {
             latestFailure = failure.reason
             if failure.isPermanent { gaveUp = true }
-            defer { reportedFailure = true }
-            return !reportedFailure
+            defer { reportedKind = connectFailure.kind }
+            return reportedKind != connectFailure.kind
         }
-        guard first, let report else { return }
-        report(ConnectFailure(reason: failure.reason).sentence(url: url))
+        guard changed, let report else { return }
+        report(sentence ?? connectFailure.sentence(url: url))
     }
 
     /// Writes a sentence to standard error, prefixed `rewind:`, as a console line.
@@ -264,12 +291,6 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
                 ?? AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands")
             link.reply(result)
         }
-    }
-}
-
-private extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }
 

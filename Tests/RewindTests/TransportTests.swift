@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RewindServer
 import Testing
 @testable import Rewind
@@ -115,4 +120,135 @@ struct TransportTests {
         #expect(ConnectFailure(reason: "timed out").sentence(url: url)
             == "cannot connect to ws://192.168.1.20:7433/app: timed out; is the Mac awake, on this network, and not blocking port 7433 in its firewall?")
     }
+
+    @Test("addresses: ws gets /app; the browser's http://host:port/ means the same server and gives its token; others are one sentence")
+    func addresses() throws {
+        func resolved(_ text: String) throws -> (String, String?) {
+            let result = try ServerAddress.resolve(URL(string: text)!).get()
+            return (result.url.absoluteString, result.token)
+        }
+        #expect(try resolved("ws://127.0.0.1:7433") == ("ws://127.0.0.1:7433/app", nil))
+        #expect(try resolved("ws://127.0.0.1:7433/app") == ("ws://127.0.0.1:7433/app", nil))
+        #expect(try resolved("http://127.0.0.1:7433/") == ("ws://127.0.0.1:7433/app", nil))
+        #expect(try resolved("http://192.168.1.20:7433/?token=3f9c") == ("ws://192.168.1.20:7433/app", "3f9c"))
+        let advice = "; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"
+        let problems = [
+            ("wss://127.0.0.1:7433/app", "asks for TLS (wss), which rewind serve does not speak"),
+            ("https://127.0.0.1:7433/", "asks for TLS (https), which rewind serve does not speak"),
+            ("ftp://127.0.0.1:7433/", "has the scheme ftp, not ws"),
+            ("ws://127.0.0.1:7433/inspect", "names the path /inspect; apps connect to /app"),
+            ("http:///app", "names no host"),
+        ]
+        for (text, why) in problems {
+            guard case .failure(let problem) = ServerAddress.resolve(URL(string: text)!) else {
+                Issue.record("\(text) was taken")
+                continue
+            }
+            #expect(problem.message == "\(text) \(why)\(advice)")
+        }
+    }
+
+    @Test("the http:// address rewind serve prints for the browser, token included, streams like ws://")
+    func browserAddressStreams() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = RewindServerConfiguration(logPath: directory.path("served.db"), port: 0)
+        configuration.token = "pagetoken123"
+        let server = try RewindServer(configuration: configuration)
+        try server.start()
+        defer { server.shutdown() }
+        let printed = try #require(server.inspectorURL)
+        #expect(printed.hasPrefix("http://127.0.0.1:") && printed.hasSuffix("/?token=pagetoken123"))
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: printed)!), app: "Todos")
+        let sink = try #require(recorder.sinks.first as? ServerSink)
+        #expect(sink.url.absoluteString == "ws://127.0.0.1:\(server.port!)/app")
+        _ = try sendActions(5, to: store)
+        #expect(await waitUntil(timeout: 20) { sink.isConnected && sink.unacknowledgedCount == 0 })
+        recorder.stop()
+    }
+
+    @Test(".server with wss:// is one sentence at record time, and the recording goes to the default log")
+    func wssFallsBack() throws {
+        let reports = Reports()
+        let sinks = RecordingDestination.server(URL(string: "wss://127.0.0.1:7433/app")!).makeSinks(
+            queueCapacity: 8, environment: ["REWIND_DB": "/tmp/fallback.db"], report: { reports.append($0) })
+        #expect((sinks.first as? LogFileSink)?.path == "/tmp/fallback.db")
+        #expect(reports.all == ["wss://127.0.0.1:7433/app asks for TLS (wss), which rewind serve does not speak; write ws://HOST:PORT/app, the address `rewind serve` prints for apps; recording to /tmp/fallback.db instead"])
+
+        // A ServerSink made directly says so when the session begins, and sends nothing.
+        let direct = ServerSink(url: URL(string: "https://mac.local/")!, report: { reports.append($0) })
+        let recorder = Recorder<AppState, AppAction>(initialState: AppState(), to: .sinks([direct]),
+                                                     metadata: RecordingMetadata(app: "Todos"))
+        recorder.record(.increment, state: AppState())
+        recorder.stop()
+        #expect(reports.all.count == 2)
+        #expect(reports.all.last == "https://mac.local/ asks for TLS (https), which rewind serve does not speak; write ws://HOST:PORT/app, the address `rewind serve` prints for apps")
+        #expect(direct.connectAttempts == 0)
+        #expect(!direct.waitForAcknowledgements(timeout: .milliseconds(100)))
+    }
+
+    @Test("a server that accepts the connection but never answers: timed out within 2 s, said once; refused later is said again")
+    func silentServerTimesOutThenRefused() async throws {
+        let listener = try SilentListener()
+        let reports = Reports()
+        let sink = ServerSink(url: URL(string: "ws://127.0.0.1:\(listener.port)")!, report: { reports.append($0) })
+        defer { sink.disconnect() }
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        store.record(to: .sinks([sink]), app: "Todos")
+        _ = try sendActions(1, to: store)
+        #expect(await waitUntil(timeout: 20) { !reports.all.isEmpty })
+        let first = try #require(reports.all.first)
+        #expect(first == "cannot connect to ws://127.0.0.1:\(listener.port)/app: timed out (no answer within 2 s; still trying); is the Mac awake, on this network, and not blocking port \(listener.port) in its firewall?")
+        // The listener goes away: the waiting attempt ends ("read failed") and the next ones are
+        // refused. Each new reason is said once; retries with the same reason say nothing more.
+        listener.close()
+        func refusals() -> Int { reports.all.filter { $0.contains(": nothing accepted the connection (") }.count }
+        #expect(await waitUntil(timeout: 60) { refusals() == 1 })
+        let attempts = sink.connectAttempts
+        #expect(await waitUntil(timeout: 60) { sink.connectAttempts >= attempts + 2 })
+        #expect(refusals() == 1, "\(reports.all)")
+        let kinds = reports.all.map { ConnectFailure(reason: $0).kind }
+        #expect(zip(kinds, kinds.dropFirst()).allSatisfy { $0 != $1 }, "\(reports.all)")
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts: the kernel completes the handshake, and the
+/// upgrade request is never answered.
+final class SilentListener: @unchecked Sendable {
+    let port: Int
+    private var fd: Int32
+
+    init() throws {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.fd = fd
+    }
+
+    func close() {
+        #if canImport(Glibc)
+        if fd >= 0 { _ = Glibc.close(fd) }
+        #else
+        if fd >= 0 { _ = Darwin.close(fd) }
+        #endif
+        fd = -1
+    }
+
+    deinit { close() }
 }

@@ -21,8 +21,13 @@ struct ConnectFailure: Sendable, Equatable {
     /// What the transport said.
     var reason: String
 
-    init(reason: String) {
+    /// A failure of a known `kind`, or sorted by what `reason` says.
+    init(reason: String, kind known: Kind? = nil) {
         self.reason = reason
+        if let known {
+            kind = known
+            return
+        }
         let text = reason.lowercased()
         if text.contains("cannot open websockets") || text.contains("exists only on") {
             kind = .unsupported
@@ -52,7 +57,8 @@ struct ConnectFailure: Sendable, Equatable {
             return "cannot connect to \(address): host unreachable; is this device on the Mac's network, "
                 + "and has the app Local Network permission?"
         case .timedOut:
-            return "cannot connect to \(address): timed out; is the Mac awake, on this network, "
+            let detail = reason.lowercased().hasPrefix("timed out") ? "" : " (\(reason))"
+            return "cannot connect to \(address): timed out\(detail); is the Mac awake, on this network, "
                 + "and not blocking port \(url.port.map(String.init) ?? "7433") in its firewall?"
         case .wrongToken:
             return "cannot connect to \(address): the server refused the token; "

@@ -1,0 +1,39 @@
+import Foundation
+
+/// `rewind serve`'s `/app` address, from what a developer writes in `.server(url)` or
+/// `ServerSink(url:)`.
+enum ServerAddress {
+    /// `ws://host:port/app` for `url`. `ws://host:port` gets `/app`; the address the server
+    /// prints for the browser, `http://host:port/` (with `?token=` when it has one), means the
+    /// same server, and its token is taken. Anything else is one sentence saying what to write.
+    static func resolve(_ url: URL) -> Result<(url: URL, token: String?), Problem> {
+        let text = url.absoluteString
+        func problem(_ why: String) -> Result<(url: URL, token: String?), Problem> {
+            .failure(Problem(message: "\(text) \(why); write ws://HOST:PORT/app, the address `rewind serve` prints for apps"))
+        }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let scheme = components.scheme?.lowercased() else { return problem("is not a URL with a scheme") }
+        switch scheme {
+        case "ws", "http": break
+        case "wss", "https": return problem("asks for TLS (\(scheme)), which rewind serve does not speak")
+        default: return problem("has the scheme \(scheme), not ws")
+        }
+        guard let host = components.host, !host.isEmpty else { return problem("names no host") }
+        let token = components.queryItems?.first { $0.name == "token" }?.value.flatMap { $0.isEmpty ? nil : $0 }
+        switch components.path {
+        case "", "/", "/app": components.path = "/app"
+        default:
+            return problem("names the path \(components.path); apps connect to /app")
+        }
+        components.scheme = "ws"
+        components.query = nil
+        components.fragment = nil
+        guard let resolved = components.url else { return problem("is not a URL") }
+        return .success((resolved, token))
+    }
+
+    /// Why an address cannot be used, in one sentence naming it and what to write instead.
+    struct Problem: Error, Equatable {
+        var message: String
+    }
+}
