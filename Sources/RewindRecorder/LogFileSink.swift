@@ -21,9 +21,10 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     private var sessionIDs: [String: Int64] = [:]
     private var failure: LogError?
 
-    /// A sink for the log at `path`; with `createDirectory`, missing parent folders are made.
+    /// A sink for the log at `path` (a leading `~` is the home folder); with `createDirectory`,
+    /// missing parent folders are made.
     public init(path: String, createDirectory: Bool = false) {
-        self.path = path
+        self.path = LogFileProblem.expandingTilde(path)
         self.createsDirectory = createDirectory
     }
 
@@ -93,7 +94,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     private func openedWriter() throws -> LogWriter {
         if let writer { return writer }
         // In an iOS app's container the folder is also excluded from backup.
-        if createsDirectory { try DefaultLog.prepareFolder(for: path) }
+        try LogFileProblem.prepare(path, createFolder: createsDirectory)
         let opened = try LogWriter(path: path)
         writer = opened
         return opened

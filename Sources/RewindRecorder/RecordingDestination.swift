@@ -21,7 +21,9 @@ public enum RecordingDestination: Sendable {
     /// `~/Library/Application Support/Rewind/rewind.db`, and on iOS the app container's
     /// `Library/Application Support/Rewind/rewind.db`, excluded from backup.
     case defaultLog
-    /// A log file at this path.
+    /// A log file at this path; `~` is the home folder, and missing folders are made. A path that
+    /// cannot be a log (a folder, an unwritable place) stops the recording with one sentence
+    /// naming it (``Recorder/lastError``).
     case file(String)
     /// These sinks (a log file, the server connection, your own).
     case sinks([any RecordingSink])
@@ -52,7 +54,7 @@ public enum RecordingDestination: Sendable {
         case .defaultLog:
             return [LogFileSink(path: Self.defaultLogPath(environment: environment), createDirectory: true)]
         case .file(let path):
-            return [LogFileSink(path: path)]
+            return [LogFileSink(path: path, createDirectory: true)]
         case .sinks(let sinks):
             return sinks
         case .server(let url, let token):

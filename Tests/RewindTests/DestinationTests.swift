@@ -78,3 +78,61 @@ struct DestinationTests {
         #expect(reports.all == ["REWIND_SERVER=http://127.0.0.1:7433 is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app, as `rewind serve` prints it; recording to /tmp/r.db instead"])
     }
 }
+
+/// `.file(path)`: what cannot be a log gets its own sentence; `~` and missing folders just work.
+@Suite("Log file paths")
+struct LogFilePathTests {
+    /// Records two actions to `.file(path)` and returns why the recording stopped, if it did.
+    func record(to path: String) -> String? {
+        let recorder = Recorder<AppState, AppAction>(initialState: AppState(), to: .file(path),
+                                                     metadata: RecordingMetadata(app: "Todos"))
+        recorder.record(.increment, state: { var s = AppState(); s.count = 1; return s }())
+        recorder.record(.increment, state: { var s = AppState(); s.count = 2; return s }())
+        recorder.stop()
+        return recorder.lastError?.description
+    }
+
+    @Test("missing folders are made and ~ is the home folder; the session is all there")
+    func foldersAndTilde() throws {
+        let directory = try TemporaryDirectory()
+        let nested = directory.path("a/b/c/app.db")
+        #expect(record(to: nested) == nil)
+        #expect(try LogReader(path: nested).session(named: "latest").lastSeq == 2)
+
+        let name = "rewind-tilde-\(UUID().uuidString).db"
+        let home = NSHomeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home + "/" + name) }
+        #expect(LogFileSink(path: "~/" + name).path == home + "/" + name)
+        #expect(record(to: "~/" + name) == nil)
+        #expect(try LogReader(path: home + "/" + name).session(named: "latest").lastSeq == 2)
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/~/" + name))
+    }
+
+    @Test("a folder, a file in the way of the folder, and an unwritable place each get their own sentence")
+    func problems() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.path("logs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(record(to: folder) == "rewind: recording stopped: \(folder) is a folder, not a log file; name a file in it, such as \(folder)/rewind.db")
+
+        let file = directory.path("notes.txt")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(record(to: file + "/app.db") == "rewind: recording stopped: cannot create the log file \(file)/app.db: \(file) is a file, not a folder")
+        #expect(record(to: file + "/deeper/app.db") == "rewind: recording stopped: cannot create the folder \(file)/deeper for the log file \(file)/deeper/app.db: \(file) is a file, not a folder")
+
+        // Not even root may create a file in /proc.
+        #if os(Linux)
+        let proc = "/proc/rewind-\(UUID().uuidString).db"
+        let stopped = try #require(record(to: proc))
+        #expect(stopped.hasPrefix("rewind: recording stopped: cannot create the log file \(proc): "), "\(stopped)")
+        #expect(!stopped.contains("does not exist"), "\(stopped)")
+        #endif
+
+        // A file that is not a Rewind log is left alone, with the log's own sentence.
+        let other = directory.path("other.db")
+        try Data("not sqlite at all, just text that is long enough to be read as a header".utf8).write(to: URL(fileURLWithPath: other))
+        let refused = try #require(record(to: other))
+        #expect(refused.hasPrefix("rewind: recording stopped: "))
+        #expect(try String(contentsOfFile: other, encoding: .utf8).hasPrefix("not sqlite at all"))
+    }
+}
