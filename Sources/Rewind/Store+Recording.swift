@@ -53,11 +53,28 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
         self.tap = tap
     }
 
-    /// Ends the recording: what is queued is written and the session is closed.
+    /// Ends the recording: what is queued is written and the session is closed. It blocks until
+    /// a log file has the end committed; a server sink goes on delivering in the background.
+    /// ``finishRecording(timeout:)`` also waits for the server, without blocking the main actor.
     public func stopRecording() {
         recorder?.stop()
         recorder = nil
         tap = nil
+    }
+
+    /// Ends the recording without blocking the main actor, and returns once the session's end is
+    /// written to a log file and taken by a server (at most `timeout` for the server); `true`
+    /// when every sink has it. Sends after the call are no longer recorded.
+    ///
+    /// ```swift
+    /// await store.finishRecording()   // then exit, or show "saved"
+    /// ```
+    @discardableResult
+    public func finishRecording(timeout: Duration = .seconds(2)) async -> Bool {
+        guard let recorder else { return true }
+        self.recorder = nil
+        tap = nil
+        return await recorder.finish(timeout: timeout)
     }
 
     /// The recorder attached to this store, if any.

@@ -58,8 +58,14 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         }
         let engine = RecorderEngine(queue: queue, sinks: sinks, session: session, redactor: redactor,
                                     status: status, initialState: initialState)
-        let thread = Thread { engine.run() }
+        let uuid = session.uuid
+        let thread = Thread {
+            engine.run()
+            OpenRecordings.shared.remove(session: uuid)
+        }
         thread.name = "rewind.recorder"
+        let queue = self.queue
+        OpenRecordings.shared.add(session: uuid, sinks: sinks) { queue.requestStop()?.wait() }
         thread.start()
     }
 
@@ -102,9 +108,46 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         queue.markGap()
     }
 
-    /// Writes what is queued, ends the session and stops; blocks until done.
+    /// Writes what is queued, ends the session and stops; blocks until done. A log file has the
+    /// session's end committed when it returns; a server sink goes on delivering in the
+    /// background (``finish(timeout:)`` waits for it too, without blocking).
     public func stop() {
         queue.requestStop()?.wait()
+    }
+
+    /// Stops as ``stop()`` does, on another thread, then waits up to `timeout` for every server
+    /// sink to have the session's end; `true` when every sink has it. The caller's actor is never
+    /// blocked:
+    ///
+    /// ```swift
+    /// let delivered = await recorder.finish()
+    /// ```
+    @discardableResult
+    public func finish(timeout: Duration = .seconds(2)) async -> Bool {
+        await withCheckedContinuation { continuation in
+            finishInBackground(timeout: timeout) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// The non-blocking form of ``finish(timeout:)``: returns at once; `completion` runs on
+    /// another thread with whether every sink has the session's end.
+    public func finishInBackground(timeout: Duration = .seconds(2), completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        let queue = self.queue
+        let sinks = self.sinks
+        let status = self.status
+        Thread {
+            let deadline = Date(timeIntervalSinceNow: timeout.seconds)
+            queue.requestStop()?.wait()
+            // Only a sink's failure means the end did not get through; a state that could not be
+            // encoded was skipped, and the session still ended.
+            var delivered = true
+            if let error = status.lastError, !error.isEncodingSkip { delivered = false }
+            for case let server as ServerSink in sinks {
+                let remaining = max(0, deadline.timeIntervalSinceNow)
+                if !server.waitUntilEnded(timeout: .milliseconds(Int64(remaining * 1000))) { delivered = false }
+            }
+            completion(delivered)
+        }.start()
     }
 
     /// `true` while paused.

@@ -24,6 +24,12 @@ public struct RecorderError: Error, Sendable, Equatable, CustomStringConvertible
         self.message = message
     }
 
+    /// A state was skipped; the recording went on.
+    var isEncodingSkip: Bool {
+        if case .encoding = kind { return true }
+        return false
+    }
+
     /// One sentence saying what failed.
     public var description: String {
         switch kind {

@@ -1,10 +1,11 @@
 import Foundation
 import RewindRecorder
 
-// `RewindRecorderChild COUNT`: an app built against RewindRecorder alone, for the tests. It records
-// COUNT actions with no destination in its code, so the environment decides (REWIND_SERVER and
-// REWIND_TOKEN, else the default log), ends the session, waits until a server has it, and prints
-// the session's uuid.
+// `RewindRecorderChild COUNT [stop|return|exit]`: an app built against RewindRecorder alone, for
+// the tests. It records COUNT actions with no destination in its code, so the environment decides
+// (REWIND_SERVER and REWIND_TOKEN, else the default log), and prints the session's uuid. Then:
+// `stop` (the default) ends the session and waits until a server has it; `return` returns from
+// main at once and `exit` calls exit(0) at once, leaving the rest to the exit hook.
 
 struct ChildState: Codable, Sendable {
     var total = 0
@@ -15,7 +16,9 @@ enum ChildAction: Codable, Sendable {
     case add(Int)
 }
 
-let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 10
+let arguments = Array(CommandLine.arguments.dropFirst())
+let count = arguments.first.flatMap(Int.init) ?? 10
+let mode = arguments.dropFirst().first ?? "stop"
 var state = ChildState()
 let recorder = Recorder<ChildState, ChildAction>(initialState: state, metadata: RecordingMetadata(app: "RecorderChild"))
 for amount in 1...max(1, count) {
@@ -23,13 +26,20 @@ for amount in 1...max(1, count) {
     state.added.append(amount)
     recorder.record(.add(amount), state: state)
 }
-recorder.stop()
-for case let server as ServerSink in recorder.sinks where !server.waitUntilEnded(timeout: .seconds(30)) {
-    FileHandle.standardError.write(Data("RewindRecorderChild: the session was not delivered to \(server.url)\n".utf8))
-    exit(1)
-}
-if let error = recorder.lastError {
-    FileHandle.standardError.write(Data("RewindRecorderChild: \(error)\n".utf8))
-    exit(1)
-}
 print(recorder.session.uuid)
+switch mode {
+case "return":
+    break
+case "exit":
+    exit(0)
+default:
+    recorder.stop()
+    for case let server as ServerSink in recorder.sinks where !server.waitUntilEnded(timeout: .seconds(30)) {
+        FileHandle.standardError.write(Data("RewindRecorderChild: the session was not delivered to \(server.url)\n".utf8))
+        exit(1)
+    }
+    if let error = recorder.lastError {
+        FileHandle.standardError.write(Data("RewindRecorderChild: \(error)\n".utf8))
+        exit(1)
+    }
+}

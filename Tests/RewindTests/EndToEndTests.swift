@@ -168,3 +168,54 @@ struct EndToEndTests {
         #expect(try runRewind(["verify", "--db", log]) == 0)
     }
 }
+
+/// `finishRecording()`: the end reaches a log file and a server without blocking the main actor.
+@Suite("Finishing a recording", .serialized)
+@MainActor
+struct FinishRecordingTests {
+    @Test("finishRecording returns true once the server has the session's end; false when the server is away")
+    func finishWaitsForTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("served.db")
+        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: 0))
+        try server.start()
+        defer { server.shutdown() }
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos")
+        _ = try sendActions(30, to: store)
+        // While it waits, the main actor runs other work.
+        var ranMeanwhile = false
+        let other = Task { @MainActor in ranMeanwhile = true }
+        #expect(await store.finishRecording())
+        await other.value
+        #expect(ranMeanwhile)
+        #expect(store.recorder == nil)
+        #expect(await waitUntil(timeout: 10) {
+            (try? LogReader(path: log).session(named: recorder.session.uuid).endedAt) != nil
+        })
+        #expect(try LogReader(path: log).session(named: recorder.session.uuid).lastSeq == 30)
+
+        let probe = try RewindServer(configuration: RewindServerConfiguration(logPath: directory.path("probe.db"), port: 0))
+        try probe.start()
+        let port = probe.port!
+        probe.shutdown()
+        let away = Store(initialState: AppState(), reducer: appReducer)
+        let awayRecorder = away.record(to: .sinks([ServerSink(url: URL(string: "ws://127.0.0.1:\(port)")!, report: nil)]), app: "Todos")
+        _ = try sendActions(3, to: away)
+        #expect(await !away.finishRecording(timeout: .milliseconds(300)))
+        (awayRecorder.sinks.first as? ServerSink)?.disconnect()
+    }
+
+    @Test("finishRecording with a log file: the end is committed when it returns")
+    func finishWithAFile() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("app.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(log), app: "Todos")
+        _ = try sendActions(12, to: store)
+        #expect(await store.finishRecording())
+        let session = try LogReader(path: log).session(named: recorder.session.uuid)
+        #expect(session.lastSeq == 12)
+        #expect(session.endedAt != nil)
+    }
+}
