@@ -75,13 +75,14 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
 }
 
 extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
-    /// Starts recording, as the general ``Store/record(to:app:version:meta:redacting:queueCapacity:)``,
+    /// Starts recording, as the general ``Store/record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)``,
     /// and performs the commands of every ``ServerSink`` it records to (``perform(_:)``).
     @inlinable @discardableResult
     public func record(to destination: RecordingDestination = .automatic, app: String, version: String? = nil,
-                       meta: JSONValue = [:], redacting: [String] = [], queueCapacity: Int = 10_000) -> Recorder<State, Action> {
+                       meta: JSONValue = [:], redacting: [String] = [], redactingKeys: [String] = [],
+                       queueCapacity: Int = 10_000) -> Recorder<State, Action> {
         let recorder = makeRecorder(to: destination, app: app, version: version, meta: meta,
-                                    redacting: redacting, queueCapacity: queueCapacity)
+                                    redacting: redacting, redactingKeys: redactingKeys, queueCapacity: queueCapacity)
         attach(recorder)
         return recorder
     }

@@ -15,13 +15,16 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     ///
     /// - Parameters:
     ///   - destination: the log file or sinks; `$REWIND_DB` or the default log when omitted.
-    ///   - redacting: JSON Pointers replaced by `"<redacted>"` in states and actions.
+    ///   - redacting: JSON Pointers replaced by `"<redacted>"` in states; the strings found there
+    ///     are replaced wherever else they appear, in actions too (``RecorderOptions/redacting``).
+    ///   - redactingKeys: member names redacted wherever they appear (`password`, `token`).
     ///   - queueCapacity: the most snapshots waiting for the recorder's thread.
     @inlinable @discardableResult
     public func record(to destination: RecordingDestination = .automatic, app: String, version: String? = nil,
-                       meta: JSONValue = [:], redacting: [String] = [], queueCapacity: Int = 10_000) -> Recorder<State, Action> {
+                       meta: JSONValue = [:], redacting: [String] = [], redactingKeys: [String] = [],
+                       queueCapacity: Int = 10_000) -> Recorder<State, Action> {
         let recorder = makeRecorder(to: destination, app: app, version: version, meta: meta,
-                                    redacting: redacting, queueCapacity: queueCapacity)
+                                    redacting: redacting, redactingKeys: redactingKeys, queueCapacity: queueCapacity)
         attach(recorder)
         return recorder
     }
@@ -30,11 +33,11 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     /// differ only in which `attach` they call.
     @usableFromInline
     func makeRecorder(to destination: RecordingDestination, app: String, version: String?, meta: JSONValue,
-                      redacting: [String], queueCapacity: Int) -> Recorder<State, Action> {
+                      redacting: [String], redactingKeys: [String], queueCapacity: Int) -> Recorder<State, Action> {
         Recorder<State, Action>(
             initialState: liveState, to: destination,
             metadata: RecordingMetadata(app: app, version: version, extra: meta),
-            options: RecorderOptions(redacting: redacting, queueCapacity: queueCapacity))
+            options: RecorderOptions(redacting: redacting, redactingKeys: redactingKeys, queueCapacity: queueCapacity))
     }
 
     /// Records this store with `recorder` (whose initial state should be the store's state).

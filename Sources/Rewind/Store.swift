@@ -4,7 +4,7 @@ import Observation
 /// One state, changed only by actions sent through a reducer, on the main actor.
 ///
 /// `state` is observable (Observation), so SwiftUI views that read it update. Attach a recorder
-/// with ``record(to:app:version:meta:redacting:queueCapacity:)``; the dispatch path then hands
+/// with ``record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)``; the dispatch path then hands
 /// each action and a copy-on-write snapshot of the state to the recorder's thread and does
 /// nothing else.
 ///

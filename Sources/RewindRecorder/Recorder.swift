@@ -10,7 +10,7 @@ import RewindLog
 /// queue is full, every action is still recorded but the states in between are not: their
 /// events are `coalesced` and counted by ``coalescedCount``. Nothing ever makes `record` wait.
 ///
-/// A ``Store`` makes one with ``Store/record(to:app:version:meta:redacting:queueCapacity:)``;
+/// A ``Store`` makes one with ``Store/record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)``;
 /// any other store (ReSwift, TCA) can call it from its own dispatch:
 ///
 /// ```swift
@@ -50,7 +50,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         self.queue = RecorderQueue(capacity: options.queueCapacity)
         let redactor: Redactor
         do {
-            redactor = try Redactor(options.redacting)
+            redactor = try Redactor(options.redacting, keys: options.redactingKeys)
         } catch {
             status.report(error)
             queue.close()

@@ -4,13 +4,22 @@ public struct RecorderOptions: Sendable, Equatable {
     /// written or sent (`/auth/token`, `/password`). A pointer that does not resolve in a value
     /// leaves it alone.
     public var redacting: [String]
+    /// Member names whose values are replaced by `"<redacted>"` wherever they appear, in states
+    /// and actions, at any depth (`password`, `token`, `apiKey`; compared without regard to case).
+    ///
+    /// Either way, a string found at a redacted pointer or key in any state recorded so far is a
+    /// secret everywhere: the action that carries it (`.login(user:token:)`, encoded
+    /// as `{"login": {"user": …, "token": …}}` or `{"login": {"_0": …, "_1": …}}`) has it replaced
+    /// too, under whatever key, and a secret of 6 characters or more is cut out of longer strings.
+    public var redactingKeys: [String]
     /// The most state snapshots waiting for the recorder's thread. When it is full, every action
     /// is still kept but the states in between are not recorded (their events are `coalesced`).
     public var queueCapacity: Int
 
     /// Options; 10,000 snapshots by default.
-    public init(redacting: [String] = [], queueCapacity: Int = 10_000) {
+    public init(redacting: [String] = [], redactingKeys: [String] = [], queueCapacity: Int = 10_000) {
         self.redacting = redacting
+        self.redactingKeys = redactingKeys
         self.queueCapacity = max(1, queueCapacity)
     }
 }

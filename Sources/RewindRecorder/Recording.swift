@@ -48,6 +48,8 @@ public struct Recording: Sendable {
     public var steps: [Step]
     /// The JSON Pointers the recorder redacted (from the session's meta).
     public var redacted: [String]
+    /// The member names the recorder redacted wherever they appeared (from the session's meta).
+    public var redactedKeys: [String] = []
 
     /// A recording from an initial state and actions (seqs 1, 2, …), without patches.
     public init(initialState: JSONValue, actions: [JSONValue], sessionUUID: String? = nil) {
@@ -81,7 +83,9 @@ public struct Recording: Sendable {
                  cause: event.cause, at: event.at)
         }
         let redacted = session.meta["redacted"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        return Recording(initialState: initial, steps: steps, sessionUUID: session.uuid, redacted: redacted)
+        var recording = Recording(initialState: initial, steps: steps, sessionUUID: session.uuid, redacted: redacted)
+        recording.redactedKeys = session.meta["redactedKeys"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        return recording
     }
 
     /// The recorded state at `seq`, rebuilt from the patches; `nil` when a step before it has no

@@ -50,10 +50,12 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
     /// - Throws: ``DecodeFailure`` when a state or action does not decode; `JSONPatchError`
     ///   for a recording whose patches do not apply.
     public func firstMismatch(in recording: Recording) throws -> ReplayMismatch? {
-        let redactor = try Redactor(recording.redacted)
+        let redactor = try Redactor(recording.redacted, keys: recording.redactedKeys)
         let encoder = JSONValueEncoder()
         var expected = recording.initialState
         var state = try DecodeFailure.decode(State.self, from: expected, as: .state)
+        // Redacted as the recorder did: with the secrets of every state so far.
+        var secretsBefore = redactor.secrets(in: expected)
         for step in recording.steps {
             let action = try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq))
             reduce(&state, action)
@@ -61,7 +63,8 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
             try expected.apply(try JSONPatch(json: patch))
             if step.isSkipped { continue }
             var actual = try encoder.encodeReportingNonFinite(state).value
-            redactor.redact(&actual)
+            secretsBefore.formUnion(redactor.secrets(in: actual))
+            redactor.redact(&actual, secrets: secretsBefore)
             if actual != expected {
                 return ReplayMismatch(seq: step.seq, action: step.action, expected: expected, actual: actual,
                                       changes: JSONDiff(from: expected, to: actual).changes)

@@ -17,6 +17,9 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private var builder = EventBuilder(sessionID: 0)
     /// States were skipped since the last recorded one: the next event is coalesced.
     private var skippedSinceLast = false
+    /// Every secret (a string found at a redacted pointer or key) of the states recorded so far:
+    /// a token stays a secret after it leaves its place (copied into a header, say).
+    private var secretsBefore: Set<String> = []
     /// How many events go to the sinks at once.
     private static var chunk: Int { 1_000 }
 
@@ -74,10 +77,14 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
             throw RecorderError(kind: .sink, message: "the initial state cannot be encoded at '\(Self.pointer(of: error))': \(error)")
         }
         var state = encoded.value
-        redactor.redact(&state)
+        secretsBefore = redactor.secrets(in: state)
+        redactor.redact(&state, secrets: secretsBefore)
         if case .object(var meta) = session.meta {
             if !redactor.pointers.isEmpty {
                 meta["redacted"] = .array(redactor.pointers.map { .string($0.description) })
+            }
+            if !redactor.keys.isEmpty {
+                meta["redactedKeys"] = .array(redactor.keys.sorted().map { .string($0) })
             }
             if !encoded.nonFinitePointers.isEmpty {
                 meta["nonFinite"] = .array(encoded.nonFinitePointers.map { .string("/state" + $0) })
@@ -115,9 +122,9 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
 
     private func build(_ entry: Entry) -> RecordedEvent {
         var (action, actionNonFinite) = actionEncoder.encode(entry.action)
-        redactor.redact(&action)
         var nonFinite = actionNonFinite.map { "/action" + $0 }
         guard let snapshot = entry.state else {
+            redactor.redact(&action, secrets: secretsBefore)
             skippedSinceLast = true
             return finish(RecordedEvent(event: builder.skipped(action: action, at: entry.at, durationNs: entry.durationNs,
                                                                cause: entry.cause), nonFinitePointers: nonFinite))
@@ -126,13 +133,18 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
         do {
             encoded = try encoder.encodeReportingNonFinite(snapshot)
         } catch {
+            redactor.redact(&action, secrets: secretsBefore)
             status.report(RecorderError(kind: .encoding(pointer: Self.pointer(of: error)), message: "\(error)"))
             skippedSinceLast = true
             return finish(RecordedEvent(event: builder.skipped(action: action, at: entry.at, durationNs: entry.durationNs,
                                                                cause: entry.cause), nonFinitePointers: nonFinite))
         }
         var state = encoded.value
-        redactor.redact(&state)
+        // The secrets of this state and of every one before: the action that set a token
+        // carries it, and a copy of an old token elsewhere in the state is still a secret.
+        secretsBefore.formUnion(redactor.secrets(in: state))
+        redactor.redact(&action, secrets: secretsBefore)
+        redactor.redact(&state, secrets: secretsBefore)
         nonFinite += encoded.nonFinitePointers.map { "/state" + $0 }
         let event = builder.next(action: action, state: state, at: entry.at, durationNs: entry.durationNs,
                                  cause: entry.cause, coalesced: skippedSinceLast || entry.afterGap)

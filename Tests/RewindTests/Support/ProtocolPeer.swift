@@ -16,6 +16,8 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
         var problems: [String] = []
         var results: [AppMessage.CommandResult] = []
         var connectionsOpened = 0
+        /// Every frame received, byte for byte.
+        var frames: [[UInt8]] = []
 
         /// The first session's events (the live one).
         var events: [WireEvent] { sessionOrder.first.flatMap { sessions[$0]?.events } ?? [] }
@@ -90,6 +92,7 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
     func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
         let reply: ServerToApp?
         let drop: Bool
+        lock.withLock { snapshot.frames.append(message.bytes) }
         do {
             let decoded = try AppMessage(frame: message.bytes)
             (reply, drop) = lock.withLock { handle(decoded, on: connection) }
