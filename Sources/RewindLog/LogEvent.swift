@@ -35,6 +35,10 @@ public struct LogEvent: Sendable, Equatable {
     public var coalesced: Bool
     /// The full state after the action, when a keyframe is stored with this event.
     public var keyframe: JSONValue?
+    /// JSON Pointers of the numbers JSON cannot hold (NaN, ±infinity), recorded as the strings
+    /// `"NaN"`, `"Infinity"`, `"-Infinity"`: `/state/…` in the state, `/action/…` in the action.
+    /// Stored in the log's `non_finite` table (schema 2).
+    public var nonFinite: [String] = []
 
     /// Makes an event; `actionType` defaults to ``actionType(of:)`` of `action`.
     public init(sessionID: Int64, seq: Int64, at: Date, action: JSONValue, actionType: String? = nil,

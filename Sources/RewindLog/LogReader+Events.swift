@@ -18,7 +18,7 @@ extension LogReader {
         let match = text.flatMap(TextQuery.fts5)
         if match != nil { sql += " AND e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?5)" }
         sql += " ORDER BY e.seq LIMIT ?6"
-        return try withStatement(sql) { statement throws(LogError) in
+        let events = try withStatement(sql) { statement throws(LogError) in
             try statement.bind(session, at: 1)
             try statement.bind(from, at: 2)
             try statement.bind(to ?? Int64.max, at: 3)
@@ -31,6 +31,30 @@ extension LogReader {
             }
             return events
         }
+        return try markingNonFinite(events, session: session)
+    }
+
+    /// `events` with their non-finite pointers from the `non_finite` table.
+    private func markingNonFinite(_ events: [LogEvent], session: Int64) throws(LogError) -> [LogEvent] {
+        guard marksNonFinite, let first = events.first?.seq, let last = events.last?.seq else { return events }
+        let marks = try withStatement("SELECT seq, pointers FROM non_finite WHERE session_id = ?1 AND seq BETWEEN ?2 AND ?3") {
+            statement throws(LogError) -> [Int64: [String]] in
+            try statement.bind(session, at: 1)
+            try statement.bind(first, at: 2)
+            try statement.bind(last, at: 3)
+            var marks: [Int64: [String]] = [:]
+            while try statement.step() {
+                let pointers = try RowDecoder.json(statement, 1, column: "non_finite.pointers", path: path)
+                marks[statement.int64(0)] = pointers.arrayValue?.compactMap(\.stringValue) ?? []
+            }
+            return marks
+        }
+        guard !marks.isEmpty else { return events }
+        var marked = events
+        for index in marked.indices {
+            if let pointers = marks[marked[index].seq] { marked[index].nonFinite = pointers }
+        }
+        return marked
     }
 
     /// The event at `seq` of `session`, with its keyframe when one is stored.

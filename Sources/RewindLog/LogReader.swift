@@ -24,7 +24,12 @@ public final class LogReader: @unchecked Sendable {
         self.path = path
         connection = try LogOpener.open(path: path, access: .read)
         try connection.execute("PRAGMA query_only=1")
+        // A schema-1 file opened read-only stays schema 1: it has no marks to read.
+        marksNonFinite = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'non_finite'") == 1
     }
+
+    /// Whether the file has the `non_finite` table (schema 2 and later).
+    let marksNonFinite: Bool
 
     /// Runs `body` under the lock with the cached statement for `sql`, reset afterwards.
     func withStatement<R>(_ sql: String, _ body: (Statement) throws(LogError) -> R) throws(LogError) -> R {

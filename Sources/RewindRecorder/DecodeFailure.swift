@@ -44,7 +44,8 @@ public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible
     /// Decodes `json` as `T`, or throws a failure naming the path.
     package static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, as subject: Subject) throws(DecodeFailure) -> T {
         do {
-            return try JSONValueDecoder().decode(T.self, from: json)
+            // NaN and the infinities come back from the strings the recorder wrote for them.
+            return try JSONValueDecoder(nonConformingFloatDecodingStrategy: .convertFromString).decode(T.self, from: json)
         } catch let error as DecodingError {
             throw DecodeFailure(subject: subject, pointer: error.jsonPointer, reason: Self.reason(error))
         } catch {

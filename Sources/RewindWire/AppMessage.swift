@@ -139,9 +139,17 @@ public struct WireEvent: Sendable, Equatable {
     public var durationNs: Int64
     public var cause: Int64?
     public var coalesced: Bool
+    /// JSON Pointers (`/state/…`, `/action/…`) of the numbers sent as `"NaN"`, `"Infinity"` or
+    /// `"-Infinity"` strings; empty when there are none.
+    public var nonFinite: [String]
+
+    /// The most pointers one event may list.
+    public static let maxNonFinite = 10_000
 
     public init(seq: Int64, at: Double, action: JSONValue, patch: JSONValue? = nil, keyframe: JSONValue? = nil,
-                hash: UInt64, durationNs: Int64 = 0, cause: Int64? = nil, coalesced: Bool = false) {
+                hash: UInt64, durationNs: Int64 = 0, cause: Int64? = nil, coalesced: Bool = false,
+                nonFinite: [String] = []) {
+        self.nonFinite = nonFinite
         self.seq = seq
         self.at = at
         self.action = action
@@ -178,6 +186,18 @@ public struct WireEvent: Sendable, Equatable {
             throw f.fail("cause", "the seq of an earlier event, below this event's seq \(seq); got \(cause)")
         }
         coalesced = try f.optionalBool("coalesced") ?? false
+        nonFinite = []
+        if let listed = f.object["nonFinite"] {
+            guard case .array(let items) = listed, items.count <= Self.maxNonFinite else {
+                throw f.fail("nonFinite", "an array of at most \(Self.maxNonFinite) JSON Pointers")
+            }
+            for item in items {
+                guard case .string(let pointer) = item, pointer.hasPrefix("/state") || pointer.hasPrefix("/action") else {
+                    throw f.fail("nonFinite", "JSON Pointers under /state or /action")
+                }
+                nonFinite.append(pointer)
+            }
+        }
     }
 
     /// The event as a wire message.
@@ -190,6 +210,7 @@ public struct WireEvent: Sendable, Equatable {
         o["durationNs"] = .number(JSONNumber(durationNs))
         if let cause { o["cause"] = .number(JSONNumber(cause)) }
         if coalesced { o["coalesced"] = true }
+        if !nonFinite.isEmpty { o["nonFinite"] = .array(nonFinite.map { .string($0) }) }
         return .object(o)
     }
 }

@@ -15,6 +15,8 @@ struct EncodedEvent: Sendable {
     var cause: Int64?
     var coalesced: Bool
     var keyframe: [UInt8]?
+    /// The JSON array of non-finite pointers, when there are any.
+    var nonFinite: [UInt8]?
 
     init(_ event: LogEvent) throws(LogError) {
         guard case .array = event.patch, case .array = event.inverse else {
@@ -33,6 +35,8 @@ struct EncodedEvent: Sendable {
         cause = event.cause
         coalesced = event.coalesced
         keyframe = event.keyframe?.serializedBytes(.compact)
+        nonFinite = event.nonFinite.isEmpty ? nil
+            : JSONValue.array(event.nonFinite.map { .string($0) }).serializedBytes(.compact)
     }
 }
 

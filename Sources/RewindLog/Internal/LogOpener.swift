@@ -16,6 +16,7 @@ enum LogOpener {
             throw LogError(kind: .fileNotFound, message: "", path: path)
         }
         let connection: Connection
+        var readOnly = false
         do {
             // The writer's connection lives on one thread; a reader's may be shared with its cursors.
             connection = try Connection(path: path, flags: access == .write ? [.readWrite, .create] : [.readWrite],
@@ -23,16 +24,21 @@ enum LogOpener {
         } catch where access == .read {
             // A file we may not write to can still be read.
             connection = try Connection(path: path, flags: [.readOnly])
+            readOnly = true
         }
         try connection.execute("PRAGMA synchronous=NORMAL")
-        try prepareSchema(connection)
+        try prepareSchema(connection, readOnly: readOnly)
         return connection
     }
 
     /// Checks the header and applies the migrations a file lacks.
-    private static func prepareSchema(_ connection: Connection) throws(LogError) {
+    private static func prepareSchema(_ connection: Connection, readOnly: Bool) throws(LogError) {
         switch try inspect(connection) {
         case .current:
+            return
+        case .needsMigration(let from) where readOnly && from >= 1:
+            // A file this process may not write is read as its schema stands; later versions
+            // only add what older files lack (schema 2: the non-finite marks).
             return
         case .needsMigration:
             // page_size only takes effect before the first table exists and before WAL.

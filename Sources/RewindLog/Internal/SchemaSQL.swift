@@ -8,7 +8,7 @@
 /// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
 enum SchemaSQL {
     /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
-    static let migrations: [String] = [version1]
+    static let migrations: [String] = [version1, version2]
 
     static let version1 = """
         CREATE TABLE rewind_schema(
@@ -93,6 +93,31 @@ enum SchemaSQL {
         WHEN OLD.id NOT IN (SELECT session_id FROM rewind_prune)
         BEGIN
             SELECT RAISE(ABORT, 'rewind: sessions are removed only by prune');
+        END;
+        """
+
+    /// Version 2 marks the events whose state or action held NaN or an infinity (recorded as
+    /// strings), so a reader knows those strings were numbers. Rows exist only for such events.
+    static let version2 = """
+        CREATE TABLE non_finite(
+            session_id INTEGER NOT NULL ON CONFLICT FAIL REFERENCES sessions(id),
+            seq        INTEGER NOT NULL ON CONFLICT FAIL,
+            pointers   TEXT NOT NULL ON CONFLICT FAIL,
+            PRIMARY KEY(session_id, seq) ON CONFLICT FAIL
+        );
+        CREATE TRIGGER non_finite_need_event BEFORE INSERT ON non_finite
+        WHEN NOT EXISTS (SELECT 1 FROM events WHERE session_id = NEW.session_id AND seq = NEW.seq)
+        BEGIN
+            SELECT RAISE(FAIL, 'rewind: a non-finite mark must belong to a stored event');
+        END;
+        CREATE TRIGGER non_finite_no_update BEFORE UPDATE ON non_finite
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: non-finite marks are append-only: UPDATE is not allowed');
+        END;
+        CREATE TRIGGER non_finite_no_delete BEFORE DELETE ON non_finite
+        WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: non-finite marks are append-only: only prune deletes, whole sessions at a time');
         END;
         """
 }

@@ -44,6 +44,7 @@ extension WriterEngine {
             try connection.execute("""
                 INSERT INTO events_fts(events_fts, rowid, action)
                     SELECT 'delete', id, action FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
+                DELETE FROM non_finite WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM keyframes WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM sessions WHERE id IN (SELECT session_id FROM rewind_prune);

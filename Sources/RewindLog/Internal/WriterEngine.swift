@@ -12,6 +12,7 @@ final class WriterEngine {
     let queue: WriterQueue
     private let insertEvent: Statement
     private let insertKeyframe: Statement
+    private let insertNonFinite: Statement
     private let indexText: Statement
     private let loadSessionHead: Statement
 
@@ -36,6 +37,7 @@ final class WriterEngine {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
         insertKeyframe = try connection.prepare("INSERT INTO keyframes(session_id, seq, state) VALUES (?1, ?2, ?3)")
+        insertNonFinite = try connection.prepare("INSERT INTO non_finite(session_id, seq, pointers) VALUES (?1, ?2, ?3)")
         // One statement per commit rather than one per row: FTS5 keeps the terms in memory and
         // writes them once, instead of flushing a segment at every statement savepoint.
         indexText = try connection.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1")
@@ -143,6 +145,12 @@ final class WriterEngine {
             try insertKeyframe.bind(event.seq, at: 2)
             try insertKeyframe.withText(keyframe, at: 3) { () throws(LogError) in try insertKeyframe.step() }
             insertKeyframe.reset()
+        }
+        if let nonFinite = event.nonFinite {
+            try insertNonFinite.bind(event.sessionID, at: 1)
+            try insertNonFinite.bind(event.seq, at: 2)
+            try insertNonFinite.withText(nonFinite, at: 3) { () throws(LogError) in try insertNonFinite.step() }
+            insertNonFinite.reset()
         }
     }
 

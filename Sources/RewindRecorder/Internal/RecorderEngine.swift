@@ -91,8 +91,9 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
             }
             session.meta = .object(meta)
         }
-        let initial = RecordedEvent(event: builder.initial(state: state, at: session.startedAt),
+        var initial = RecordedEvent(event: builder.initial(state: state, at: session.startedAt),
                                     nonFinitePointers: encoded.nonFinitePointers.map { "/state" + $0 })
+        initial.event.nonFinite = initial.nonFinitePointers
         if !encoded.nonFinitePointers.isEmpty { status.noteNonFinite() }
         for sink in sinks {
             try sink.begin(session)
@@ -153,8 +154,12 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     }
 
     private func finish(_ event: RecordedEvent) -> RecordedEvent {
-        if !event.nonFinitePointers.isEmpty { status.noteNonFinite() }
-        return event
+        guard !event.nonFinitePointers.isEmpty else { return event }
+        status.noteNonFinite()
+        var marked = event
+        // The log marks the event (schema 2), and the server link sends the marks.
+        marked.event.nonFinite = event.nonFinitePointers
+        return marked
     }
 
     private static func pointer(of error: any Error) -> String {

@@ -251,11 +251,13 @@ final class ServerLink: @unchecked Sendable {
             var entry = events[index]
             var wire = WireEvent(seq: entry.seq, at: entry.at.timeIntervalSince1970, action: entry.action,
                                  hash: entry.hash, durationNs: entry.durationNs, cause: entry.cause,
-                                 coalesced: entry.coalesced)
+                                 coalesced: entry.coalesced, nonFinite: entry.nonFinite)
             switch entry.body {
             case .patch(let patch): wire.patch = patch
             case .keyframe(let state): wire.keyframe = state
             case .dropped:
+                // No state change goes with it: only the action's pointers still apply.
+                wire.nonFinite = entry.nonFinite.filter { $0.hasPrefix("/action") }
                 wire.patch = []
                 wire.hash = holds ?? entry.hash
             }

@@ -34,6 +34,8 @@ struct UnackedEvents {
         var durationNs: Int64
         var cause: Int64?
         var coalesced: Bool
+        /// JSON Pointers of the numbers recorded as strings (NaN, ±infinity).
+        var nonFinite: [String] = []
         /// The hash the last sent version of this event carried (what the server holds if it stored it).
         var sentHash: UInt64?
     }
@@ -84,7 +86,8 @@ struct UnackedEvents {
         }
         let body: Body = event.seq == 0 ? .keyframe(event.keyframe ?? tipState ?? .null) : .patch(event.patch)
         entries.append(Entry(seq: event.seq, at: event.at, action: event.action, body: body, hash: event.hash,
-                             durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced))
+                             durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced,
+                             nonFinite: event.nonFinite))
         statefulCount += 1
         if statefulCount > capacity, let tip = tipState { dropStates(keeping: tip) }
     }

@@ -319,7 +319,7 @@ final class AppIngest: @unchecked Sendable {
         let at = Date(timeIntervalSince1970: event.at)
         // Built on a copy: a refused event must leave the session's state as it was.
         var builder = session.builder
-        let logEvent: LogEvent
+        var logEvent: LogEvent
         if let keyframe = event.keyframe {
             let bytes = try checkWhole(keyframe, seq: event.seq)
             logEvent = builder.next(action: event.action, state: keyframe, at: at, durationNs: event.durationNs,
@@ -380,6 +380,7 @@ final class AppIngest: @unchecked Sendable {
             throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(logEvent.hash)), the event says \(wireHash(event.hash))")
         }
         session.builder = builder
+        logEvent.nonFinite = event.nonFinite
         if pendingSession !== session {
             flushPending()
             pendingSession = session
