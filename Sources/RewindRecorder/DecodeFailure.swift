@@ -47,9 +47,27 @@ public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible
             // NaN and the infinities come back from the strings the recorder wrote for them.
             return try JSONValueDecoder(nonConformingFloatDecodingStrategy: .convertFromString).decode(T.self, from: json)
         } catch let error as DecodingError {
-            throw DecodeFailure(subject: subject, pointer: error.jsonPointer, reason: Self.reason(error))
+            let pointer = error.jsonPointer
+            throw DecodeFailure(subject: subject, pointer: pointer,
+                                reason: unknownCase(error, at: (try? JSONPointer(pointer)).flatMap { $0.resolve(in: json) })
+                                    ?? Self.reason(error))
         } catch {
             throw DecodeFailure(subject: subject, pointer: "", reason: "\(error)")
+        }
+    }
+
+    /// For an enum case the type does not have (renamed or removed since the recording), the
+    /// case's name: synthesized `Codable` says only "Invalid number of keys found".
+    private static func unknownCase(_ error: DecodingError, at value: JSONValue?) -> String? {
+        guard case .typeMismatch(let type, let context) = error,
+              context.debugDescription.hasPrefix("Invalid number of keys found"),
+              case .object(let object)? = value else { return nil }
+        let keys = object.map(\.key)
+        switch keys.count {
+        case 0: return "an empty object is not a case of \(type)"
+        case 1: return "\(type) has no case \"\(keys[0])\" (renamed or removed since the recording?)"
+        default:
+            return "\(type) takes one case, an object with one key; found the keys \(keys.map { "\"\($0)\"" }.joined(separator: ", "))"
         }
     }
 

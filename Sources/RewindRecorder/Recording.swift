@@ -88,6 +88,37 @@ public struct Recording: Sendable {
         return recording
     }
 
+    /// Reads a session that `rewind export SESSION --format jsonl` wrote: one line per state,
+    /// the first without an action. Keep the file beside a test and read it from there; no
+    /// bundle resources are needed:
+    ///
+    /// ```swift
+    /// let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    ///     .appendingPathComponent("checkout-bug.jsonl").path
+    /// let recording = try Recording.load(fromJSONL: fixture)
+    /// ```
+    ///
+    /// - Throws: a ``LogFileProblem`` naming a missing or unreadable file; an error naming the
+    ///   line and what is wrong with it for a file that is not such an export.
+    public static func load(fromJSONL path: String) throws -> Recording {
+        let path = LogFileProblem.expandingTilde(path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            throw LogFileProblem(exists ? (isDirectory.boolValue ? "\(path) is a folder, not a JSONL recording" : "cannot read \(path)")
+                                 : "no recording at \(path): export one with `rewind export SESSION --format jsonl --output \(path)`")
+        }
+        let session = try JSONLImport.parse(Array(data), options: ImportOptions(file: path))
+        guard let first = session.events.first, let initial = first.keyframe else {
+            throw LogFileProblem("\(path) holds no initial state")
+        }
+        let steps = session.events.dropFirst().map { event in
+            Step(seq: event.seq, action: event.action, patch: event.patch, coalesced: event.coalesced,
+                 cause: event.cause, at: event.at)
+        }
+        return Recording(initialState: initial, steps: steps)
+    }
+
     /// The recorded state at `seq`, rebuilt from the patches; `nil` when a step before it has no
     /// patch (a recording of actions alone).
     public func state(at seq: Int64) throws(JSONPatchError) -> JSONValue? {

@@ -14,9 +14,20 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
     /// What differs, from the recorded state to the produced one.
     public var changes: [JSONChange]
 
-    /// One line per change, after the seq and the action.
+    /// One line per change, after the seq and the action: where, then the recorded value and
+    /// the value the reducer produced on replay (`absent` where one side has nothing).
+    ///
+    /// ```
+    /// state differs at seq 8 after {"add":{"_0":2}}:
+    ///   /count  recorded: 15  replayed: 16
+    /// ```
     public var description: String {
-        "state differs at seq \(seq) after \(action.serialized()):\n" + changes.map { "  \($0)" }.joined(separator: "\n")
+        "state differs at seq \(seq) after \(action.serialized()):\n" + changes.map { change in
+            let place = change.path.isRoot ? "(the whole state)" : change.path.description
+            let recorded = change.oldValue?.serialized() ?? "absent"
+            let replayed = change.newValue?.serialized() ?? "absent"
+            return "  \(place)  recorded: \(recorded)  replayed: \(replayed)"
+        }.joined(separator: "\n")
     }
 }
 
