@@ -65,7 +65,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         }
         thread.name = "rewind.recorder"
         let queue = self.queue
-        OpenRecordings.shared.add(session: uuid, sinks: sinks) { queue.requestStop()?.wait() }
+        OpenRecordings.shared.add(session: uuid, sinks: sinks) { queue.requestStop() }
         thread.start()
     }
 

@@ -8,10 +8,15 @@ final class OpenRecordings: @unchecked Sendable {
 
     /// How long the exit hook waits, in all, for servers to acknowledge and take `end`.
     static let exitWait: Double = 2
+    /// How long it waits, in all, for the recorders to write what is queued and end their
+    /// sessions (a log file commits in milliseconds; the bound keeps a stuck sink from holding
+    /// the process's exit).
+    static let stopWait: Double = 5
 
     private struct Entry {
-        /// Writes what is queued, ends the session in every sink, and returns when done.
-        let stop: @Sendable () -> Void
+        /// Asks the recorder to write what is queued and end the session in every sink; the
+        /// semaphore is signalled when it has (`nil` when it already stopped).
+        let stop: @Sendable () -> DispatchSemaphore?
         let sinks: [any RecordingSink]
     }
 
@@ -20,7 +25,7 @@ final class OpenRecordings: @unchecked Sendable {
     private var hookInstalled = false
 
     /// Registers an open recording (by session uuid) and installs the exit hook once.
-    func add(session: String, sinks: [any RecordingSink], stop: @escaping @Sendable () -> Void) {
+    func add(session: String, sinks: [any RecordingSink], stop: @escaping @Sendable () -> DispatchSemaphore?) {
         let install = lock.withLock {
             entries[session] = Entry(stop: stop, sinks: sinks)
             defer { hookInstalled = true }
@@ -39,7 +44,10 @@ final class OpenRecordings: @unchecked Sendable {
     func finishAll() {
         let open = lock.withLock { Array(entries.values) }
         guard !open.isEmpty else { return }
-        for entry in open { entry.stop() }
+        // All stop at once; each is waited for within one bound.
+        let stopping = open.compactMap { $0.stop() }
+        let stopDeadline = DispatchTime.now() + Self.stopWait
+        for semaphore in stopping { _ = semaphore.wait(timeout: stopDeadline) }
         let deadline = Date(timeIntervalSinceNow: Self.exitWait)
         var seen = Set<ObjectIdentifier>()
         for entry in open {
