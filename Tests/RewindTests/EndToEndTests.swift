@@ -10,8 +10,10 @@ import Testing
 @Suite("End to end with rewind serve", .serialized)
 @MainActor
 struct EndToEndTests {
-    private func startServer(log: String, port: Int = 0) throws -> RewindServer {
-        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: port))
+    private func startServer(log: String, port: Int = 0, commandTimeout: Duration = .seconds(10)) throws -> RewindServer {
+        var configuration = RewindServerConfiguration(logPath: log, port: port)
+        configuration.commandTimeout = commandTimeout
+        let server = try RewindServer(configuration: configuration)
         try server.start()
         return server
     }
@@ -26,7 +28,7 @@ struct EndToEndTests {
         let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos", version: "2.0")
         let sink = try #require(recorder.sinks.first as? ServerSink)
         let expected = try sendActions(300, to: store)
-        #expect(sink.waitForAcknowledgements(timeout: .seconds(10)))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(10)) }.value))
         store.stopRecording()
         // `end` has no reply: the log shows it once the server has handled it.
         #expect(await waitUntil {
@@ -78,14 +80,15 @@ struct EndToEndTests {
     @Test("an inspector's jump, resume and dispatch reach the store; a bad dispatch fails with its path")
     func commandsFromAnInspector() async throws {
         let directory = try TemporaryDirectory()
-        let server = try startServer(log: directory.path("served.db"))
+        // The store answers on the main actor, which the other tests in this process share.
+        let server = try startServer(log: directory.path("served.db"), commandTimeout: .seconds(60))
         defer { server.shutdown() }
         let store = Store(initialState: AppState(), reducer: appReducer)
         let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos")
         let sink = try #require(recorder.sinks.first as? ServerSink)
         defer { sink.disconnect() }
         let expected = try sendActions(10, to: store)
-        #expect(sink.waitForAcknowledgements(timeout: .seconds(10)))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(10)) }.value))
 
         let inspector = try InspectorClient(port: server.port!)
         defer { inspector.close() }
@@ -95,14 +98,14 @@ struct EndToEndTests {
             var request: JSONObject = ["type": "command", "id": .number(JSONNumber(id)), "session": session, "kind": .string(kind)]
             for (key, value) in arguments { request[key] = value }
             inspector.send(.object(request))
-            _ = await waitUntil(timeout: 10) { inspector.reply(id: .number(JSONNumber(id))) != nil }
+            _ = await waitUntil(timeout: 70) { inspector.reply(id: .number(JSONNumber(id))) != nil }
             return try #require(inspector.reply(id: .number(JSONNumber(id))))
         }
 
         // The server fills in the state at seq 4 from its log. Its readers may see a commit a
         // moment after its ack (found here; reported), so wait until seq 4 reads.
         var probe = 100
-        let readable = await waitUntil(timeout: 10) {
+        let readable = await waitUntil(timeout: 30) {
             if let reply = inspector.reply(id: .number(JSONNumber(probe))) {
                 if reply["type"] == "state" { return true }
                 probe += 1

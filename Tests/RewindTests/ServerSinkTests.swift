@@ -32,7 +32,7 @@ struct ServerSinkTests {
         let recorder = store.record(to: .sinks([sink]), app: "Todos", version: "1.0")
         let expected = try sendActions(200, to: store)
         recorder.flush()
-        #expect(sink.waitForAcknowledgements(timeout: .seconds(5)))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(5)) }.value))
         #expect(sink.unacknowledgedCount == 0)
 
         let state = peer.state
@@ -65,7 +65,7 @@ struct ServerSinkTests {
         defer { sink.disconnect() }
         let expected = try sendActions(300, to: store)
         #expect(await waitUntil(timeout: 10) { peer.state.events.count == 301 })
-        #expect(sink.waitForAcknowledgements(timeout: .seconds(5)))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(5)) }.value))
 
         let state = peer.state
         #expect(state.events.map(\.seq) == Array(0...300))
@@ -110,7 +110,7 @@ struct ServerSinkTests {
         let peer = try ProtocolPeer(port: port)
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 15) { peer.state.events.count == 41 })
-        #expect(sink.waitForAcknowledgements(timeout: .seconds(5)))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(5)) }.value))
         #expect(sink.isConnected)
 
         let state = peer.state
@@ -158,7 +158,7 @@ struct ServerSinkTests {
         let recorder = store.record(to: .sinks([sink]), app: "Todos")
         _ = try sendActions(30, to: store)
         recorder.stop()
-        #expect(sink.waitUntilEnded(timeout: .seconds(10)))
+        #expect((await Task.detached { sink.waitUntilEnded(timeout: .seconds(10)) }.value))
         // The `end` frame has left this process (written, connection closed); the server reads
         // it from the socket.
         #expect(await waitUntil { peer.state.sessions[recorder.session.uuid]?.ended == true })

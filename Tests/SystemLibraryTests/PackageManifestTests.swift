@@ -3,27 +3,50 @@ import Testing
 
 /// What `swift package dump-package` says about the manifest: what an iOS app that adds Rewind
 /// would link, read from the manifest itself (no Apple SDK runs here).
+struct ManifestError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
 @Suite("The package manifest, for Apple platforms")
 struct PackageManifestTests {
-    struct Manifest {
+    struct Manifest: @unchecked Sendable {
         let json: [String: Any]
 
-        init() throws {
+        /// `swift package dump-package`, run once for the suite, without blocking a thread while
+        /// it runs (it compiles the manifest, which takes seconds on a fresh clone).
+        static func load() async throws -> Manifest {
+            try await shared.value
+        }
+
+        private static let shared = Task<Manifest, any Error> {
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-dump-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: scratch) }
+            // Output to a file, not a pipe, so a large manifest can never block the child.
+            let outputURL = scratch.appendingPathComponent("manifest.json")
+            guard FileManager.default.createFile(atPath: outputURL.path, contents: nil) else {
+                throw ManifestError(message: "cannot create \(outputURL.path)")
+            }
+            let output = try FileHandle(forWritingTo: outputURL)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             // A scratch path of its own: the running `swift test` holds the lock on .build.
-            process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package"]
-            let output = Pipe()
+            process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.appendingPathComponent("build").path, "dump-package"]
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0, "swift package dump-package failed")
-            json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                do { try process.run() } catch { continuation.resume(throwing: error) }
+            }
+            try output.close()
+            guard status == 0 else { throw ManifestError(message: "swift package dump-package exited with \(status)") }
+            let data = try Data(contentsOf: outputURL)
+            guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw ManifestError(message: "dump-package printed no JSON object")
+            }
+            return Manifest(json: json)
         }
 
         var targets: [[String: Any]] { json["targets"] as? [[String: Any]] ?? [] }
@@ -52,8 +75,8 @@ struct PackageManifestTests {
     }
 
     @Test("neither RewindRecorder nor Rewind links libwebsockets on iOS or macOS; on Linux the recorder does")
-    func noLibWebSocketsOnApplePlatforms() throws {
-        let manifest = try Manifest()
+    func noLibWebSocketsOnApplePlatforms() async throws {
+        let manifest = try await Manifest.load()
         for product in ["RewindRecorder", "Rewind"] {
             for platform in ["ios", "macos"] {
                 let linked = manifest.closure(of: product, on: platform)
@@ -69,8 +92,8 @@ struct PackageManifestTests {
     }
 
     @Test("CSQLite asks no pkg-config and links sqlite3; CLibWebSockets names apt and Homebrew")
-    func systemLibraries() throws {
-        let manifest = try Manifest()
+    func systemLibraries() async throws {
+        let manifest = try await Manifest.load()
         let sqlite = try #require(manifest.target("CSQLite"))
         #expect(sqlite["type"] as? String == "system")
         #expect(sqlite["pkgConfig"] == nil)
@@ -84,8 +107,8 @@ struct PackageManifestTests {
     }
 
     @Test("iOS 17 and macOS 14; RewindRecorder is a product; the demo and the fault child are not")
-    func platformsAndProducts() throws {
-        let manifest = try Manifest()
+    func platformsAndProducts() async throws {
+        let manifest = try await Manifest.load()
         let platforms = (manifest.json["platforms"] as? [[String: Any]] ?? []).map {
             "\($0["platformName"] as? String ?? "") \($0["version"] as? String ?? "")"
         }
