@@ -51,6 +51,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// The kind of failure last reported (a report repeats only when the kind changes).
     private var reportedKind: ConnectFailure.Kind?
     private var latestFailure: String?
+    private var latestReport: String?
     /// A connect failed in a way no retry can fix (this transport cannot run here).
     private var gaveUp = false
     /// Attempts of the links already let go.
@@ -232,6 +233,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// listens, …), if one has failed.
     public var lastConnectFailure: String? { lock.withLock { latestFailure } }
 
+    /// The last sentence reported about a failed connect, with the URL and what to do (what
+    /// `report` was given), if one was.
+    public var lastConnectReport: String? { lock.withLock { latestReport } }
+
     /// Connection attempts made so far, over all sessions (each retry counts).
     var connectAttempts: Int {
         // Finished links are let go (and their attempts kept aside) as the statuses are read.
@@ -267,14 +272,17 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Reports a failed connect: the first one, then again only when the kind of failure changes.
     private func didFail(_ failure: TransportFailure, kind: ConnectFailure.Kind? = nil, sentence: String? = nil) {
         let connectFailure = ConnectFailure(reason: failure.reason, kind: kind)
+        let text = sentence ?? connectFailure.sentence(url: url)
         let changed = lock.withLock {
             latestFailure = failure.reason
             if failure.isPermanent { gaveUp = true }
             defer { reportedKind = connectFailure.kind }
-            return reportedKind != connectFailure.kind
+            guard reportedKind != connectFailure.kind else { return false }
+            latestReport = text
+            return true
         }
         guard changed, let report else { return }
-        report(sentence ?? connectFailure.sentence(url: url))
+        report(text)
     }
 
     /// Writes a sentence to standard error, prefixed `rewind:`, as a console line.

@@ -47,6 +47,7 @@ struct TransportTests {
         #expect(!sink.isConnected)
         #expect(peer.state.sessions.isEmpty)
         #expect(reports.all == ["cannot connect to \(sink.url.absoluteString): \(failure)."])
+        #expect(sink.lastConnectReport == reports.all.first)
         recorder.stop()
     }
 
