@@ -35,7 +35,8 @@ public final class Store<State, Action>: Observable {
     /// Called with each new state (for the BLoC adapter's stream).
     var onStateChange: ((State) -> Void)?
     var isReplaying = false
-    private var effectTasks: [Int: Task<Void, Never>] = [:]
+    /// The running effects; cancelled when the store goes away.
+    private let effects = EffectTasks()
     private var nextEffectID = 0
 
     /// How many actions were sent while the store was locked (by a jump or a replay) and so
@@ -53,9 +54,11 @@ public final class Store<State, Action>: Observable {
         self.live = initialState
         self.reducer = reducer
         self.stateKeyPath = \Store.state
-        var chain: Dispatch<Action> = { [unowned self] action in self.apply(action) }
+        // The chain holds the store weakly: a middleware that dispatches later (after a delay, from
+        // a task) after the store is gone does nothing, and `getState` then gives the initial state.
+        var chain: Dispatch<Action> = { [weak self] action in self?.apply(action) }
         for link in middleware.reversed() {
-            chain = link.make({ [unowned self] in self.state }, { [unowned self] action in self.send(action) })(chain)
+            chain = link.make({ [weak self] in self?.state ?? initialState }, { [weak self] action in self?.send(action) })(chain)
         }
         dispatch = chain
     }
@@ -127,10 +130,11 @@ public final class Store<State, Action>: Observable {
         let id = nextEffectID
         nextEffectID += 1
         let send = Send<Action> { [weak self] action in self?.send(action, cause: cause) }
-        effectTasks[id] = Task { [weak self] in
+        // The task holds the list weakly, so the store (which owns it) going away cancels it.
+        effects.add(id, Task { [weak effects] in
             await body(send)
-            self?.effectTasks[id] = nil
-        }
+            effects?.remove(id)
+        })
     }
 
     /// Waits until every effect started so far, and every effect those start, has finished.
@@ -141,8 +145,32 @@ public final class Store<State, Action>: Observable {
     /// #expect(store.state.items.count == 3)
     /// ```
     public func settle() async {
-        while let task = effectTasks.values.first {
+        while let task = effects.any {
             await task.value
         }
+    }
+}
+
+/// A store's running effect tasks. It is not the store's to keep alive: when the store goes
+/// away, so does this, and every effect still running is cancelled.
+final class EffectTasks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tasks: [Int: Task<Void, Never>] = [:]
+
+    func add(_ id: Int, _ task: Task<Void, Never>) {
+        lock.withLock { tasks[id] = task }
+    }
+
+    func remove(_ id: Int) {
+        lock.withLock { _ = tasks.removeValue(forKey: id) }
+    }
+
+    /// One running task, if any.
+    var any: Task<Void, Never>? {
+        lock.withLock { tasks.values.first }
+    }
+
+    deinit {
+        for task in tasks.values { task.cancel() }
     }
 }

@@ -143,3 +143,63 @@ final class Counter: @unchecked Sendable {
     var value: Int { lock.withLock { count } }
     func increment() { lock.withLock { count += 1 } }
 }
+
+/// A store that goes away takes its work with it: effects are cancelled, and middleware that
+/// dispatches later does nothing instead of crashing.
+@Suite("A store that goes away")
+@MainActor
+struct StoreLifetimeTests {
+    final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.withLock { value = true } }
+        var isSet: Bool { lock.withLock { value } }
+    }
+
+    @Test("its running effects are cancelled")
+    func effectsAreCancelled() async throws {
+        let started = Flag()
+        let cancelled = Flag()
+        weak var gone: Store<AppState, AppAction>?
+        do {
+            let store = Store<AppState, AppAction>(initialState: AppState(), reducer: { _, _ in
+                .run { _ in
+                    started.set()
+                    try? await Task.sleep(for: .seconds(60))
+                    if Task.isCancelled { cancelled.set() }
+                }
+            })
+            gone = store
+            store.send(.increment)
+            #expect(await waitUntil(timeout: 10) { started.isSet })
+        }
+        #expect(gone == nil)
+        #expect(await waitUntil(timeout: 10) { cancelled.isSet }, "the effect ran on after its store went away")
+    }
+
+    @Test("a middleware that dispatches after the store is gone does nothing")
+    func lateDispatchDoesNothing() async throws {
+        final class Held: @unchecked Sendable {
+            var dispatch: Dispatch<AppAction>?
+            var getState: (@MainActor () -> AppState)?
+        }
+        let held = Held()
+        let keeper = Middleware<AppState, AppAction> { getState, dispatch in
+            held.dispatch = dispatch
+            held.getState = getState
+            return { next in { action in next(action) } }
+        }
+        weak var gone: Store<AppState, AppAction>?
+        do {
+            var initial = AppState()
+            initial.count = 7
+            let store = Store(initialState: initial, reducer: appReducer, middleware: [keeper])
+            gone = store
+            store.send(.increment)
+            #expect(held.getState?().count == 8)
+        }
+        #expect(gone == nil)
+        held.dispatch?(.increment)
+        #expect(held.getState?().count == 7)
+    }
+}
