@@ -68,7 +68,7 @@ let package = Package(
             ]
         ),
         // What apps on Rewind's store import: store, effects, adapters, and RewindRecorder.
-        .target(name: "Rewind", dependencies: ["RewindRecorder", "RewindJSON", "RewindWire"]),
+        .target(name: "Rewind", dependencies: ["RewindRecorder", "RewindJSON", "RewindLog", "RewindWire"]),
         // Sample apps after the seed articles; `rewind demo` runs them.
         .target(name: "RewindDemo", dependencies: ["Rewind"]),
         .executableTarget(

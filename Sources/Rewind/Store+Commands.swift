@@ -6,9 +6,11 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// Performs one command from the server (an inspector's jump, resume, dispatch, replay or
     /// pause) and says how it went.
     ///
-    /// - `jump`: `state` (the whole state, as the server sends it) is shown and the store locked.
+    /// - `jump`: `state` (the whole state, as the server sends it) is shown; the app's effects go
+    ///   on changing the live state underneath.
     /// - `resume`: the live state returns and a paused recording records again.
-    /// - `dispatch`: `action` is decoded as an `Action` and sent; refused while the store is locked.
+    /// - `dispatch`: `action` is decoded as an `Action` and sent as the user would: a jump
+    ///   resumes first. Refused while a replay runs.
     /// - `replay`: `actions` are sent through the reducer from `state` (the store's state when
     ///   absent) at `pace` actions per second (at once when absent), as ``replay(_:from:to:pace:)``.
     /// - `pause`: the recording stops recording until `resume`.
@@ -35,7 +37,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
                 return done(true)
             case .dispatch:
                 guard let action = arguments["action"] else { return done(false, "dispatch: \"action\" is missing") }
-                guard !isLocked else { return done(false, "the store is locked (a jump or a replay); resume first") }
+                guard !isReplaying else { return done(false, "a replay is running; dispatch after it ends") }
                 try send(json: action)
                 return done(true)
             case .replay:
@@ -91,8 +93,8 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// every ``ServerSink`` it records to.
     @inlinable
     public func attach(_ recorder: Recorder<State, Action>) {
-        install(recorder, tap: StoreTap { action, state, at, duration, cause in
-            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause)
+        install(recorder, tap: StoreTap { action, state, at, duration, cause, site in
+            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause, site: site)
         })
         acceptCommands(from: recorder.sinks)
     }

@@ -44,8 +44,8 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     @inlinable
     public func attach(_ recorder: Recorder<State, Action>) {
         // Built here, in the app's module, so the hand-off is specialised for its types.
-        install(recorder, tap: StoreTap { action, state, at, duration, cause in
-            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause)
+        install(recorder, tap: StoreTap { action, state, at, duration, cause, site in
+            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause, site: site)
         })
     }
 

@@ -15,8 +15,8 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     ///
     /// Every state and action is decoded before the store is touched: one that does not decode
     /// throws a ``DecodeFailure`` naming its path and leaves the store as it was. Effects are not
-    /// run (the actions they sent are in the recording). While the replay runs the store is
-    /// locked to other actions. When the store is recording, the replay is recorded as a new
+    /// run (the actions they sent are in the recording). While the replay runs, actions sent to
+    /// the store (an effect's answer, a tap) wait, and are applied in order after it. When the store is recording, the replay is recorded as a new
     /// session linked to the replayed one (`replayOf`), and the live session resumes after it.
     ///
     /// ```swift
@@ -48,8 +48,8 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
         live?.pause()
         let savedTap = tap
         tap = replayRecorder.map { recorder in
-            StoreTap { action, state, at, duration, cause in
-                recorder.record(action, state: state, at: at, durationNs: duration, cause: cause)
+            StoreTap { action, state, at, duration, cause, site in
+                recorder.record(action, state: state, at: at, durationNs: duration, cause: cause, site: site)
             }
         }
         isReplaying = true
@@ -61,6 +61,9 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
             replayRecorder?.stop()
             live?.markGap()
             live?.resume()
+            // What effects (or the user) sent meanwhile was kept; it applies to the state the
+            // replay ended in, and is recorded in the live session.
+            applyWaitingForReplay()
         }
         var applied = 0
         var previousAt = steps.first?.at
@@ -71,7 +74,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
             // The recorded cause is a seq of the replayed session; it is the same distance from
             // `from` in the replay's.
             let cause = step.cause.flatMap { $0 > from ? $0 - from : nil }
-            reduce(action, cause: cause)
+            reduce(action, cause: cause, site: step.site)
             applied += 1
         }
         return ReplayReport(sessionUUID: replayRecorder?.session.uuid, actionsApplied: applied)

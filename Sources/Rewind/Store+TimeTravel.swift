@@ -1,13 +1,15 @@
 import RewindJSON
 
 extension Store {
-    /// Shows a past state and locks the store: actions sent until ``resume()`` are not applied
-    /// (they are counted in ``ignoredWhileLocked``). The live state is kept.
+    /// Shows a past state; the app's work goes on underneath. Actions its effects send while the
+    /// past state is shown are applied to the live state and recorded as usual; an action the app
+    /// sends itself (``send(_:fileID:line:function:)``, a user's tap) first resumes, then applies.
+    /// Nothing sent is dropped.
     public func jump(to state: State) {
         setJumped(state)
     }
 
-    /// Unlocks the store and shows the live state again.
+    /// Shows the live state again.
     public func resume() {
         guard jumped != nil else { return }
         setJumped(nil)
@@ -15,7 +17,7 @@ extension Store {
 }
 
 extension Store where State: Decodable {
-    /// Shows a past state given as JSON (from the log or the inspector) and locks the store.
+    /// Shows a past state given as JSON (from the log or the inspector), as ``jump(to:)-(State)``.
     ///
     /// - Throws: ``DecodeFailure`` naming the path that does not decode; the store is left as
     ///   it was.
@@ -29,7 +31,9 @@ extension Store where Action: Decodable {
     /// Sends an action given as JSON (from the inspector).
     ///
     /// - Throws: ``DecodeFailure`` naming the path that does not decode; nothing is sent.
-    public func send(json: JSONValue) throws(DecodeFailure) {
-        send(try DecodeFailure.decode(Action.self, from: json, as: .action(seq: nil)))
+    @discardableResult
+    public func send(json: JSONValue, fileID: String = #fileID, line: Int = #line,
+                     function: String = #function) throws(DecodeFailure) -> StoreTask {
+        send(try DecodeFailure.decode(Action.self, from: json, as: .action(seq: nil)), fileID: fileID, line: line, function: function)
     }
 }

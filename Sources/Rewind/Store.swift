@@ -1,4 +1,5 @@
 import Foundation
+import RewindLog
 import Observation
 
 /// One state, changed only by actions sent through a reducer, on the main actor.
@@ -13,7 +14,7 @@ import Observation
 /// store.record(to: .file("/tmp/app.db"), app: "MyApp")
 /// store.send(.increment)
 /// ```
-@MainActor
+@MainActor @dynamicMemberLookup
 public final class Store<State, Action>: Observable {
     /// The state the app is in, whatever is shown while a jump locks the store.
     var live: State
@@ -26,8 +27,8 @@ public final class Store<State, Action>: Observable {
     private let stateKeyPath: KeyPath<Store, State>
     /// The head of the middleware chain; ends in ``apply(_:)``.
     private var dispatch: Dispatch<Action> = { _ in }
-    /// The cause carried from an effect's ``Send`` to the end of the middleware chain.
-    private var pendingCause: Int64?
+    /// What was sent while a replay held the store, applied after it.
+    private var waitingForReplay: [(Action, DispatchContext)] = []
     /// Receives each applied action and the state it produced (set while recording).
     var tap: StoreTap<State, Action>?
     /// The attached recorder (typed by the extensions whose constraints it needs).
@@ -38,10 +39,6 @@ public final class Store<State, Action>: Observable {
     /// The running effects; cancelled when the store goes away.
     private let effects = EffectTasks()
     private var nextEffectID = 0
-
-    /// How many actions were sent while the store was locked (by a jump or a replay) and so
-    /// were neither applied nor recorded.
-    public private(set) var ignoredWhileLocked = 0
 
     /// Makes a store.
     ///
@@ -58,7 +55,8 @@ public final class Store<State, Action>: Observable {
         // a task) after the store is gone does nothing, and `getState` then gives the initial state.
         var chain: Dispatch<Action> = { [weak self] action in self?.apply(action) }
         for link in middleware.reversed() {
-            chain = link.make({ [weak self] in self?.state ?? initialState }, { [weak self] action in self?.send(action) })(chain)
+            chain = link.make({ [weak self] in self?.state ?? initialState },
+                              { [weak self] action in self?.sendFromMiddleware(action) })(chain)
         }
         dispatch = chain
     }
@@ -69,48 +67,90 @@ public final class Store<State, Action>: Observable {
         return jumped ?? live
     }
 
+    /// Reads a member of the current state: `store.items` for `store.state.items` (observed,
+    /// like ``state``).
+    public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+        state[keyPath: keyPath]
+    }
+
     /// The live state, without registering an observation.
     @usableFromInline var liveState: State { live }
 
-    /// `true` while a jump or a replay holds the store: sent actions are not applied.
+    /// `true` while a jump shows a past state or a replay holds the store.
     public var isLocked: Bool { jumped != nil || isReplaying }
 
+    /// `true` while a jump shows a past state (the live state goes on changing underneath).
+    public var isJumped: Bool { jumped != nil }
+
     /// Sends `action` through the middleware to the reducer, then starts its effect.
-    public func send(_ action: Action) {
-        pendingCause = nil
+    ///
+    /// While a jump shows a past state, the store first resumes (shows the live state), then
+    /// applies the action: the user acts on what is live. While a replay runs, the action waits
+    /// and is applied after it. The send site (`#fileID`, `#line`, `#function`) is recorded with
+    /// the action.
+    ///
+    /// - Returns: the action's effects, to await (``StoreTask/finish()``) or cancel.
+    @discardableResult
+    public func send(_ action: Action, fileID: String = #fileID, line: Int = #line,
+                     function: String = #function) -> StoreTask {
+        let handle = StoreTask()
+        let context = DispatchContext(cause: nil, site: SendSite(file: fileID, line: line, function: function),
+                                      fromUser: true, handle: handle)
+        DispatchContext.$current.withValue(context) { dispatch(action) }
+        return handle
+    }
+
+    /// Sends an effect's action: it never resumes a jump, and carries its parent as its cause.
+    func sendFromEffect(_ action: Action, cause: Int64?, site: SendSite) {
+        let context = DispatchContext(cause: cause, site: site, fromUser: false, handle: nil)
+        DispatchContext.$current.withValue(context) { dispatch(action) }
+    }
+
+    /// Sends from a middleware's `dispatch`: the action that led to it (the one being
+    /// dispatched, or the one whose task the middleware started) lends it its context.
+    private func sendFromMiddleware(_ action: Action) {
         dispatch(action)
     }
 
-    func send(_ action: Action, cause: Int64?) {
-        pendingCause = cause
-        dispatch(action)
-    }
-
-    /// The end of the middleware chain: reduce, hand to the recorder, run the effect.
+    /// The end of the middleware chain: reduce, hand to the recorder, run the effect. The
+    /// context is the one of the `send` that led here, even when a middleware delayed `next` in
+    /// a task (task-local values follow the task).
     private func apply(_ action: Action) {
-        let cause = pendingCause
-        pendingCause = nil
-        guard !isLocked else {
-            ignoredWhileLocked += 1
+        let context = DispatchContext.current ?? .background
+        if isReplaying {
+            waitingForReplay.append((action, context))
             return
         }
-        let (seq, effect) = reduce(action, cause: cause)
-        if case .run(let body) = effect.operation {
-            start(body, cause: seq)
+        if context.fromUser, jumped != nil {
+            setJumped(nil)
+        }
+        let (seq, effect) = reduce(action, cause: context.cause, site: context.site)
+        run(effect, cause: seq, handle: context.handle)
+    }
+
+    /// Applies what was sent while a replay held the store, in the order it was sent.
+    func applyWaitingForReplay() {
+        while !isReplaying, !waitingForReplay.isEmpty {
+            let (action, context) = waitingForReplay.removeFirst()
+            DispatchContext.$current.withValue(context) { apply(action) }
         }
     }
 
     /// Runs the reducer on the live state and records the result; returns the recorded seq and
     /// the effect (which a replay drops: the actions effects sent are in the recording).
     @discardableResult
-    func reduce(_ action: Action, cause: Int64?) -> (seq: Int64?, effect: Effect<Action>) {
+    func reduce(_ action: Action, cause: Int64?, site: SendSite? = nil) -> (seq: Int64?, effect: Effect<Action>) {
         let at = Date()
         let start = MonotonicNanos.now()
-        let effect = registrar.withMutation(of: self, keyPath: stateKeyPath) {
-            reducer(&live, action)
+        let effect: Effect<Action>
+        if jumped == nil {
+            effect = registrar.withMutation(of: self, keyPath: stateKeyPath) { reducer(&live, action) }
+        } else {
+            // The view shows the jumped state, which this does not change.
+            effect = reducer(&live, action)
         }
         let duration = MonotonicNanos.now() - start
-        let seq = tap?.record(action, live, at, duration, cause)
+        let seq = tap?.record(action, live, at, duration, cause, site)
         onStateChange?(live)
         return (seq, effect)
     }
@@ -126,15 +166,33 @@ public final class Store<State, Action>: Observable {
         registrar.withMutation(of: self, keyPath: stateKeyPath) { jumped = state }
     }
 
-    private func start(_ body: @escaping @Sendable (Send<Action>) async -> Void, cause: Int64?) {
-        let id = nextEffectID
-        nextEffectID += 1
-        let send = Send<Action> { [weak self] action in self?.send(action, cause: cause) }
-        // The task holds the list weakly, so the store (which owns it) going away cancels it.
-        effects.add(id, Task { [weak effects] in
-            await body(send)
-            effects?.remove(id)
-        })
+    /// Starts what `effect` asks for; `cause` is the seq of the action whose reducer returned it.
+    private func run(_ effect: Effect<Action>, cause: Int64?, handle: StoreTask?) {
+        switch effect.operation {
+        case .none:
+            return
+        case .send(let action, let site):
+            sendFromEffect(action, cause: cause, site: site)
+        case .merge(let effects):
+            for effect in effects { run(effect, cause: cause, handle: handle) }
+        case .cancel(let id):
+            effects.cancel(id)
+        case .run(let work):
+            if work.cancelInFlight, let id = work.id { effects.cancel(id) }
+            let number = nextEffectID
+            nextEffectID += 1
+            let send = Send<Action> { [weak self] action, site in
+                self?.sendFromEffect(action, cause: cause, site: site)
+            }
+            let body = work.body
+            // The task holds the list weakly, so the store (which owns it) going away cancels it.
+            let task = Task { [weak effects] in
+                await body(send)
+                effects?.remove(number)
+            }
+            effects.add(number, task, id: work.id)
+            handle?.add(task)
+        }
     }
 
     /// Waits until every effect started so far, and every effect those start, has finished.
@@ -156,13 +214,38 @@ public final class Store<State, Action>: Observable {
 final class EffectTasks: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [Int: Task<Void, Never>] = [:]
+    /// The running tasks marked with each cancellation id.
+    private var marked: [EffectID: Set<Int>] = [:]
+    private var idOf: [Int: EffectID] = [:]
 
-    func add(_ id: Int, _ task: Task<Void, Never>) {
-        lock.withLock { tasks[id] = task }
+    func add(_ number: Int, _ task: Task<Void, Never>, id: EffectID?) {
+        lock.withLock {
+            tasks[number] = task
+            if let id {
+                marked[id, default: []].insert(number)
+                idOf[number] = id
+            }
+        }
     }
 
-    func remove(_ id: Int) {
-        lock.withLock { _ = tasks.removeValue(forKey: id) }
+    func remove(_ number: Int) {
+        lock.withLock {
+            tasks[number] = nil
+            if let id = idOf.removeValue(forKey: number) {
+                marked[id]?.remove(number)
+                if marked[id]?.isEmpty == true { marked[id] = nil }
+            }
+        }
+    }
+
+    /// Cancels every running task marked with `id`.
+    func cancel(_ id: EffectID) {
+        let cancelled = lock.withLock { () -> [Task<Void, Never>] in
+            guard let numbers = marked.removeValue(forKey: id) else { return [] }
+            for number in numbers { idOf[number] = nil }
+            return numbers.compactMap { tasks[$0] }
+        }
+        for task in cancelled { task.cancel() }
     }
 
     /// One running task, if any.
@@ -173,4 +256,22 @@ final class EffectTasks: @unchecked Sendable {
     deinit {
         for task in tasks.values { task.cancel() }
     }
+}
+
+/// What a `send` hands down the middleware chain to the reducer, as a task-local value so that a
+/// middleware that delays `next` in a task still delivers it with the right cause and site.
+struct DispatchContext: Sendable {
+    /// The seq of the action whose effect sent this one.
+    var cause: Int64?
+    /// Where it was sent.
+    var site: SendSite?
+    /// `true` for the app's own `send` (a user's action): it resumes a jump.
+    var fromUser: Bool
+    /// Collects the effect tasks the action starts.
+    var handle: StoreTask?
+
+    /// What an action dispatched outside any `send` gets (a middleware's `DispatchQueue` timer).
+    static let background = DispatchContext(cause: nil, site: nil, fromUser: false, handle: nil)
+
+    @TaskLocal static var current: DispatchContext?
 }

@@ -60,7 +60,6 @@ enum DemoLifecycle {
         let width = summaries.map(\.app.rawValue.count).max() ?? 0
         for summary in summaries {
             lines += "\(summary.app.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(summary.events) events recorded"
-            if summary.ignoredWhileLocked > 0 { lines += ", \(summary.ignoredWhileLocked) actions ignored while locked" }
             if summary.undelivered > 0 { lines += ", \(summary.undelivered) not delivered (the server is away)" }
             lines += "  (session \(summary.session))\n"
         }

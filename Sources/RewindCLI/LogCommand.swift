@@ -12,13 +12,14 @@ struct LogCommand: ParsableCommand {
         One line per event: seq, local time, action type, the reducer's duration, the action \
         without its type (compact JSON, shortened), then '← N' when seq N caused it, \
         'coalesced' when its state was not recorded separately and 'keyframe' when the full \
-        state is stored with it.
+        state is stored with it. --source adds a SOURCE column: where the app sent the action \
+        (file:line function), when it was recorded.
 
         --type matches the action type with a glob (todo/*, *login*; case-sensitive); --grep \
         keeps the events whose action JSON contains every word given (case-insensitive).
 
         With --json, one object per line: seq, at (seconds since 1970), type, action, \
-        durationNs, cause (or null), coalesced, keyframe.
+        durationNs, cause (or null), coalesced, keyframe, site ({file, line, function} or null).
 
         Example: rewind log latest --type 'todo/*' --from 100 --limit 20
         """
@@ -43,6 +44,9 @@ struct LogCommand: ParsableCommand {
 
     @Option(help: "List at most this many events.")
     var limit: Int?
+
+    @Flag(help: "Show where the app sent each action (file:line function).")
+    var source = false
 
     @Flag(help: "Print one JSON object per event, one per line.")
     var json = false
@@ -74,7 +78,7 @@ struct LogCommand: ParsableCommand {
             return
         }
         guard !events.isEmpty else { return }
-        var rows = [["SEQ", "TIME", "TYPE", "DURATION", "ACTION"]]
+        var rows = [["SEQ", "TIME", "TYPE", "DURATION"] + (source ? ["SOURCE"] : []) + ["ACTION"]]
         for event in events {
             var notes: [String] = []
             let summary = Self.summary(of: event.action)
@@ -82,8 +86,9 @@ struct LogCommand: ParsableCommand {
             if let cause = event.cause { notes.append("← \(cause)") }
             if event.coalesced { notes.append("coalesced") }
             if keyframes.contains(event.seq) { notes.append("keyframe") }
+            let site = source ? [event.site.map { TerminalText.escaped($0.description) } ?? "-"] : []
             rows.append([String(event.seq), OutputFormat.time(event.at), event.actionType,
-                         OutputFormat.duration(nanoseconds: event.durationNs), notes.joined(separator: "  ")])
+                         OutputFormat.duration(nanoseconds: event.durationNs)] + site + [notes.joined(separator: "  ")])
         }
         writeStandardOutput(OutputFormat.table(rows, rightAligned: [0, 3]))
     }
@@ -118,6 +123,7 @@ struct LogCommand: ParsableCommand {
             "cause": event.cause.map(OutputFormat.number) ?? .null,
             "coalesced": .bool(event.coalesced),
             "keyframe": .bool(keyframe),
+            "site": event.site.map { OutputFormat.site(file: $0.file, line: $0.line, function: $0.function) } ?? .null,
         ]
     }
 }

@@ -45,6 +45,11 @@ enum OutputFormat {
         return value < 0 ? "-" + out : out
     }
 
+    /// A send site for JSON output: `{"file", "line", "function"}`, or null.
+    static func site(file: String, line: Int, function: String) -> JSONValue {
+        ["file": .string(file), "line": number(line), "function": .string(function)]
+    }
+
     /// A number for JSON output.
     static func number(_ value: Double) -> JSONValue {
         JSONNumber(value).map(JSONValue.number) ?? .null

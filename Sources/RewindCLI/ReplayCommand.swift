@@ -24,7 +24,7 @@ struct ReplayCommand: ParsableCommand {
         'coalesced' when the state was not recorded separately), then the changes it made, \
         indented by two spaces, as `rewind diff SESSION@SEQ-1 SESSION@SEQ` prints them. Seq 0 is \
         the initial state and has no changes. With --json, one object per line: seq, at, type, \
-        action, durationNs, cause, coalesced and changes: [{op: add|remove|replace, path, old, new}].
+        action, durationNs, cause, coalesced, site and changes: [{op: add|remove|replace, path, old, new}].
 
         Control characters in what the app recorded (types, actions, keys) are shown escaped: \\n, \\r, \\t, \\e (ESC), other C0/C1 controls and DEL as \\u and four hex digits.
 
@@ -138,6 +138,7 @@ struct ReplayCommand: ParsableCommand {
                                               "durationNs": OutputFormat.number(event.durationNs),
                                               "cause": event.cause.map(OutputFormat.number) ?? .null,
                                               "coalesced": .bool(event.coalesced)]
+                    object["site"] = event.site.map { OutputFormat.site(file: $0.file, line: $0.line, function: $0.function) } ?? .null
                     object["changes"] = .array(changes.map(changeJSON))
                     out += JSONValue.object(object).serialized(.compact) + "\n"
                     continue
@@ -147,6 +148,7 @@ struct ReplayCommand: ParsableCommand {
                 let summary = TerminalText.escaped(LogCommand.summary(of: event.action))
                 if !summary.isEmpty { header += "  " + summary }
                 if event.coalesced { header += "  coalesced" }
+                if let site = event.site { header += "  @ " + TerminalText.escaped(site.description) }
                 out += header + "\n"
                 for change in changes { out += "  " + renderer.line(change) + "\n" }
             }

@@ -113,6 +113,7 @@ struct ReplayScreen {
         case .diff:
             var lines = [" " + TerminalText.escaped(event.actionType) + "  " + TerminalText.escaped(LogCommand.summary(of: event.action))]
             guard event.seq > 0 else { return lines + ["", " the initial state (tab shows it)"] }
+            if let site = event.site { lines.append(" sent at " + TerminalText.escaped(site.description)) }
             lines.append(" diff \(event.seq - 1) → \(event.seq)" + (event.coalesced ? "  (coalesced)" : ""))
             let changes = try ReplayAccess.cli { () throws(ReplayError) in try timeline.diff(from: event.seq - 1, to: event.seq) }.changes
             if changes.isEmpty { return lines + [" (no change)"] }

@@ -33,6 +33,10 @@ struct TailOutput {
         let type = TerminalText.escaped(tail.actionType)
         var notes = TerminalText.escaped(LogCommand.summary(of: event.action))
         if event.coalesced { notes += notes.isEmpty ? "coalesced" : "  coalesced" }
+        if let site = event.site {
+            let at = "@ " + TerminalText.escaped("\(site.file):\(site.line)")
+            notes += notes.isEmpty ? at : "  " + at
+        }
         var plain = "\(prefix)\(event.seq)  \(time)  \(type)"
         if !notes.isEmpty { plain += "  " + notes }
         var line = fit(plain)
@@ -71,7 +75,7 @@ struct TailOutput {
     }()
 
     /// The `--json` object: session, sessionId, app, seq, at, type, action, durationNs, cause,
-    /// coalesced, and with `--diff` the changes.
+    /// coalesced, site, and with `--diff` the changes.
     static func json(_ tail: TailEvent, app: String, changes: TailChanges) -> JSONValue {
         let event = tail.event
         var o: JSONObject = [
@@ -85,6 +89,7 @@ struct TailOutput {
             "durationNs": OutputFormat.number(event.durationNs),
             "cause": event.cause.map(OutputFormat.number) ?? .null,
             "coalesced": .bool(event.coalesced),
+            "site": event.site.map { OutputFormat.site(file: $0.file, line: $0.line, function: $0.function) } ?? .null,
         ]
         switch changes {
         case .notAsked: break

@@ -1,5 +1,8 @@
 import Rewind
 
+/// The cancellation id of the brewery search.
+enum SearchID: Hashable, Sendable { case breweries }
+
 /// The brewery search, BLoC style: the view adds events, the bloc maps them to states.
 @MainActor
 public final class BreweriesApp: DemoApp {
@@ -39,6 +42,7 @@ public final class BreweriesApp: DemoApp {
                 state.searchedCity = city
                 let request = state.requests
                 let endpoint = "breweries?by_city=" + city.lowercased()
+                // A retry supersedes the search in flight; changing the city cancels it.
                 return .run { send in
                     switch await network.request(endpoint, number: request) {
                     case .success(var random):
@@ -49,12 +53,18 @@ public final class BreweriesApp: DemoApp {
                         await send(.searchFailed(request: request, city: city, message: message))
                     }
                 }
+                .cancellable(id: SearchID.breweries, cancelInFlight: true)
             }
             switch event {
             case .cityChanged(let city):
                 state.city = city
                 // Judge the field only once it has something worth judging; clear stale errors.
                 state.validationError = city.count >= 2 ? BreweryState.validate(city) : nil
+                // The search for the old city is no longer wanted.
+                if state.phase == .loading {
+                    state.phase = .idle
+                    return .cancel(id: SearchID.breweries)
+                }
             case .submitted:
                 return search(state.city)
             case .retried:

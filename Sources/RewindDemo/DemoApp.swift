@@ -59,9 +59,6 @@ extension DemoApp {
     /// The session being recorded, if any.
     public var sessionUUID: String? { store.recorder?.session.uuid }
 
-    /// Actions sent while a jump or a replay held the store (not applied).
-    public var ignoredWhileLocked: Int { store.ignoredWhileLocked }
-
     /// `true` while a jump or a replay holds the store.
     public var isLocked: Bool { store.isLocked }
 

@@ -36,8 +36,6 @@ public final class DemoRunner {
         public var session: String
         /// Events in the session: the initial state (seq 0) and one per action.
         public var events: Int
-        /// Actions the scripted user sent while an inspector held the app (not applied).
-        public var ignoredWhileLocked: Int
         /// Events the server had not acknowledged when the demo stopped (0 for a file).
         public var undelivered = 0
     }
@@ -107,7 +105,9 @@ public final class DemoRunner {
         log.append(app: app.kind, session: session, hash: hash, locked: locked)
     }
 
-    /// The scripted user's loop: one step every `1/rate` seconds, on the main actor.
+    /// The scripted user's loop: one step every `1/rate` seconds, on the main actor. While an
+    /// inspector shows a past state or replays, the user waits, as a person looking at the
+    /// inspector would (a tap would resume the jump); the app's effects go on.
     private func drive(_ app: any DemoApp) -> Task<Void, Never> {
         let interval = Duration.nanoseconds(Int64(1e9 / max(rate, 0.001)))
         return Task { @MainActor in
@@ -116,7 +116,7 @@ public final class DemoRunner {
             while !Task.isCancelled {
                 next = next.advanced(by: interval)
                 do { try await clock.sleep(until: next) } catch { return }
-                app.userStep()
+                if !app.isLocked { app.userStep() }
             }
         }
     }
@@ -135,9 +135,8 @@ public final class DemoRunner {
                 logState(of: app, session: session, to: stateLog)
             }
             let session = app.sessionUUID ?? ""
-            let ignored = app.ignoredWhileLocked
             let actions = app.stopRecording()
-            summaries.append(Summary(app: app.kind, session: session, events: actions + 1, ignoredWhileLocked: ignored))
+            summaries.append(Summary(app: app.kind, session: session, events: actions + 1))
         }
         stateLog?.close()
         // Stopping queued each session's `end` and close once the server held all of it; the

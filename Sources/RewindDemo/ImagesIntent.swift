@@ -14,12 +14,20 @@ extension ImagesModel {
                 model.error = nil
                 model.image = nil
                 let request = model.requests
+                // A new load supersedes the one in flight; leaving the screen cancels it.
                 return .run { send in
                     switch await network.request("images/random", number: request) {
                     case .success(var random): await send(.loadSucceeded(request: request, image: .make(&random)))
                     case .failure(let message): await send(.loadFailed(request: request, message: message))
                     }
                 }
+                .cancellable(id: LoadID.image, cancelInFlight: true)
+            case .disappear:
+                if model.phase == .loading {
+                    model.phase = .idle
+                    model.isLoading = false
+                }
+                return .cancel(id: LoadID.image)
             case .loadSucceeded(let request, let image):
                 guard request == model.requests else { return .none }   // a stale answer
                 model.image = image
@@ -52,6 +60,9 @@ extension ImagesModel {
     }
 }
 
+/// The cancellation id of the image screen's loading.
+enum LoadID: Hashable, Sendable { case image }
+
 /// The image screen's intent (MVI): the view calls its methods, the model is read-only.
 @MainActor
 public final class ImagesIntent: ModelIntent<ImagesModel, ImagesAction>, DemoApp {
@@ -74,12 +85,15 @@ public final class ImagesIntent: ModelIntent<ImagesModel, ImagesAction>, DemoApp
     public func onLike() { send(.like) }
     /// The alert or description screen was closed.
     public func onDismissRoute() { send(.routeDismissed) }
+    /// The screen went away (the user navigated back): loading stops.
+    public func onDisappear() { send(.disappear) }
 
     /// The scripted user's next move (see ``DemoApp/userStep()``).
     public func userStep() {
         let model = self.model
         if model.phase == .loading {
-            if patience.runsOut() { onAppear() }
+            // Tired of the spinner, the user leaves the screen; the next step comes back to it.
+            if patience.runsOut() { onDisappear() }
             return
         }
         patience.reset()

@@ -100,6 +100,8 @@ public enum ImagesAction: Codable, Sendable, Equatable {
     case tapImage
     case like
     case routeDismissed
+    /// The screen went away: its loading is cancelled.
+    case disappear
 
     /// The action's `type` in the log.
     public var type: String {
@@ -110,6 +112,7 @@ public enum ImagesAction: Codable, Sendable, Equatable {
         case .tapImage: "images/tap"
         case .like: "images/like"
         case .routeDismissed: "images/route/dismissed"
+        case .disappear: "images/disappear"
         }
     }
 
@@ -124,6 +127,7 @@ public enum ImagesAction: Codable, Sendable, Equatable {
         case "images/tap": self = .tapImage
         case "images/like": self = .like
         case "images/route/dismissed": self = .routeDismissed
+        case "images/disappear": self = .disappear
         default: throw c.unknownType(type, expected: "an images/… action")
         }
     }
@@ -133,7 +137,7 @@ public enum ImagesAction: Codable, Sendable, Equatable {
         var c = encoder.container(keyedBy: ActionKey.self)
         try c.type(type)
         switch self {
-        case .appear, .tapImage, .like, .routeDismissed: break
+        case .appear, .tapImage, .like, .routeDismissed, .disappear: break
         case .loadSucceeded(let request, let image):
             try c.value("request", request)
             try c.value("image", image)

@@ -1,7 +1,5 @@
-/// How long a scripted user waits on a spinner before trying again.
-///
-/// An answer that arrives while an inspector holds the store (a jump) is not applied, so after
-/// `resume` a screen can show "loading" with nothing in flight; a person would pull to refresh.
+/// How long a scripted user waits on a spinner before doing something about it (trying again,
+/// leaving the screen), as a person would with a request that hangs.
 struct Patience {
     /// Longer than the slowest request the pretend back end makes.
     static let limit = Duration.seconds(3)

@@ -39,6 +39,8 @@ public struct LogEvent: Sendable, Equatable {
     /// `"NaN"`, `"Infinity"`, `"-Infinity"`: `/state/…` in the state, `/action/…` in the action.
     /// Stored in the log's `non_finite` table (schema 2).
     public var nonFinite: [String] = []
+    /// Where the app sent the action, when the recorder was told (schema 3's `send_sites`).
+    public var site: SendSite?
 
     /// Makes an event; `actionType` defaults to ``actionType(of:)`` of `action`.
     public init(sessionID: Int64, seq: Int64, at: Date, action: JSONValue, actionType: String? = nil,

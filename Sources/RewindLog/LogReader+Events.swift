@@ -31,7 +31,30 @@ extension LogReader {
             }
             return events
         }
-        return try markingNonFinite(events, session: session)
+        return try addingSendSites(try markingNonFinite(events, session: session), session: session)
+    }
+
+    /// `events` with their send sites from the `send_sites` table.
+    private func addingSendSites(_ events: [LogEvent], session: Int64) throws(LogError) -> [LogEvent] {
+        guard hasSendSites, let first = events.first?.seq, let last = events.last?.seq else { return events }
+        let sites = try withStatement("SELECT seq, file, line, function FROM send_sites WHERE session_id = ?1 AND seq BETWEEN ?2 AND ?3") {
+            statement throws(LogError) -> [Int64: SendSite] in
+            try statement.bind(session, at: 1)
+            try statement.bind(first, at: 2)
+            try statement.bind(last, at: 3)
+            var sites: [Int64: SendSite] = [:]
+            while try statement.step() {
+                sites[statement.int64(0)] = SendSite(file: statement.string(1), line: Int(statement.int64(2)),
+                                                     function: statement.string(3))
+            }
+            return sites
+        }
+        guard !sites.isEmpty else { return events }
+        var marked = events
+        for index in marked.indices {
+            if let site = sites[marked[index].seq] { marked[index].site = site }
+        }
+        return marked
     }
 
     /// `events` with their non-finite pointers from the `non_finite` table.

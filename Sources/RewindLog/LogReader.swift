@@ -24,12 +24,18 @@ public final class LogReader: @unchecked Sendable {
         self.path = path
         connection = try LogOpener.open(path: path, access: .read)
         try connection.execute("PRAGMA query_only=1")
-        // A schema-1 file opened read-only stays schema 1: it has no marks to read.
+        // An older file opened read-only keeps its schema: it has no marks or sites to read.
         marksNonFinite = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'non_finite'") == 1
+        hasSendSites = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'send_sites'") == 1
+        sessionColumns = Self.sessionQuery(withRun: hasSendSites)
     }
 
     /// Whether the file has the `non_finite` table (schema 2 and later).
     let marksNonFinite: Bool
+    /// Whether the file has the `send_sites` table and `sessions.run` (schema 3 and later).
+    let hasSendSites: Bool
+    /// The sessions query for this file's schema.
+    let sessionColumns: String
 
     /// Runs `body` under the lock with the cached statement for `sql`, reset afterwards.
     func withStatement<R>(_ sql: String, _ body: (Statement) throws(LogError) -> R) throws(LogError) -> R {
@@ -51,17 +57,20 @@ public final class LogReader: @unchecked Sendable {
 
     // MARK: Sessions
 
-    static let sessionColumns = """
+    static func sessionQuery(withRun: Bool) -> String {
+        """
         SELECT s.id, s.uuid, s.app, s.started_at, s.ended_at, s.meta, s.replay_of,
                (SELECT max(seq) FROM events WHERE session_id = s.id),
                (SELECT count(*) FROM keyframes WHERE session_id = s.id),
-               (SELECT at FROM events WHERE session_id = s.id ORDER BY seq DESC LIMIT 1)
+               (SELECT at FROM events WHERE session_id = s.id ORDER BY seq DESC LIMIT 1),
+               \(withRun ? "s.run" : "NULL")
         FROM sessions s
         """
+    }
 
     /// Every session, oldest first, with its counts and times.
     public func sessions() throws(LogError) -> [SessionInfo] {
-        try withStatement(Self.sessionColumns + " ORDER BY s.id") { statement throws(LogError) in
+        try withStatement(sessionColumns + " ORDER BY s.id") { statement throws(LogError) in
             var sessions: [SessionInfo] = []
             while try statement.step() { sessions.append(try RowDecoder.session(statement, path: path)) }
             return sessions
@@ -70,7 +79,7 @@ public final class LogReader: @unchecked Sendable {
 
     /// The session with id `id`.
     public func session(id: Int64) throws(LogError) -> SessionInfo {
-        let found = try withStatement(Self.sessionColumns + " WHERE s.id = ?1") { statement throws(LogError) -> SessionInfo? in
+        let found = try withStatement(sessionColumns + " WHERE s.id = ?1") { statement throws(LogError) -> SessionInfo? in
             try statement.bind(id, at: 1)
             return try statement.step() ? try RowDecoder.session(statement, path: path) : nil
         }
@@ -86,7 +95,7 @@ public final class LogReader: @unchecked Sendable {
     public func session(named name: String) throws(LogError) -> SessionInfo {
         let name = name.trimmingCharacters(in: .whitespaces)
         if name.lowercased() == "latest" {
-            let latest = try withStatement(Self.sessionColumns + " ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
+            let latest = try withStatement(sessionColumns + " ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
                 try statement.step() ? try RowDecoder.session(statement, path: path) : nil
             }
             guard let latest else { throw LogError(kind: .unknownSession(name), message: "the log has no sessions yet", path: path) }
@@ -100,7 +109,7 @@ public final class LogReader: @unchecked Sendable {
             }
         }
         guard !name.isEmpty else { throw LogError(kind: .unknownSession(name), message: "give an id, a uuid prefix or latest", path: path) }
-        let matches = try withStatement(Self.sessionColumns + " WHERE substr(lower(s.uuid), 1, length(?1)) = lower(?1) ORDER BY s.id LIMIT 11") { statement throws(LogError) in
+        let matches = try withStatement(sessionColumns + " WHERE substr(lower(s.uuid), 1, length(?1)) = lower(?1) ORDER BY s.id LIMIT 11") { statement throws(LogError) in
             try statement.bind(name, at: 1)
             var sessions: [SessionInfo] = []
             while try statement.step() { sessions.append(try RowDecoder.session(statement, path: path)) }

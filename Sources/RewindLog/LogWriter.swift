@@ -74,11 +74,13 @@ public final class LogWriter: Sendable {
 
     /// Records a new session and returns its id; an existing session with the same `uuid` (an app
     /// reconnecting) keeps its id. Durable when it returns.
+    ///
+    /// - Parameter run: the run the session belongs to: the sessions one process started share it.
     public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue = [:],
-                            replayOf: String? = nil) throws(LogError) -> Int64 {
+                            replayOf: String? = nil, run: String? = nil) throws(LogError) -> Int64 {
         let metaText = meta.serialized(.compact)
         return try call { engine throws(LogError) in
-            try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: metaText, replayOf: replayOf)
+            try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: metaText, replayOf: replayOf, run: run)
         }
     }
 

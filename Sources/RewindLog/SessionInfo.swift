@@ -17,6 +17,8 @@ public struct SessionInfo: Sendable, Equatable {
     public var meta: JSONValue
     /// The uuid of the session this one replays, when it is a replay.
     public var replayOf: String?
+    /// The run the session belongs to: the sessions one process started share it (schema 3).
+    public var run: String?
     /// How many events are stored (seqs are gap-free, so this is `lastSeq + 1`).
     public var eventCount: Int
     /// The last stored seq, `nil` before the first event.
@@ -29,7 +31,8 @@ public struct SessionInfo: Sendable, Equatable {
     /// Makes a session description.
     public init(id: Int64, uuid: String, app: String, startedAt: Date, endedAt: Date? = nil, meta: JSONValue = [:],
                 replayOf: String? = nil, eventCount: Int = 0, lastSeq: Int64? = nil, keyframeCount: Int = 0,
-                lastEventAt: Date? = nil) {
+                lastEventAt: Date? = nil, run: String? = nil) {
+        self.run = run
         self.id = id
         self.uuid = uuid
         self.app = app

@@ -79,10 +79,11 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     /// - Parameters:
     ///   - durationNs: how long the reducer ran.
     ///   - cause: the seq of the action whose effect sent this one.
+    ///   - site: where the app sent the action (`SendSite(file: #fileID, line: #line, function: #function)`).
     @inlinable @discardableResult
     public func record(_ action: Action, state: State, at date: Date = Date(), durationNs: Int64 = 0,
-                       cause: Int64? = nil) -> Int64? {
-        queue.push(action, state: state, at: date, durationNs: durationNs, cause: cause)
+                       cause: Int64? = nil, site: SendSite? = nil) -> Int64? {
+        queue.push(action, state: state, at: date, durationNs: durationNs, cause: cause, site: site)
     }
 
     /// Blocks until everything recorded before the call is written by every sink (committed to

@@ -24,10 +24,13 @@ public struct Recording: Sendable {
         public var cause: Int64?
         /// When it was sent.
         public var at: Date?
+        /// Where the app sent it, when recorded.
+        public var site: SendSite?
 
         /// Makes a step.
         public init(seq: Int64, action: JSONValue, patch: JSONValue? = nil, coalesced: Bool = false,
-                    cause: Int64? = nil, at: Date? = nil) {
+                    cause: Int64? = nil, at: Date? = nil, site: SendSite? = nil) {
+            self.site = site
             self.seq = seq
             self.action = action
             self.patch = patch
@@ -80,7 +83,7 @@ public struct Recording: Sendable {
         }
         let steps = events.dropFirst().map { event in
             Step(seq: event.seq, action: event.action, patch: event.patch, coalesced: event.coalesced,
-                 cause: event.cause, at: event.at)
+                 cause: event.cause, at: event.at, site: event.site)
         }
         let redacted = session.meta["redacted"]?.arrayValue?.compactMap(\.stringValue) ?? []
         var recording = Recording(initialState: initial, steps: steps, sessionUUID: session.uuid, redacted: redacted)
@@ -114,7 +117,7 @@ public struct Recording: Sendable {
         }
         let steps = session.events.dropFirst().map { event in
             Step(seq: event.seq, action: event.action, patch: event.patch, coalesced: event.coalesced,
-                 cause: event.cause, at: event.at)
+                 cause: event.cause, at: event.at, site: event.site)
         }
         return Recording(initialState: initial, steps: steps)
     }

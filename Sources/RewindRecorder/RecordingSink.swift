@@ -32,9 +32,17 @@ public struct RecordingSession: Sendable, Equatable {
     public var meta: JSONValue
     /// The uuid of the session this one replays, when it is a replay.
     public var replayOf: String?
+    /// The run: every session this process records shares ``RecordingSession/processRun``.
+    public var run: String?
+
+    /// The run id of this process: the sessions it records (one per store, BLoC and MVVM apps
+    /// have several) carry it, so `rewind sessions` and the inspector show them together.
+    public static let processRun = UUID().uuidString.lowercased()
 
     /// Describes a session.
-    public init(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String? = nil) {
+    public init(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String? = nil,
+                run: String? = RecordingSession.processRun) {
+        self.run = run
         self.uuid = uuid
         self.app = app
         self.startedAt = startedAt

@@ -36,10 +36,13 @@ public enum AppMessage: Sendable, Equatable {
         public var startedAt: Double?
         /// The uuid of the session this one replays (a replay is a session of its own).
         public var replayOf: String?
+        /// The run: the sessions one process started share it (a UUID string, at most 128 bytes).
+        public var run: String?
 
         public init(id: JSONValue? = nil, session: String, app: String, version: String? = nil,
                     meta: JSONObject = [:], lastAckedSeq: Int64? = nil, startedAt: Double? = nil,
-                    replayOf: String? = nil) {
+                    replayOf: String? = nil, run: String? = nil) {
+            self.run = run
             self.id = id
             self.session = session
             self.app = app
@@ -80,8 +83,11 @@ public enum AppMessage: Sendable, Equatable {
                 version: try f.optionalString("version"), meta: try f.optionalObject("meta") ?? [:],
                 lastAckedSeq: try f.optionalSeq("lastAckedSeq"),
                 startedAt: f.object["startedAt"] == nil ? nil : try f.number("startedAt"),
-                replayOf: try f.optionalString("replayOf")))
+                replayOf: try f.optionalString("replayOf"), run: try f.optionalString("run")))
             if case .hello(let hello) = self, hello.session.isEmpty { throw f.fail("session", "a non-empty string") }
+            if case .hello(let hello) = self, let run = hello.run, run.isEmpty || run.utf8.count > 128 {
+                throw f.fail("run", "a non-empty string of at most 128 bytes")
+            }
         case "event":
             self = .event(try WireEvent(fields: f))
         case "result":
@@ -108,6 +114,7 @@ public enum AppMessage: Sendable, Equatable {
             o["lastAckedSeq"] = h.lastAckedSeq.map { .number(JSONNumber($0)) } ?? .null
             if let startedAt = h.startedAt, let n = JSONNumber(startedAt) { o["startedAt"] = .number(n) }
             if let replayOf = h.replayOf { o["replayOf"] = .string(replayOf) }
+            if let run = h.run { o["run"] = .string(run) }
             return .object(o)
         case .event(let e):
             return e.json
@@ -142,13 +149,36 @@ public struct WireEvent: Sendable, Equatable {
     /// JSON Pointers (`/state/…`, `/action/…`) of the numbers sent as `"NaN"`, `"Infinity"` or
     /// `"-Infinity"` strings; empty when there are none.
     public var nonFinite: [String]
+    /// Where the app sent the action: `{"file": "MyApp/CartView.swift", "line": 42, "function": "body"}`.
+    public var site: Site?
+
+    /// A send site on the wire.
+    public struct Site: Sendable, Equatable {
+        public var file: String
+        public var line: Int
+        public var function: String
+
+        public init(file: String, line: Int, function: String) {
+            self.file = file
+            self.line = line
+            self.function = function
+        }
+
+        /// The most bytes `file` or `function` may take.
+        public static let maxNameBytes = 1_024
+
+        public var json: JSONValue {
+            ["file": .string(file), "line": .number(JSONNumber(Int64(line))), "function": .string(function)]
+        }
+    }
 
     /// The most pointers one event may list.
     public static let maxNonFinite = 10_000
 
     public init(seq: Int64, at: Double, action: JSONValue, patch: JSONValue? = nil, keyframe: JSONValue? = nil,
                 hash: UInt64, durationNs: Int64 = 0, cause: Int64? = nil, coalesced: Bool = false,
-                nonFinite: [String] = []) {
+                nonFinite: [String] = [], site: Site? = nil) {
+        self.site = site
         self.nonFinite = nonFinite
         self.seq = seq
         self.at = at
@@ -198,6 +228,16 @@ public struct WireEvent: Sendable, Equatable {
                 nonFinite.append(pointer)
             }
         }
+        site = nil
+        if let given = f.object["site"], given != .null {
+            let expected = "an object {\"file\": string, \"line\": integer 0 or more, \"function\": string}, names of at most \(Site.maxNameBytes) bytes"
+            guard case .object(let members) = given,
+                  case .string(let file)? = members["file"], file.utf8.count <= Site.maxNameBytes,
+                  case .string(let function)? = members["function"], function.utf8.count <= Site.maxNameBytes,
+                  case .number(let number)? = members["line"], let line = number.int64Value, line >= 0, line <= Int64(Int32.max)
+            else { throw f.fail("site", expected) }
+            site = Site(file: file, line: Int(line), function: function)
+        }
     }
 
     /// The event as a wire message.
@@ -211,6 +251,7 @@ public struct WireEvent: Sendable, Equatable {
         if let cause { o["cause"] = .number(JSONNumber(cause)) }
         if coalesced { o["coalesced"] = true }
         if !nonFinite.isEmpty { o["nonFinite"] = .array(nonFinite.map { .string($0) }) }
+        if let site { o["site"] = site.json }
         return .object(o)
     }
 }

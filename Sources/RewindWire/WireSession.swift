@@ -15,9 +15,12 @@ public struct WireSession: Sendable, Equatable {
     public var lastSeq: Int64?
     public var replayOf: String?
     public var meta: JSONValue
+    /// The run the session belongs to: the sessions one process started share it.
+    public var run: String?
 
     public init(id: Int64, uuid: String, app: String, startedAt: Double, endedAt: Double? = nil, live: Bool,
-                eventCount: Int, lastSeq: Int64?, replayOf: String? = nil, meta: JSONValue = [:]) {
+                eventCount: Int, lastSeq: Int64?, replayOf: String? = nil, meta: JSONValue = [:], run: String? = nil) {
+        self.run = run
         self.id = id
         self.uuid = uuid
         self.app = app
@@ -39,6 +42,7 @@ public struct WireSession: Sendable, Equatable {
         o["lastSeq"] = lastSeq.map { .number(JSONNumber($0)) } ?? .null
         o["replayOf"] = replayOf.map(JSONValue.string) ?? .null
         o["meta"] = meta
+        o["run"] = run.map(JSONValue.string) ?? .null
         return .object(o)
     }
 
@@ -55,5 +59,6 @@ public struct WireSession: Sendable, Equatable {
         lastSeq = try f.optionalSeq("lastSeq")
         replayOf = try f.optionalString("replayOf")
         meta = f.object["meta"] ?? [:]
+        run = try f.optionalString("run")
     }
 }

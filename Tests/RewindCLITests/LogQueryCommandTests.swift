@@ -13,9 +13,9 @@ struct LogQueryCommandTests {
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == """
-        ID  UUID      APP      STARTED                  ENDED                    EVENTS  KEYFRAMES
-         1  3f2a0000  Counter  2023-11-14 22:13:20.000  live                          9          8
-         2  9c1d0000  Other    2023-11-14 22:14:20.000  2023-11-14 22:18:20.000     201          5
+        ID  UUID      RUN  APP      STARTED                  ENDED                    EVENTS  KEYFRAMES
+         1  3f2a0000  -    Counter  2023-11-14 22:13:20.000  live                          9          8
+         2  9c1d0000  -    Other    2023-11-14 22:14:20.000  2023-11-14 22:18:20.000     201          5
 
         """)
     }
@@ -31,6 +31,7 @@ struct LogQueryCommandTests {
         #expect(lines[0] == [
             "id": 1, "uuid": .string(LogFixture.counterUUID), "app": "Counter", "startedAt": 1_700_000_000, "endedAt": .null,
             "live": true, "events": 9, "keyframes": 8, "lastSeq": 8, "meta": ["version": "1.2"], "replayOf": .null,
+            "run": .null,
         ])
         #expect(lines[1]["endedAt"] == 1_700_000_300)
         #expect(lines[1]["live"] == false)
@@ -85,11 +86,11 @@ struct LogQueryCommandTests {
         let lines = try jsonLines(result.stdout)
         #expect(lines == [
             ["seq": 2, "at": 1_700_000_002, "type": "user/rename", "action": ["type": "user/rename", "name": "Grace"],
-             "durationNs": 3_000, "cause": 1, "coalesced": false, "keyframe": true],
+             "durationNs": 3_000, "cause": 1, "coalesced": false, "keyframe": true, "site": .null],
             ["seq": 3, "at": 1_700_000_003, "type": "todo/add", "action": ["type": "todo/add", "title": "milk"],
-             "durationNs": 4_500, "cause": .null, "coalesced": false, "keyframe": true],
+             "durationNs": 4_500, "cause": .null, "coalesced": false, "keyframe": true, "site": .null],
             ["seq": 4, "at": 1_700_000_004, "type": "increment", "action": ["type": "increment"],
-             "durationNs": 800, "cause": .null, "coalesced": true, "keyframe": false],
+             "durationNs": 800, "cause": .null, "coalesced": true, "keyframe": false, "site": .null],
         ])
     }
 

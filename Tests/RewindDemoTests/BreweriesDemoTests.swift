@@ -46,6 +46,27 @@ import Testing
         #expect(phases.suffix(2) == [.loading, .loaded])
     }
 
+    @Test func changingTheCityCancelsTheSearchInFlight() async {
+        let app = makeApp()
+        type("Portland", into: app)
+        let search = app.bloc.add(.submitted)
+        #expect(app.bloc.state.phase == .loading)
+        app.bloc.add(.cityChanged("Portlan"))
+        #expect(search.isCancelled)
+        #expect(app.bloc.state.phase == .idle)
+        await app.store.settle()
+        // Portland's answer never lands.
+        #expect(app.bloc.state.breweries.isEmpty)
+        #expect(app.bloc.state.recentSearches.isEmpty)
+        // A retry supersedes the search in flight: only the last one answers.
+        app.bloc.add(.cityChanged("Austin"))
+        let first = app.bloc.add(.submitted)
+        let retry = app.bloc.add(.retried)
+        #expect(first.isCancelled && !retry.isCancelled)
+        await retry.finish()
+        #expect(app.bloc.state.recentSearches.map(\.city) == ["Austin"])
+    }
+
     @Test func aCityWithoutBreweriesShowsTheEmptyState() async {
         let app = makeApp()
         type("Atlantis", into: app)

@@ -24,6 +24,22 @@ import Testing
         #expect(intent.model.history.map(\.id) == [image.id])
     }
 
+    @Test func leavingTheScreenCancelsTheLoad() async throws {
+        let intent = ImagesIntent(network: FakeNetwork(seed: 11, latencyMs: 50...50, failures: .none), user: DemoRandom(seed: 11))
+        let load = intent.send(.appear)
+        #expect(intent.model.phase == .loading)
+        intent.onDisappear()
+        #expect(load.isCancelled)
+        #expect(intent.model.phase == .idle)
+        await intent.store.settle()
+        // The answer never lands: the screen stays idle, with no picture.
+        #expect(intent.model.phase == .idle)
+        #expect(intent.model.image == nil)
+        // Coming back loads again.
+        await intent.send(.appear).finish()
+        #expect(intent.model.phase == .showing)
+    }
+
     @Test func aFailedLoadShowsTheErrorAndATapShowsTheAlert() async {
         let intent = makeIntent(failures: .requests([1]))
         intent.onAppear()

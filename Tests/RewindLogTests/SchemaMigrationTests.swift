@@ -37,7 +37,7 @@ struct SchemaMigrationTests {
         }
     }
 
-    @Test("a schema-1 file opened by a writer becomes schema 2: its events unchanged, new events marked")
+    @Test("a schema-1 file opened by a writer becomes current: its events unchanged, new events marked")
     func migratesAndMarks() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v1.db")
@@ -46,8 +46,8 @@ struct SchemaMigrationTests {
 
         let writer = try LogWriter(path: path)
         let raw = try Connection(path: path)
-        #expect(try raw.scalarInt("PRAGMA user_version") == 2)
-        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema") == 2)
+        #expect(try raw.scalarInt("PRAGMA user_version") == Int64(LogSchema.currentVersion))
+        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema") == Int64(LogSchema.currentVersion))
         #expect(try raw.scalarInt("SELECT count(*) FROM non_finite") == 0)
         // The old session reads as before, with no marks.
         let old = try LogReader(path: path)
@@ -90,6 +90,68 @@ struct SchemaMigrationTests {
         #expect(throws: LogError.self) { try raw.execute("INSERT INTO non_finite(session_id, seq, pointers) VALUES (\(id), 5, '[]')") }
         #expect(try writer.prune(sessions: [id]) == [id])
         #expect(try raw.scalarInt("SELECT count(*) FROM non_finite") == 0)
+        writer.close()
+    }
+}
+
+/// Schema 3 keeps each action's send site and each session's run; a schema-2 file is migrated
+/// when a writer opens it, and read as it stands when it cannot be written.
+@Suite("Log file: schema 2 to 3")
+struct SendSiteSchemaTests {
+    static func makeVersion2(at path: String) throws {
+        try SchemaMigrationTests.makeVersion1(at: path)
+        let raw = try Connection(path: path)
+        try raw.execute(SchemaSQL.version2)
+        try raw.execute("INSERT INTO rewind_schema(version, applied_at) VALUES (2, 1700000001)")
+        try raw.execute("PRAGMA user_version=2")
+    }
+
+    @Test("a schema-2 file becomes schema 3: old sessions have no run or sites; new ones keep theirs")
+    func migrates() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("v2.db")
+        try Self.makeVersion2(at: path)
+        let writer = try LogWriter(path: path)
+        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 3)
+        let id = try writer.openSession(uuid: "new", app: "New", startedAt: Date(), run: "run-1")
+        var builder = EventBuilder(sessionID: id)
+        let initial = builder.initial(state: ["n": 0], at: Date())
+        var sent = builder.next(action: ["type": "tick"], state: ["n": 1], at: Date())
+        sent.site = SendSite(file: "App/View.swift", line: 12, function: "body")
+        let plain = builder.next(action: ["type": "tick"], state: ["n": 2], at: Date())
+        writer.append([initial, sent, plain])
+        try writer.flush()
+        writer.close()
+
+        let reader = try LogReader(path: path)
+        let old = try reader.session(named: "old-session")
+        #expect(old.run == nil)
+        #expect(try reader.events(session: old.id).allSatisfy { $0.site == nil })
+        let new = try reader.session(id: id)
+        #expect(new.run == "run-1")
+        #expect(try reader.events(session: id).map(\.site) == [nil, SendSite(file: "App/View.swift", line: 12, function: "body"), nil])
+        #expect(try reader.event(session: id, seq: 1)?.site?.description == "App/View.swift:12 body")
+    }
+
+    @Test("send sites are append-only, need their event, and go only with their session's prune; a run is fixed")
+    func sitesAreAppendOnly() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("sites.db")
+        let writer = try LogWriter(path: path)
+        let id = try writer.openSession(uuid: "s", app: "A", startedAt: Date(), run: "r")
+        var builder = EventBuilder(sessionID: id)
+        var initial = builder.initial(state: ["x": 1], at: Date())
+        initial.site = SendSite(file: "A/B.swift", line: 1, function: "f()")
+        writer.append([initial])
+        try writer.flush()
+        let raw = try Connection(path: path)
+        #expect(throws: LogError.self) { try raw.execute("UPDATE send_sites SET line = 2") }
+        #expect(throws: LogError.self) { try raw.execute("DELETE FROM send_sites") }
+        #expect(throws: LogError.self) { try raw.execute("INSERT INTO send_sites(session_id, seq, file, line, function) VALUES (\(id), 5, 'x', 1, 'y')") }
+        #expect(throws: LogError.self) { try raw.execute("UPDATE sessions SET run = 'other'") }
+        #expect(try raw.scalarInt("SELECT count(*) FROM send_sites") == 1)
+        #expect(try writer.prune(sessions: [id]) == [id])
+        #expect(try raw.scalarInt("SELECT count(*) FROM send_sites") == 0)
         writer.close()
     }
 }

@@ -28,7 +28,7 @@ struct ServerCommandTests {
         return try #require(result)
     }
 
-    @Test("jump shows a state and locks the store; resume returns to the live state")
+    @Test("jump shows a past state; resume, or a dispatch as the user would, returns to the live state")
     func jumpAndResume() async throws {
         let (store, _, sink, peer) = try await connectedStore()
         defer { sink.disconnect(); peer.shutdown() }
@@ -40,14 +40,18 @@ struct ServerCommandTests {
         #expect(store.state.count == 99)
         #expect(store.isLocked)
 
-        let refused = try await run(.dispatch, ["action": try LogStates.json(AppAction.increment)], id: "c2", on: peer)
-        #expect(!refused.ok)
-        #expect(store.state.count == 99)
-
-        let resumed = try await run(.resume, id: "c3", on: peer)
+        let resumed = try await run(.resume, id: "c2", on: peer)
         #expect(resumed.ok)
         #expect(store.state.count == 5)
         #expect(!store.isLocked)
+
+        // A dispatch during a jump is the user's: the live state shows again and takes it.
+        _ = try await run(.jump, ["seq": 3, "state": past], id: "c3", on: peer)
+        #expect(store.isJumped)
+        let dispatched = try await run(.dispatch, ["action": try LogStates.json(AppAction.increment)], id: "c4", on: peer)
+        #expect(dispatched.ok)
+        #expect(!store.isJumped)
+        #expect(store.state.count == 6)
     }
 
     @Test("dispatch applies a decoded action; one that does not decode fails with its path")

@@ -9,6 +9,9 @@ struct WireMessageTests {
         let messages: [AppMessage] = [
             .hello(.init(id: 1, session: "6F0C-1", app: "Todos", version: "1.4", meta: ["device": "sim"], lastAckedSeq: 41, startedAt: 1_763_700_000.25)),
             .hello(.init(session: "s", app: "a")),
+            .hello(.init(session: "s", app: "a", run: "0b1e-run")),
+            .event(WireEvent(seq: 2, at: 1, action: "tap", patch: [], hash: 1,
+                             site: WireEvent.Site(file: "App/CartView.swift", line: 42, function: "body"))),
             .event(WireEvent(seq: 0, at: 1_763_700_000.5, action: ["type": "@@INIT"], keyframe: ["todos": []], hash: 0xDEAD_BEEF_0000_0001)),
             .event(WireEvent(seq: 7, at: 1.5, action: "tick", patch: [["op": "replace", "path": "/n", "value": 7]], hash: UInt64.max, durationNs: 5_400, cause: 6, coalesced: true)),
             .result(.init(id: "c7", ok: false, message: "state does not decode at /user/age")),
@@ -43,6 +46,7 @@ struct WireMessageTests {
         let pushes: [InspectorPush] = [
             .event(session: "s", sessionID: 3, actionType: "add", event: WireEvent(seq: 1, at: 2, action: ["type": "add"], patch: [], hash: 5)),
             .session(change: .ended, session: WireSession(id: 3, uuid: "s", app: "a", startedAt: 1, endedAt: 2, live: false, eventCount: 4, lastSeq: 3)),
+            .session(change: .started, session: WireSession(id: 4, uuid: "t", app: "a", startedAt: 1, live: true, eventCount: 1, lastSeq: 0, run: "r")),
             .lagged(session: "s", message: "dropped 120 events"),
         ]
         for push in pushes {
@@ -72,6 +76,13 @@ struct WireMessageTests {
         ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"keyframe\":{},\"hash\":\"00\"}", .badMessage),
         ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"zz\"}", .badMessage),
         ("{\"type\":\"result\",\"ok\":true}", .badMessage),
+        ("{\"type\":\"hello\",\"session\":\"s\",\"app\":\"a\",\"run\":\"\"}", .badMessage),
+        ("{\"type\":\"hello\",\"session\":\"s\",\"app\":\"a\",\"run\":\"\(String(repeating: "r", count: 129))\"}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"0000000000000000\",\"site\":\"A.swift:1\"}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"0000000000000000\",\"site\":{\"file\":\"A\",\"line\":-1,\"function\":\"f\"}}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"0000000000000000\",\"site\":{\"file\":\"A\",\"line\":1e30,\"function\":\"f\"}}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"0000000000000000\",\"site\":{\"file\":\"A\",\"line\":1}}", .badMessage),
+        ("{\"type\":\"event\",\"seq\":1,\"at\":1,\"action\":null,\"patch\":[],\"hash\":\"0000000000000000\",\"site\":{\"file\":\"\(String(repeating: "f", count: 1_025))\",\"line\":1,\"function\":\"f\"}}", .badMessage),
     ])
     func brokenAppFrames(text: String, code: WireError.Code) {
         #expect {

@@ -256,3 +256,41 @@ def test_special_keys_match_the_server(ctx):
         check(seq)
     leaked = js(d, "const o = {}; return ['x', 'y', 'polluted', 'prototype'].filter(k => k in o)")
     assert leaked == [], f"Object.prototype gained {leaked}"
+
+
+def test_send_site_and_runs(ctx):
+    """The state pane names where the app sent the selected action, as the server stored it;
+    the sessions of one process (a second `rewind demo` with two apps) are listed together."""
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    d.find_element(By.ID, "follow").click()
+    wait(d, lambda d: len([r for r in dom_rows(d) if not r["loading"] and r["seq"] > 0]) > 3, message="rows loaded")
+    rows = d.find_elements(By.CSS_SELECTOR, "#list .row:not([hidden]):not(.loading)")
+    box = d.find_element(By.ID, "list").rect
+    visible = [r for r in rows if r.rect["y"] >= box["y"] and r.rect["y"] + r.rect["height"] <= box["y"] + box["height"]
+               and int(r.get_attribute("data-seq")) > 0]
+    row = visible[len(visible) // 2]
+    seq = int(row.get_attribute("data-seq"))
+    row.click()
+    wait(d, lambda d: js(d, "return document.getElementById('state-source').dataset.seq") == str(seq), message=f"the source of #{seq}")
+    event = ctx.inspector.ask(type="events", session=ctx.live["uuid"], **{"from": seq, "limit": 1})["events"][0]
+    site = event["site"]
+    assert site["file"] == "RewindDemo/ImagesIntent.swift", f"the demo's send site: {site}"
+    shown = d.find_element(By.ID, "state-source").text
+    assert shown == f"sent at {site['file']}:{site['line']} {site['function']}", f"shows {shown!r} for {site}"
+
+    other = harness.App(ctx.server_binary, ctx.server, os.path.join(ctx.folder, "run.log"), app="users,breweries", duration=60)
+    try:
+        pair = wait_until(lambda: (lambda p: p if len(p) == 2 else None)(
+            [s for s in ctx.inspector.ask(type="sessions")["sessions"] if s["app"].lower() in ("users demo", "breweries demo") and s["live"]]),
+            message="both sessions of the second demo")
+        assert pair[0]["run"] and pair[0]["run"] == pair[1]["run"], f"one process, one run: {pair}"
+        assert pair[0]["run"] != ctx.inspector.session(uuid=ctx.live["uuid"])["run"], "another process, another run"
+        open_session(ctx, ctx.live["id"])
+        group = f"#sessions .run-group[data-run='{pair[0]['run']}']"
+        wait(d, lambda d: js(d, f"return [...document.querySelectorAll(\"{group} .session\")].map(e => Number(e.dataset.id))")
+             == sorted((s["id"] for s in pair), reverse=True), message="the run's two sessions listed together")
+        head = js(d, f"return document.querySelector(\"{group} .run-head\").textContent")
+        assert head == f"run {pair[0]['run'][:8]} · 2 stores", head
+    finally:
+        other.stop()

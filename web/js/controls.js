@@ -62,7 +62,7 @@ export class Controls {
   jump() {
     const { selected } = this.current();
     if (selected === null) return;
-    this.command({ kind: 'jump', seq: selected }, `the app shows #${selected} (its store is locked until Resume)`);
+    this.command({ kind: 'jump', seq: selected }, `the app shows #${selected} (its work goes on underneath until Resume)`);
   }
 
   dispatch() {

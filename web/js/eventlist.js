@@ -128,6 +128,7 @@ export class EventList {
       p.cause.title = '';
     }
     p.duration.textContent = formatDuration(event.durationNs);
+    p.type.title = event.site ? `sent at ${event.site.file}:${event.site.line} ${event.site.function}` : '';
     p.time.textContent = this.handlers.time(event.at);
   }
 

@@ -160,6 +160,9 @@ function renderState() {
   $('state-pane').classList.remove('pending');
   $('state-pane').dataset.seq = seq;
   $('state-title').textContent = `State after #${seq}${event ? ' · ' + event.actionType : ''}`;
+  const site = event && event.site;
+  $('state-source').textContent = site ? `sent at ${site.file}:${site.line} ${site.function}` : '';
+  $('state-source').dataset.seq = seq;
   if (page.view === 'tree') {
     tree.setChanged(event && event.patch);
     tree.render(state);

@@ -32,9 +32,11 @@ public final class Bloc<Event, State: Sendable> {
     /// The current state (observable).
     public var state: State { store.state }
 
-    /// Adds an event.
-    public func add(_ event: Event) {
-        store.send(event)
+    /// Adds an event; its send site is the caller's line.
+    @discardableResult
+    public func add(_ event: Event, fileID: String = #fileID, line: Int = #line,
+                    function: String = #function) -> StoreTask {
+        store.send(event, fileID: fileID, line: line, function: function)
     }
 
     /// Each state from now on: one per event applied. Every call makes a new stream.

@@ -24,8 +24,10 @@ open class ModelIntent<Model, Action> {
     /// The model, read-only: views render it, only intents change it.
     public var model: Model { store.state }
 
-    /// Sends an action from an intent method.
-    public func send(_ action: Action) {
-        store.send(action)
+    /// Sends an action from an intent method; its send site is the intent method's line.
+    @discardableResult
+    public func send(_ action: Action, fileID: String = #fileID, line: Int = #line,
+                     function: String = #function) -> StoreTask {
+        store.send(action, fileID: fileID, line: line, function: function)
     }
 }

@@ -17,6 +17,8 @@ struct EncodedEvent: Sendable {
     var keyframe: [UInt8]?
     /// The JSON array of non-finite pointers, when there are any.
     var nonFinite: [UInt8]?
+    /// Where the action was sent, when known.
+    var site: SendSite?
 
     init(_ event: LogEvent) throws(LogError) {
         guard case .array = event.patch, case .array = event.inverse else {
@@ -35,6 +37,7 @@ struct EncodedEvent: Sendable {
         cause = event.cause
         coalesced = event.coalesced
         keyframe = event.keyframe?.serializedBytes(.compact)
+        site = event.site.map(SendSite.bounded)
         nonFinite = event.nonFinite.isEmpty ? nil
             : JSONValue.array(event.nonFinite.map { .string($0) }).serializedBytes(.compact)
     }

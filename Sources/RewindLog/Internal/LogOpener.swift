@@ -38,7 +38,7 @@ enum LogOpener {
             return
         case .needsMigration(let from) where readOnly && from >= 1:
             // A file this process may not write is read as its schema stands; later versions
-            // only add what older files lack (schema 2: the non-finite marks).
+            // only add what older files lack (schema 2: the non-finite marks; 3: send sites, runs).
             return
         case .needsMigration:
             // page_size only takes effect before the first table exists and before WAL.

@@ -3,7 +3,7 @@ import RewindJSON
 
 /// Turns result rows into model values.
 enum RowDecoder {
-    /// A row of ``LogReader/sessionColumns``.
+    /// A row of ``LogReader/sessionQuery(withRun:)``.
     static func session(_ row: Statement, path: String) throws(LogError) -> SessionInfo {
         let lastSeq: Int64? = row.isNull(7) ? nil : row.int64(7)
         return SessionInfo(
@@ -17,7 +17,8 @@ enum RowDecoder {
             eventCount: lastSeq.map { Int($0) + 1 } ?? 0,
             lastSeq: lastSeq,
             keyframeCount: Int(row.int64(8)),
-            lastEventAt: row.isNull(9) ? nil : Date(timeIntervalSince1970: row.double(9)))
+            lastEventAt: row.isNull(9) ? nil : Date(timeIntervalSince1970: row.double(9)),
+            run: row.optionalString(10))
     }
 
     /// The columns ``event(_:path:)`` reads, from `events e` and `keyframes k` (LEFT JOINed).

@@ -8,7 +8,7 @@
 /// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
 enum SchemaSQL {
     /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     static let version1 = """
         CREATE TABLE rewind_schema(
@@ -118,6 +118,41 @@ enum SchemaSQL {
         WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
         BEGIN
             SELECT RAISE(ABORT, 'rewind: non-finite marks are append-only: only prune deletes, whole sessions at a time');
+        END;
+        """
+
+    /// Version 3 keeps where the app sent each action (`#fileID`, `#line`, `#function`; rows
+    /// only for events that have one) and the run a session belongs to: the sessions one
+    /// process started share it.
+    static let version3 = """
+        CREATE TABLE send_sites(
+            session_id INTEGER NOT NULL ON CONFLICT FAIL REFERENCES sessions(id),
+            seq        INTEGER NOT NULL ON CONFLICT FAIL,
+            file       TEXT NOT NULL ON CONFLICT FAIL,
+            line       INTEGER NOT NULL ON CONFLICT FAIL,
+            function   TEXT NOT NULL ON CONFLICT FAIL,
+            PRIMARY KEY(session_id, seq) ON CONFLICT FAIL
+        );
+        CREATE TRIGGER send_sites_need_event BEFORE INSERT ON send_sites
+        WHEN NOT EXISTS (SELECT 1 FROM events WHERE session_id = NEW.session_id AND seq = NEW.seq)
+        BEGIN
+            SELECT RAISE(FAIL, 'rewind: a send site must belong to a stored event');
+        END;
+        CREATE TRIGGER send_sites_no_update BEFORE UPDATE ON send_sites
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: send sites are append-only: UPDATE is not allowed');
+        END;
+        CREATE TRIGGER send_sites_no_delete BEFORE DELETE ON send_sites
+        WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: send sites are append-only: only prune deletes, whole sessions at a time');
+        END;
+        ALTER TABLE sessions ADD COLUMN run TEXT;
+        CREATE INDEX sessions_run ON sessions(run) WHERE run IS NOT NULL;
+        DROP TRIGGER sessions_identity_fixed;
+        CREATE TRIGGER sessions_identity_fixed BEFORE UPDATE OF id, uuid, app, started_at, meta, replay_of, run ON sessions
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: a session''s identity is fixed: only ended_at may change');
         END;
         """
 }

@@ -1,9 +1,10 @@
 import Foundation
 
 extension WriterEngine {
-    func openSession(uuid: String, app: String, startedAt: Date, meta: String, replayOf: String?) throws(LogError) -> Int64 {
+    func openSession(uuid: String, app: String, startedAt: Date, meta: String, replayOf: String?,
+                     run: String? = nil) throws(LogError) -> Int64 {
         let insert = try connection.prepare("""
-            INSERT INTO sessions(uuid, app, started_at, meta, replay_of) VALUES (?1, ?2, ?3, ?4, ?5)
+            INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT(uuid) DO NOTHING
             """)
         try insert.bind(uuid, at: 1)
@@ -11,6 +12,7 @@ extension WriterEngine {
         try insert.bind(startedAt.timeIntervalSince1970, at: 3)
         try insert.bind(meta, at: 4)
         try insert.bind(replayOf, at: 5)
+        try insert.bind(run, at: 6)
         try insert.step()
         let select = try connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
         try select.bind(uuid, at: 1)
@@ -45,6 +47,7 @@ extension WriterEngine {
                 INSERT INTO events_fts(events_fts, rowid, action)
                     SELECT 'delete', id, action FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM non_finite WHERE session_id IN (SELECT session_id FROM rewind_prune);
+                DELETE FROM send_sites WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM keyframes WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM sessions WHERE id IN (SELECT session_id FROM rewind_prune);

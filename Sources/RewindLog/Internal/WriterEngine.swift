@@ -13,6 +13,7 @@ final class WriterEngine {
     private let insertEvent: Statement
     private let insertKeyframe: Statement
     private let insertNonFinite: Statement
+    private let insertSite: Statement
     private let indexText: Statement
     private let loadSessionHead: Statement
 
@@ -38,6 +39,7 @@ final class WriterEngine {
             """)
         insertKeyframe = try connection.prepare("INSERT INTO keyframes(session_id, seq, state) VALUES (?1, ?2, ?3)")
         insertNonFinite = try connection.prepare("INSERT INTO non_finite(session_id, seq, pointers) VALUES (?1, ?2, ?3)")
+        insertSite = try connection.prepare("INSERT INTO send_sites(session_id, seq, file, line, function) VALUES (?1, ?2, ?3, ?4, ?5)")
         // One statement per commit rather than one per row: FTS5 keeps the terms in memory and
         // writes them once, instead of flushing a segment at every statement savepoint.
         indexText = try connection.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1")
@@ -151,6 +153,15 @@ final class WriterEngine {
             try insertNonFinite.bind(event.seq, at: 2)
             try insertNonFinite.withText(nonFinite, at: 3) { () throws(LogError) in try insertNonFinite.step() }
             insertNonFinite.reset()
+        }
+        if let site = event.site {
+            try insertSite.bind(event.sessionID, at: 1)
+            try insertSite.bind(event.seq, at: 2)
+            try insertSite.bind(site.file, at: 3)
+            try insertSite.bind(Int64(site.line), at: 4)
+            try insertSite.bind(site.function, at: 5)
+            try insertSite.step()
+            insertSite.reset()
         }
     }
 

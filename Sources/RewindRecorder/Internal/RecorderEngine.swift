@@ -128,7 +128,8 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
             redactor.redact(&action, secrets: secretsBefore)
             skippedSinceLast = true
             return finish(RecordedEvent(event: builder.skipped(action: action, at: entry.at, durationNs: entry.durationNs,
-                                                               cause: entry.cause), nonFinitePointers: nonFinite))
+                                                               cause: entry.cause), nonFinitePointers: nonFinite),
+                          site: entry.site)
         }
         let encoded: JSONValueEncoder.EncodedValue
         do {
@@ -138,7 +139,8 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
             status.report(RecorderError(kind: .encoding(pointer: Self.pointer(of: error)), message: "\(error)"))
             skippedSinceLast = true
             return finish(RecordedEvent(event: builder.skipped(action: action, at: entry.at, durationNs: entry.durationNs,
-                                                               cause: entry.cause), nonFinitePointers: nonFinite))
+                                                               cause: entry.cause), nonFinitePointers: nonFinite),
+                          site: entry.site)
         }
         var state = encoded.value
         // The secrets of this state and of every one before: the action that set a token
@@ -150,13 +152,14 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
         let event = builder.next(action: action, state: state, at: entry.at, durationNs: entry.durationNs,
                                  cause: entry.cause, coalesced: skippedSinceLast || entry.afterGap)
         skippedSinceLast = false
-        return finish(RecordedEvent(event: event, nonFinitePointers: nonFinite))
+        return finish(RecordedEvent(event: event, nonFinitePointers: nonFinite), site: entry.site)
     }
 
-    private func finish(_ event: RecordedEvent) -> RecordedEvent {
-        guard !event.nonFinitePointers.isEmpty else { return event }
-        status.noteNonFinite()
+    private func finish(_ event: RecordedEvent, site: SendSite?) -> RecordedEvent {
         var marked = event
+        marked.event.site = site.map(SendSite.bounded)
+        guard !event.nonFinitePointers.isEmpty else { return marked }
+        status.noteNonFinite()
         // The log marks the event (schema 2), and the server link sends the marks.
         marked.event.nonFinite = event.nonFinitePointers
         return marked

@@ -25,6 +25,7 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         @usableFromInline var state: State?
         @usableFromInline var durationNs: Int64
         @usableFromInline var cause: Int64?
+        @usableFromInline var site: SendSite?
         /// Recording was paused before this action: states are missing before it.
         @usableFromInline var afterGap: Bool
         /// Pushed while the queue was full: its snapshot may be dropped by the next push.
@@ -32,13 +33,14 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
 
         @inlinable
         init(seq: Int64, at: Date, action: Action, state: State?, durationNs: Int64, cause: Int64?,
-             afterGap: Bool, overflow: Bool) {
+             site: SendSite?, afterGap: Bool, overflow: Bool) {
             self.seq = seq
             self.at = at
             self.action = action
             self.state = state
             self.durationNs = durationNs
             self.cause = cause
+            self.site = site
             self.afterGap = afterGap
             self.overflow = overflow
         }
@@ -77,7 +79,7 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
 
     /// Appends one action and its state; returns its seq, or `nil` when paused or closed.
     @inlinable
-    func push(_ action: Action, state: State, at: Date, durationNs: Int64, cause: Int64?) -> Int64? {
+    func push(_ action: Action, state: State, at: Date, durationNs: Int64, cause: Int64?, site: SendSite?) -> Int64? {
         condition.lock()
         if closed || paused {
             if paused { gap = true }
@@ -94,7 +96,7 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
             snapshots += 1
         }
         pending.append(Entry(seq: seq, at: at, action: action, state: state, durationNs: durationNs,
-                             cause: cause, afterGap: gap, overflow: full))
+                             cause: cause, site: site, afterGap: gap, overflow: full))
         gap = false
         pushedCount += 1
         if consumer == .sleeping {

@@ -183,7 +183,7 @@ final class ServerLink: @unchecked Sendable {
             session: session.uuid, app: session.app, version: session.meta["version"]?.stringValue,
             meta: session.meta.objectValue ?? [:],
             lastAckedSeq: events.ackedThrough >= 0 ? events.ackedThrough : nil,
-            startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf)
+            startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run)
         _ = client.send(text: AppMessage.hello(hello).json.serialized())
     }
 
@@ -251,7 +251,8 @@ final class ServerLink: @unchecked Sendable {
             var entry = events[index]
             var wire = WireEvent(seq: entry.seq, at: entry.at.timeIntervalSince1970, action: entry.action,
                                  hash: entry.hash, durationNs: entry.durationNs, cause: entry.cause,
-                                 coalesced: entry.coalesced, nonFinite: entry.nonFinite)
+                                 coalesced: entry.coalesced, nonFinite: entry.nonFinite,
+                                 site: entry.site.map { WireEvent.Site(file: $0.file, line: $0.line, function: $0.function) })
             switch entry.body {
             case .patch(let patch): wire.patch = patch
             case .keyframe(let state): wire.keyframe = state

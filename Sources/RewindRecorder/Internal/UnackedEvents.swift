@@ -36,6 +36,8 @@ struct UnackedEvents {
         var coalesced: Bool
         /// JSON Pointers of the numbers recorded as strings (NaN, ±infinity).
         var nonFinite: [String] = []
+        /// Where the app sent the action.
+        var site: SendSite?
         /// The hash the last sent version of this event carried (what the server holds if it stored it).
         var sentHash: UInt64?
     }
@@ -87,7 +89,7 @@ struct UnackedEvents {
         let body: Body = event.seq == 0 ? .keyframe(event.keyframe ?? tipState ?? .null) : .patch(event.patch)
         entries.append(Entry(seq: event.seq, at: event.at, action: event.action, body: body, hash: event.hash,
                              durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced,
-                             nonFinite: event.nonFinite))
+                             nonFinite: event.nonFinite, site: event.site))
         statefulCount += 1
         if statefulCount > capacity, let tip = tipState { dropStates(keeping: tip) }
     }

@@ -258,7 +258,7 @@ final class AppIngest: @unchecked Sendable {
         do {
             let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
             id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(hello.meta),
-                                      replayOf: hello.replayOf)
+                                      replayOf: hello.replayOf, run: hello.run)
             try writer.flush()
             next = try writer.nextSeq(session: id)
         } catch {
@@ -381,6 +381,7 @@ final class AppIngest: @unchecked Sendable {
         }
         session.builder = builder
         logEvent.nonFinite = event.nonFinite
+        logEvent.site = event.site.map { SendSite(file: $0.file, line: $0.line, function: $0.function) }
         if pendingSession !== session {
             flushPending()
             pendingSession = session
@@ -457,5 +458,5 @@ final class AppIngest: @unchecked Sendable {
 func wireSession(_ info: SessionInfo, live: Bool) -> WireSession {
     WireSession(id: info.id, uuid: info.uuid, app: info.app, startedAt: info.startedAt.timeIntervalSince1970,
                 endedAt: info.endedAt?.timeIntervalSince1970, live: live, eventCount: info.eventCount,
-                lastSeq: info.lastSeq, replayOf: info.replayOf, meta: info.meta)
+                lastSeq: info.lastSeq, replayOf: info.replayOf, meta: info.meta, run: info.run)
 }

@@ -34,6 +34,9 @@ enum InspectorReplies {
         o["durationNs"] = number(event.durationNs)
         if let cause = event.cause { o["cause"] = number(cause) }
         if event.coalesced { o["coalesced"] = true }
+        if let site = event.site {
+            o["site"] = ["file": .string(site.file), "line": number(Int64(site.line)), "function": .string(site.function)]
+        }
         return .object(o)
     }
 

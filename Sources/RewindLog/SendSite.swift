@@ -1,0 +1,47 @@
+/// Where in the app's source an action was sent: the `#fileID`, `#line` and `#function` of the
+/// `send` call, captured by its default arguments. Stored with the event (schema 3).
+///
+/// ```swift
+/// let site = SendSite(file: "MyApp/CartView.swift", line: 42, function: "body")
+/// site.description   // "MyApp/CartView.swift:42 body"
+/// ```
+public struct SendSite: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// `#fileID`: the module and file name, `MyApp/CartView.swift`.
+    public var file: String
+    /// `#line`.
+    public var line: Int
+    /// `#function`: the enclosing declaration, `body` or `checkout()`.
+    public var function: String
+
+    /// The most bytes a file or function name may take; longer ones are refused on the wire and
+    /// cut (on a character boundary) by the recorder.
+    public static let maxNameBytes = 1_024
+
+    /// A send site.
+    public init(file: String, line: Int, function: String) {
+        self.file = file
+        self.line = line
+        self.function = function
+    }
+
+    /// `file:line function`.
+    public var description: String { "\(file):\(line) \(function)" }
+
+    /// This site with its names cut to ``maxNameBytes`` and its line clamped to 0 or more, as the
+    /// log and the wire accept it.
+    public static func bounded(_ site: SendSite) -> SendSite {
+        func cut(_ name: String) -> String {
+            guard name.utf8.count > maxNameBytes else { return name }
+            var kept = ""
+            for character in name {
+                guard kept.utf8.count + character.utf8.count <= maxNameBytes else { break }
+                kept.append(character)
+            }
+            return kept
+        }
+        return SendSite(file: cut(site.file), line: max(0, site.line), function: cut(site.function))
+    }
+
+    /// `file:line`, the short form.
+    public var fileAndLine: String { "\(file):\(line)" }
+}
