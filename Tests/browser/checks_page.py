@@ -290,7 +290,29 @@ def test_send_site_and_runs(ctx):
         group = f"#sessions .run-group[data-run='{pair[0]['run']}']"
         wait(d, lambda d: js(d, f"return [...document.querySelectorAll(\"{group} .session\")].map(e => Number(e.dataset.id))")
              == sorted((s["id"] for s in pair), reverse=True), message="the run's two sessions listed together")
-        head = js(d, f"return document.querySelector(\"{group} .run-head\").textContent")
+        head = js(d, f"return document.querySelector(\"{group} .run-head span\").textContent")
         assert head == f"run {pair[0]['run'][:8]} · 2 stores", head
+
+        # The run's actions merged in time order, each as the server stored it.
+        # The list re-renders as the live sessions grow: find and click in one script.
+        js(d, f"document.querySelector(\"{group} .run-merge\").click()")
+        wait(d, lambda d: js(d, "return document.getElementById('run-view').dataset.state") == "ready", message="the merged run view")
+        rows = js(d, """return [...document.querySelectorAll('#run-view .run-row')].map(r =>
+            ({session: Number(r.dataset.session), seq: Number(r.dataset.seq), at: Number(r.dataset.at),
+              type: r.querySelector('.type').textContent, site: r.querySelector('.site').textContent}))""")
+        ids = {s["id"]: s for s in pair}
+        assert {r["session"] for r in rows} == set(ids), f"both stores in the merged list: {sorted({r['session'] for r in rows})}"
+        assert all(a["at"] <= b["at"] for a, b in zip(rows, rows[1:])), "merged rows out of time order"
+        for row in rows[:5] + rows[-5:]:
+            stored = ctx.inspector.ask(type="events", session=ids[row["session"]]["uuid"], **{"from": row["seq"], "limit": 1})["events"][0]
+            assert stored["actionType"] == row["type"] and abs(stored["at"] - row["at"]) < 1e-6, f"{row} vs {stored}"
+            site = stored.get("site")
+            assert row["site"] == (f"{site['file']}:{site['line']}" if site else ""), f"{row} vs {site}"
+        pick = rows[len(rows) // 2]
+        js(d, f"document.querySelector(\"#run-view .run-row[data-session='{pick['session']}'][data-seq='{pick['seq']}']\").click()")
+        wait(d, lambda d: js(d, "return window.__rewind.page.current.id") == pick["session"]
+             and js(d, "return document.getElementById('state-pane').dataset.seq") == str(pick["seq"]),
+             message=f"session {pick['session']} open at #{pick['seq']}")
+        assert js(d, "return document.getElementById('run-view').hidden"), "the run view closes on a click"
     finally:
         other.stop()

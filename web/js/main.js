@@ -11,6 +11,7 @@ import { setupStatePane } from './statepane.js';
 import { applyPatch, resolve } from './patch.js';
 import { Controls } from './controls.js';
 import { SessionList } from './sessionlist.js';
+import { RunView } from './runview.js';
 import { wireConnection } from './live.js';
 
 const $ = (id) => document.getElementById(id);
@@ -32,7 +33,8 @@ const list = new EventList($('list'), {
   scrolled: () => schedule('list'),
   time: (at) => (page.current ? `+${(at - page.current.startedAt).toFixed(3)}s` : ''),
 });
-const sessionList = new SessionList($('sessions'), page, (id) => openSession(id));
+const runView = new RunView($('run-view'), connection, (id, seq) => openSession(id, seq));
+const sessionList = new SessionList($('sessions'), page, (id) => openSession(id), (run, sessions) => runView.show(run, sessions));
 const tree = new StateTree($('tree'), (pointer) => pane.pathSelected(pointer));
 const controls = new Controls(connection, page, (text, bad) => say(text, bad), () => selectedEvents());
 const pane = setupStatePane({ page, tree, connection, select: (...a) => select(...a), say: (...a) => say(...a), renderState: () => renderState() });

@@ -1,12 +1,19 @@
 // The session list (left): every session in the log, newest first, live ones marked, with their
-// event counts. A click opens one.
+// event counts; the sessions of one run (one process's stores) together. A click opens one.
 
 export class SessionList {
-  /// `open(id)` is called with the id of a clicked session.
-  constructor(container, page, open) {
+  /// `open(id)` is called with the id of a clicked session, `merge(run, sessions)` when a run's
+  /// "merged" button is clicked.
+  constructor(container, page, open, merge) {
     this.container = container;
     this.page = page;
     container.addEventListener('click', (e) => {
+      const button = e.target.closest('.run-merge');
+      if (button) {
+        const run = button.closest('.run-group').dataset.run;
+        merge(run, [...page.sessions.values()].filter((s) => s.run === run).sort((a, b) => a.id - b.id));
+        return;
+      }
       const item = e.target.closest('.session');
       if (item) open(Number(item.dataset.id));
     });
@@ -24,7 +31,14 @@ export class SessionList {
         box.dataset.run = group[0].run;
         const head = document.createElement('div');
         head.className = 'run-head';
-        head.textContent = `run ${String(group[0].run).slice(0, 8)} · ${group.length} stores`;
+        const label = document.createElement('span');
+        label.textContent = `run ${String(group[0].run).slice(0, 8)} · ${group.length} stores`;
+        const merge = document.createElement('button');
+        merge.type = 'button';
+        merge.className = 'run-merge';
+        merge.textContent = 'merged';
+        merge.title = "this run's actions in one list, in time order";
+        head.append(label, merge);
         box.append(head, ...items);
         children.push(box);
       } else {
