@@ -25,8 +25,9 @@ public final class Store<State, Action>: Observable {
     /// `\.state`, made once: a key path literal into a generic class is instantiated at run time
     /// on every evaluation (about a microsecond), which the dispatch path cannot afford.
     private let stateKeyPath: KeyPath<Store, State>
-    /// The head of the middleware chain; ends in ``apply(_:)``.
-    private var dispatch: Dispatch<Action> = { _ in }
+    /// The head of the middleware chain; ends in ``apply(_:)``. `nil` without middleware: then
+    /// `send` applies at once, handing its context on directly instead of as a task-local.
+    private var dispatch: Dispatch<Action>?
     /// What was sent while a replay held the store, applied after it.
     private var waitingForReplay: [(Action, DispatchContext)] = []
     /// Receives each applied action and the state it produced (set while recording).
@@ -39,6 +40,8 @@ public final class Store<State, Action>: Observable {
     /// The running effects; cancelled when the store goes away.
     private let effects = EffectTasks()
     private var nextEffectID = 0
+    /// Numbers each `send`, so its ``StoreTask`` finds the tasks it started.
+    private var nextSendID = 0
 
     /// Makes a store.
     ///
@@ -51,9 +54,10 @@ public final class Store<State, Action>: Observable {
         self.live = initialState
         self.reducer = reducer
         self.stateKeyPath = \Store.state
+        guard !middleware.isEmpty else { return }
         // The chain holds the store weakly: a middleware that dispatches later (after a delay, from
         // a task) after the store is gone does nothing, and `getState` then gives the initial state.
-        var chain: Dispatch<Action> = { [weak self] action in self?.apply(action) }
+        var chain: Dispatch<Action> = { [weak self] action in self?.apply(action, DispatchContext.current ?? .background) }
         for link in middleware.reversed() {
             chain = link.make({ [weak self] in self?.state ?? initialState },
                               { [weak self] action in self?.sendFromMiddleware(action) })(chain)
@@ -93,30 +97,35 @@ public final class Store<State, Action>: Observable {
     @discardableResult
     public func send(_ action: Action, fileID: String = #fileID, line: Int = #line,
                      function: String = #function) -> StoreTask {
-        let handle = StoreTask()
-        let context = DispatchContext(cause: nil, site: SendSite(file: fileID, line: line, function: function),
-                                      fromUser: true, handle: handle)
-        DispatchContext.$current.withValue(context) { dispatch(action) }
-        return handle
+        nextSendID &+= 1
+        let send = nextSendID
+        dispatch(action, DispatchContext(cause: nil, site: SendSite(file: fileID, line: line, function: function),
+                                         fromUser: true, send: send))
+        return StoreTask(send: send, effects: effects)
     }
 
     /// Sends an effect's action: it never resumes a jump, and carries its parent as its cause.
     func sendFromEffect(_ action: Action, cause: Int64?, site: SendSite) {
-        let context = DispatchContext(cause: cause, site: site, fromUser: false, handle: nil)
+        dispatch(action, DispatchContext(cause: cause, site: site, fromUser: false, send: nil))
+    }
+
+    /// Hands `action` to the middleware chain with `context` as the task-local value the end of
+    /// the chain reads, or applies it at once when there is no middleware.
+    private func dispatch(_ action: Action, _ context: DispatchContext) {
+        guard let dispatch else { return apply(action, context) }
         DispatchContext.$current.withValue(context) { dispatch(action) }
     }
 
     /// Sends from a middleware's `dispatch`: the action that led to it (the one being
     /// dispatched, or the one whose task the middleware started) lends it its context.
     private func sendFromMiddleware(_ action: Action) {
-        dispatch(action)
+        dispatch?(action)
     }
 
     /// The end of the middleware chain: reduce, hand to the recorder, run the effect. The
     /// context is the one of the `send` that led here, even when a middleware delayed `next` in
     /// a task (task-local values follow the task).
-    private func apply(_ action: Action) {
-        let context = DispatchContext.current ?? .background
+    private func apply(_ action: Action, _ context: DispatchContext) {
         if isReplaying {
             waitingForReplay.append((action, context))
             return
@@ -125,14 +134,14 @@ public final class Store<State, Action>: Observable {
             setJumped(nil)
         }
         let (seq, effect) = reduce(action, cause: context.cause, site: context.site)
-        run(effect, cause: seq, handle: context.handle)
+        run(effect, cause: seq, send: context.send)
     }
 
     /// Applies what was sent while a replay held the store, in the order it was sent.
     func applyWaitingForReplay() {
         while !isReplaying, !waitingForReplay.isEmpty {
             let (action, context) = waitingForReplay.removeFirst()
-            DispatchContext.$current.withValue(context) { apply(action) }
+            apply(action, context)
         }
     }
 
@@ -167,14 +176,14 @@ public final class Store<State, Action>: Observable {
     }
 
     /// Starts what `effect` asks for; `cause` is the seq of the action whose reducer returned it.
-    private func run(_ effect: Effect<Action>, cause: Int64?, handle: StoreTask?) {
+    private func run(_ effect: Effect<Action>, cause: Int64?, send sendID: Int?) {
         switch effect.operation {
         case .none:
             return
         case .send(let action, let site):
             sendFromEffect(action, cause: cause, site: site)
         case .merge(let effects):
-            for effect in effects { run(effect, cause: cause, handle: handle) }
+            for effect in effects { run(effect, cause: cause, send: sendID) }
         case .cancel(let id):
             effects.cancel(id)
         case .run(let work):
@@ -190,8 +199,7 @@ public final class Store<State, Action>: Observable {
                 await body(send)
                 effects?.remove(number)
             }
-            effects.add(number, task, id: work.id)
-            handle?.add(task)
+            effects.add(number, task, id: work.id, send: sendID)
         }
     }
 
@@ -217,10 +225,17 @@ final class EffectTasks: @unchecked Sendable {
     /// The running tasks marked with each cancellation id.
     private var marked: [EffectID: Set<Int>] = [:]
     private var idOf: [Int: EffectID] = [:]
+    /// The running tasks each `send` started, for its ``StoreTask``.
+    private var bySend: [Int: [Int]] = [:]
+    private var sendOf: [Int: Int] = [:]
 
-    func add(_ number: Int, _ task: Task<Void, Never>, id: EffectID?) {
+    func add(_ number: Int, _ task: Task<Void, Never>, id: EffectID?, send: Int?) {
         lock.withLock {
             tasks[number] = task
+            if let send {
+                bySend[send, default: []].append(number)
+                sendOf[number] = send
+            }
             if let id {
                 marked[id, default: []].insert(number)
                 idOf[number] = id
@@ -231,6 +246,10 @@ final class EffectTasks: @unchecked Sendable {
     func remove(_ number: Int) {
         lock.withLock {
             tasks[number] = nil
+            if let send = sendOf.removeValue(forKey: number) {
+                bySend[send]?.removeAll { $0 == number }
+                if bySend[send]?.isEmpty == true { bySend[send] = nil }
+            }
             if let id = idOf.removeValue(forKey: number) {
                 marked[id]?.remove(number)
                 if marked[id]?.isEmpty == true { marked[id] = nil }
@@ -246,6 +265,11 @@ final class EffectTasks: @unchecked Sendable {
             return numbers.compactMap { tasks[$0] }
         }
         for task in cancelled { task.cancel() }
+    }
+
+    /// The running tasks `send` started.
+    func tasks(ofSend send: Int) -> [Task<Void, Never>] {
+        lock.withLock { (bySend[send] ?? []).compactMap { tasks[$0] } }
     }
 
     /// One running task, if any.
@@ -267,11 +291,11 @@ struct DispatchContext: Sendable {
     var site: SendSite?
     /// `true` for the app's own `send` (a user's action): it resumes a jump.
     var fromUser: Bool
-    /// Collects the effect tasks the action starts.
-    var handle: StoreTask?
+    /// The number of the app's `send` whose ``StoreTask`` collects the effects it starts.
+    var send: Int?
 
     /// What an action dispatched outside any `send` gets (a middleware's `DispatchQueue` timer).
-    static let background = DispatchContext(cause: nil, site: nil, fromUser: false, handle: nil)
+    static let background = DispatchContext(cause: nil, site: nil, fromUser: false, send: nil)
 
     @TaskLocal static var current: DispatchContext?
 }

@@ -1,6 +1,3 @@
-import Foundation
-import RewindLog
-
 /// The effects one ``Store/send(_:fileID:line:function:)`` started: await them or cancel them,
 /// as TCA's `StoreTask` allows.
 ///
@@ -11,52 +8,47 @@ import RewindLog
 /// ```
 ///
 /// It covers the effects started when the action reached the reducer, including one a middleware
-/// delayed in a task; effects those effects' actions start are their own.
-public final class StoreTask: Hashable, Sendable {
-    private let tasks = TaskList()
+/// delayed in a task; effects those effects' actions start are their own. It is a plain value:
+/// a `send` that starts no effect allocates nothing for it.
+public struct StoreTask: Hashable, Sendable {
+    let send: Int
+    private weak var effects: EffectTasks?
 
-    init() {}
-
-    func add(_ task: Task<Void, Never>) {
-        tasks.append(task)
+    init(send: Int, effects: EffectTasks) {
+        self.send = send
+        self.effects = effects
     }
+
+    private var running: [Task<Void, Never>] { effects?.tasks(ofSend: send) ?? [] }
 
     /// Cancels the effects: the actions they send from now on are not applied.
     public func cancel() {
-        for task in tasks.all { task.cancel() }
+        for task in running { task.cancel() }
     }
 
-    /// Returns when every effect has finished (at once when there were none).
+    /// Returns when every effect has finished (at once when there were none, or all finished).
     public func finish() async {
-        var awaited = 0
-        while true {
-            let all = tasks.all
-            guard awaited < all.count else { return }
-            await all[awaited].value
-            awaited += 1
+        while let task = running.first {
+            await task.value
+            // A cancelled task that already returned may still be listed for a moment.
+            if running.first == task { await Task.yield() }
         }
     }
 
-    /// `true` once ``cancel()`` was called (or the store went away) and there were effects.
+    /// `true` while the effects still running were all cancelled (and there is one).
     public var isCancelled: Bool {
-        let all = tasks.all
-        return !all.isEmpty && all.allSatisfy(\.isCancelled)
+        let tasks = running
+        return !tasks.isEmpty && tasks.allSatisfy(\.isCancelled)
     }
 
-    /// How many effect tasks the action started.
-    public var effectCount: Int { tasks.all.count }
+    /// How many of the action's effect tasks are still running.
+    public var effectCount: Int { running.count }
 
-    public static func == (lhs: StoreTask, rhs: StoreTask) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-}
-
-private final class TaskList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tasks: [Task<Void, Never>] = []
-
-    func append(_ task: Task<Void, Never>) {
-        lock.withLock { tasks.append(task) }
+    public static func == (lhs: StoreTask, rhs: StoreTask) -> Bool {
+        lhs.send == rhs.send && lhs.effects === rhs.effects
     }
 
-    var all: [Task<Void, Never>] { lock.withLock { tasks } }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(send)
+    }
 }
