@@ -79,11 +79,40 @@ enum StoreBenchmarks {
             results.append(BenchResult(name: "store/recorder \(label)", value: rate.rounded(), unit: "states/s",
                                        note: "encode, diff, redact nothing, write to a log file; \(sizeNote)"))
         }
+        results += fieldReads()
         if let small = uiPace["1 KB"], let large = uiPace["1 MB"] {
             results.append(BenchResult(name: "store/added by recording, 1 MB vs 1 KB", value: (large / small * 100).rounded() / 100,
                                        unit: "x", note: "UI pace; goal ≤ 2"))
         }
         return results
+    }
+
+    /// What per-field observation would cost a read, against today's whole-state observation:
+    /// a view reading `store.selected` registers `\Store.state` (made once per store); per field,
+    /// it would have to register `\Store.state` appended with the field's key path, which Swift
+    /// builds at run time on every read of a generic store, and the store would compare every
+    /// observed field after each action to know which changed.
+    @MainActor
+    static func fieldReads() -> [BenchResult] {
+        let store = Store(initialState: State(bytes: 1_000), reducer: reducer)
+        let reads = 100_000
+        let whole = Measure.median {
+            var sum = 0
+            for _ in 0..<reads { sum &+= store.selected }
+            blackHole(sum)
+        } / Double(reads) * 1e9
+        let field: KeyPath<State, Int> = \.selected
+        let perField = Measure.median {
+            var sum = 0
+            for _ in 0..<reads {
+                let path = (\Store<State, Action>.state).appending(path: field)
+                sum &+= store[keyPath: path]
+            }
+            blackHole(sum)
+        } / Double(reads) * 1e9
+        return [BenchResult(name: "store/read a field, per-field key path", value: (perField * 10).rounded() / 10, unit: "ns",
+                            baseline: (whole * 10).rounded() / 10, ratio: perField / whole,
+                            note: "baseline: store.selected, observed as the whole state; per field: \\Store.state appended with \\.selected per read")]
     }
 
     /// Median cost of one `send` when the recorder has caught up before each (as between taps),
