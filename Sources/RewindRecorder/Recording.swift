@@ -53,6 +53,9 @@ public struct Recording: Sendable {
     public var redacted: [String]
     /// The member names the recorder redacted wherever they appeared (from the session's meta).
     public var redactedKeys: [String] = []
+    /// The seq of ``initialState`` in the recorded session: 0, unless the recording starts at a
+    /// later state (a fixture written by `rewind test --from`).
+    public var firstSeq: Int64 = 0
 
     /// A recording from an initial state and actions (seqs 1, 2, …), without patches.
     public init(initialState: JSONValue, actions: [JSONValue], sessionUUID: String? = nil) {
@@ -71,7 +74,7 @@ public struct Recording: Sendable {
     }
 
     /// The last seq.
-    public var lastSeq: Int64 { steps.last?.seq ?? 0 }
+    public var lastSeq: Int64 { steps.last?.seq ?? firstSeq }
 
     /// Reads a whole session from a log file; `session` is an id, a uuid prefix or `latest`.
     public static func load(fromLog path: String, session name: String = "latest") throws(LogError) -> Recording {
@@ -115,11 +118,16 @@ public struct Recording: Sendable {
         guard let first = session.events.first, let initial = first.keyframe else {
             throw LogFileProblem("\(path) holds no initial state")
         }
+        // A fixture that starts at a later state (`rewind test --from`) keeps the recording's seqs.
+        let offset = session.firstSeq
         let steps = session.events.dropFirst().map { event in
-            Step(seq: event.seq, action: event.action, patch: event.patch, coalesced: event.coalesced,
-                 cause: event.cause, at: event.at, site: event.site)
+            Step(seq: event.seq + offset, action: event.action, patch: event.patch, coalesced: event.coalesced,
+                 cause: event.cause.map { $0 + offset }, at: event.at, site: event.site)
         }
-        return Recording(initialState: initial, steps: steps)
+        var recording = Recording(initialState: initial, steps: steps, redacted: session.redacted)
+        recording.redactedKeys = session.redactedKeys
+        recording.firstSeq = offset
+        return recording
     }
 
     /// The recorded state at `seq`, rebuilt from the patches; `nil` when a step before it has no

@@ -3,31 +3,85 @@ import RewindLog
 
 /// Where a re-run first differed from the recording.
 public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong at ``seq``.
+    public enum Kind: Sendable, Equatable {
+        /// The reducer's state differs from the recorded one.
+        case stateDiffers
+        /// The reducer, run twice on the same state and action, gave two different states: it is
+        /// not a pure function there (`Date()`, `UUID()`, randomness). ``changes`` are from the
+        /// first run's state to the second's.
+        case notDeterministic
+    }
+
+    /// What went wrong.
+    public var kind: Kind = .stateDiffers
     /// The seq whose state differs.
     public var seq: Int64
     /// The action at that seq, as recorded.
     public var action: JSONValue
-    /// The recorded state.
+    /// Where the app sent the action, when it was recorded.
+    public var site: SendSite?
+    /// The recorded state (for ``Kind/notDeterministic``, the first run's state).
     public var expected: JSONValue
-    /// The state the reducer produced.
+    /// The state the reducer produced (for ``Kind/notDeterministic``, the second run's).
     public var actual: JSONValue
     /// What differs, from the recorded state to the produced one.
     public var changes: [JSONChange]
 
-    /// One line per change, after the seq and the action: where, then the recorded value and
-    /// the value the reducer produced on replay (`absent` where one side has nothing).
+    /// The change lines ``description`` shows before "… and K more".
+    public static let defaultMaxLines = 20
+
+    /// ``description(maxLines:)`` with ``defaultMaxLines``.
     ///
     /// ```
-    /// state differs at seq 8 after {"add":{"_0":2}}:
+    /// state differs at seq 8 after {"add":{"_0":2}} (sent at App/CartView.swift:42 body):
     ///   /count  recorded: 15  replayed: 16
     /// ```
-    public var description: String {
-        "state differs at seq \(seq) after \(action.serialized()):\n" + changes.map { change in
+    public var description: String { description(maxLines: Self.defaultMaxLines) }
+
+    /// The seq, the action and its send site, then one line per change: where, the recorded
+    /// value and the value the reducer produced on replay (`absent` where one side has nothing);
+    /// at most `maxLines` change lines, then `… and K more`.
+    public func description(maxLines: Int) -> String {
+        let sent = site.map { " (sent at \($0.description))" } ?? ""
+        let action = Self.cut(self.action.serialized(), 300)
+        var lines: [String]
+        switch kind {
+        case .stateDiffers:
+            lines = ["state differs at seq \(seq) after \(action)\(sent):"]
+        case .notDeterministic:
+            lines = ["the reducer is not deterministic at seq \(seq) after \(action)\(sent): run twice on the same state "
+                     + "and action, it gave two different states. Move what it reads from the world (Date(), UUID(), "
+                     + "random numbers) into the action or the state; see Docs/Integrating.md, \"A recorded bug becomes a test\"."]
+        }
+        let (first, second) = kind == .stateDiffers ? ("recorded", "replayed") : ("first run", "second run")
+        let shown = changes.prefix(max(0, maxLines))
+        for change in shown {
             let place = change.path.isRoot ? "(the whole state)" : change.path.description
-            let recorded = change.oldValue?.serialized() ?? "absent"
-            let replayed = change.newValue?.serialized() ?? "absent"
-            return "  \(place)  recorded: \(recorded)  replayed: \(replayed)"
-        }.joined(separator: "\n")
+            let old = Self.cut(change.oldValue?.serialized() ?? "absent", 200)
+            let new = Self.cut(change.newValue?.serialized() ?? "absent", 200)
+            lines.append("  \(place)  \(first): \(old)  \(second): \(new)")
+        }
+        if changes.count > shown.count {
+            lines.append("  … and \(changes.count - shown.count) more")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `text` cut to `limit` characters with `…`.
+    static func cut(_ text: String, _ limit: Int) -> String {
+        text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+    }
+
+    public init(kind: Kind = .stateDiffers, seq: Int64, action: JSONValue, site: SendSite? = nil,
+                expected: JSONValue, actual: JSONValue, changes: [JSONChange]) {
+        self.kind = kind
+        self.seq = seq
+        self.action = action
+        self.site = site
+        self.expected = expected
+        self.actual = actual
+        self.changes = changes
     }
 }
 
@@ -47,6 +101,9 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
 /// the next recorded one.
 public struct ReplayVerifier<State: Codable, Action: Decodable> {
     let reduce: (inout State, Action) -> Void
+    /// Runs the reducer twice per step and reports a reducer that is not deterministic
+    /// (``ReplayMismatch/Kind/notDeterministic``). On by default; it doubles the reducer's work.
+    public var checksDeterminism = true
 
     /// A verifier for any store's reducer, given as one step: change `state` for `action`. For a
     /// ReSwift reducer `(Action, State?) -> State`, write `{ state, action in state = reducer(action, state) }`;
@@ -69,7 +126,19 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
         var secretsBefore = redactor.secrets(in: expected)
         for step in recording.steps {
             let action = try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq))
+            // Twice, on equal inputs: a reducer that reads the clock or a random source differs
+            // from itself, and that is said before any comparison with the recording.
+            var again = state
             reduce(&state, action)
+            if checksDeterminism {
+                reduce(&again, action)
+                let first = try encoder.encodeReportingNonFinite(state).value
+                let second = try encoder.encodeReportingNonFinite(again).value
+                if first != second {
+                    return ReplayMismatch(kind: .notDeterministic, seq: step.seq, action: step.action, site: step.site,
+                                          expected: first, actual: second, changes: JSONDiff(from: first, to: second).changes)
+                }
+            }
             guard let patch = step.patch else { continue }
             try expected.apply(try JSONPatch(json: patch))
             if step.isSkipped { continue }
@@ -77,7 +146,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
             secretsBefore.formUnion(redactor.secrets(in: actual))
             redactor.redact(&actual, secrets: secretsBefore)
             if actual != expected {
-                return ReplayMismatch(seq: step.seq, action: step.action, expected: expected, actual: actual,
+                return ReplayMismatch(seq: step.seq, action: step.action, site: step.site, expected: expected, actual: actual,
                                       changes: JSONDiff(from: expected, to: actual).changes)
             }
         }

@@ -111,7 +111,12 @@ struct JSONLImportTests {
         (#"{"action":"a"}"#, ImportError(.line(3), #"the line has no "state""#)),
         (#"{"state":{}}"#, ImportError(.line(3), #"the line has no "action" (only the first line, the initial state, may leave it out)"#)),
         (#"[1,2]"#, ImportError(.line(3), "expected a JSON object, found an array")),
-        (#"{"action":"a","state":{},"seq":3}"#, ImportError(.line(3), #"the line has a member "seq"; a line holds only "action", "state" and "at""#)),
+        (#"{"action":"a","state":{},"seq":3}"#, ImportError(.line(3), #"the line has a member "seq"; a line holds "action", "state" and "at", and may say "cause", "site" and "coalesced""#)),
+        (#"{"action":"a","state":{},"redacted":["/x"]}"#, ImportError(.line(3), #"the line has a member "redacted"; a line holds "action", "state" and "at", and may say "cause", "site" and "coalesced"; only the first line may say "redacted""#)),
+        (#"{"action":"a","state":{},"cause":-1}"#, ImportError(.line(3), #""cause" must be a seq, an integer 0 or more"#)),
+        (#"{"action":"a","state":{},"cause":3}"#, ImportError(.line(3), #""cause" (3) must be the seq of an earlier line"#)),
+        (#"{"action":"a","state":{},"coalesced":1}"#, ImportError(.line(3), #""coalesced" must be true or false"#)),
+        (#"{"action":"a","state":{},"site":{"file":"A.swift","line":"7","function":"f"}}"#, ImportError(.line(3), #""site" must be {"file": string, "line": integer 0 or more, "function": string}"#)),
         (#"{"action":"a","state":{},"at":"2024-01-01"}"#, ImportError(.line(3), #""at" must be a number of seconds since 1970, not a string"#)),
         (#"{"action":"a","state":{},"at":1700000000000}"#, ImportError(.line(3), #""at" (1700000000000) is too large for seconds since 1970 (milliseconds?)"#)),
     ])
@@ -140,5 +145,34 @@ struct JSONLImportTests {
         ])
         #expect(ImportMeta(sessionMeta: session.importMeta.sessionMeta) == session.importMeta)
         #expect(ImportMeta(sessionMeta: ["version": "1.0"]) == nil)
+    }
+
+    @Test("a recorded session's provenance and redactions come back from its lines")
+    func provenance() throws {
+        let bytes = ImportSupport.jsonl([
+            #"{"state":{"n":0},"redacted":["/token"],"redactedKeys":["password"]}"#,
+            #"{"action":"a","state":{"n":1},"site":{"file":"App/V.swift","line":7,"function":"body"}}"#,
+            #"{"action":"b","state":{"n":1},"cause":1,"coalesced":true}"#,
+        ])
+        let session = try JSONLImport.parse(bytes)
+        #expect(session.redacted == ["/token"])
+        #expect(session.redactedKeys == ["password"])
+        #expect(session.events[1].site == SendSite(file: "App/V.swift", line: 7, function: "body"))
+        #expect(session.events[2].cause == 1)
+        #expect(session.events[2].coalesced)
+        #expect(!session.events[1].coalesced)
+    }
+
+    @Test("a fixture that starts at a later seq numbers its causes from there")
+    func startsLater() throws {
+        let bytes = ImportSupport.jsonl([
+            #"{"state":{"n":5},"from":5}"#,
+            #"{"action":"a","state":{"n":6},"cause":3}"#,
+            #"{"action":"b","state":{"n":7},"cause":6}"#,
+        ])
+        let session = try JSONLImport.parse(bytes)
+        #expect(session.firstSeq == 5)
+        // Seq 3 is before the fixture: no cause; seq 6 is its line 1.
+        #expect(session.events.map(\.cause) == [nil, nil, 1])
     }
 }

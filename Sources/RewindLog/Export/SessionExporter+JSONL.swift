@@ -1,7 +1,10 @@
 import RewindJSON
 
 extension SessionExporter {
-    /// One line per state: `{"action": …, "state": …, "at": …}`, compact, `\n` after each.
+    /// One line per state: `{"action": …, "state": …, "at": …}`, compact, `\n` after each. A
+    /// recorded session's lines also say where each action came from, when known: `cause`,
+    /// `site` and `coalesced`; and its first line what the recorder redacted (`redacted`,
+    /// `redactedKeys`), so that a verifier reading the file redacts the same way.
     ///
     /// Seq 0 is the first line, without an action, unless the import made it up
     /// (``ImportMeta/syntheticInitial``): then it is left out. Members come in the order the
@@ -12,6 +15,9 @@ extension SessionExporter {
         let order = Self.memberOrder(meta?.fields)
         let total = session.eventCount
         var done = 0
+        var firstLine = true
+        let redacted = session.meta["redacted"]?.arrayValue?.filter { $0.stringValue != nil } ?? []
+        let redactedKeys = session.meta["redactedKeys"]?.arrayValue?.filter { $0.stringValue != nil } ?? []
         try forEachEvent { event, state in
             done += 1
             report(done, of: total)
@@ -34,6 +40,27 @@ extension SessionExporter {
                 try buffer.append(first ? "\"\(member)\":" : ",\"\(member)\":")
                 try buffer.append(value)
                 first = false
+            }
+            if event.seq > 0 {
+                if let cause = event.cause { try buffer.append(",\"cause\":\(cause)") }
+                if let site = event.site {
+                    let json: JSONValue = ["file": .string(site.file), "line": .number(JSONNumber(Int64(site.line))),
+                                           "function": .string(site.function)]
+                    try buffer.append(",\"site\":")
+                    try buffer.append(json.serializedBytes(.compact))
+                }
+                if event.coalesced { try buffer.append(",\"coalesced\":true") }
+            }
+            if firstLine {
+                firstLine = false
+                if !redacted.isEmpty {
+                    try buffer.append(",\"redacted\":")
+                    try buffer.append(JSONValue.array(redacted).serializedBytes(.compact))
+                }
+                if !redactedKeys.isEmpty {
+                    try buffer.append(",\"redactedKeys\":")
+                    try buffer.append(JSONValue.array(redactedKeys).serializedBytes(.compact))
+                }
             }
             try buffer.append("}\n")
         }

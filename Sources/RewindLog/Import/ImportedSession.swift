@@ -9,6 +9,14 @@ public struct ImportedSession: Sendable {
     public var events: [LogEvent]
     /// What the import remembers, stored in the session's meta under `import`.
     public var importMeta: ImportMeta
+    /// The JSON Pointers the recorder redacted (a JSONL fixture's first line says so), kept in
+    /// the session's meta as a recorded session keeps them.
+    public var redacted: [String] = []
+    /// The member names the recorder redacted wherever they appeared.
+    public var redactedKeys: [String] = []
+    /// The seq of the recording the first line stands for (`from` on a fixture that starts at a
+    /// later state): the events are numbered from 0, and their causes from this seq.
+    public var firstSeq: Int64 = 0
     /// The time of seq 0, which becomes the session's start.
     public var startedAt: Date {
         events.first?.at ?? Date(timeIntervalSince1970: importMeta.importedAt ?? 0)

@@ -1,4 +1,5 @@
 import Foundation
+import RewindJSON
 
 extension LogWriter {
     /// Writes an imported session: the session row, then every event in one batch, so the
@@ -14,7 +15,13 @@ extension LogWriter {
     /// `uuid` must be new: an import never adds to a session that exists.
     public func write(_ session: ImportedSession, uuid: String, app: String) throws(LogError) -> Int64 {
         let startedAt = session.startedAt
-        let meta = session.importMeta.sessionMeta.serialized(.compact)
+        var sessionMeta = session.importMeta.sessionMeta
+        if case .object(var object) = sessionMeta {
+            if !session.redacted.isEmpty { object["redacted"] = .array(session.redacted.map { .string($0) }) }
+            if !session.redactedKeys.isEmpty { object["redactedKeys"] = .array(session.redactedKeys.map { .string($0) }) }
+            sessionMeta = .object(object)
+        }
+        let meta = sessionMeta.serialized(.compact)
         let id = try call { engine throws(LogError) in
             let existing = try engine.connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
             try existing.bind(uuid, at: 1)

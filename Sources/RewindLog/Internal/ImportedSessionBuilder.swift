@@ -16,6 +16,14 @@ struct ImportedSessionBuilder {
         lastAt = importedAt
     }
 
+    /// Gives the last event what the file said of where it came from.
+    mutating func annotateLast(cause: Int64?, site: SendSite?, coalesced: Bool) {
+        guard let last = events.indices.last else { return }
+        events[last].cause = cause
+        events[last].site = site
+        events[last].coalesced = coalesced
+    }
+
     /// The seq the next record gets.
     var nextSeq: Int64 { builder.nextSeq }
 

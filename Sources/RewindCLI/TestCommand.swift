@@ -1,0 +1,267 @@
+import ArgumentParser
+import Foundation
+import RewindJSON
+import RewindLog
+
+/// `rewind test`: a recorded session becomes a Swift Testing test that replays it through
+/// today's reducer.
+struct TestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Turn a recorded session into a Swift test that replays it through your reducer.",
+        discussion: """
+        Writes two files into DIR: NAME.jsonl, the recording (states as recorded, so what the \
+        recorder redacted stays redacted, with each action's cause and send site), and \
+        NAME.swift, a Swift Testing @Test that reads the recording beside it (#filePath, no \
+        bundle resources), runs ReplayVerifier(reducer: SYMBOL) and fails at the first seq whose \
+        state differs, printing the action, where it was sent and each changed path as \
+        'recorded: X  replayed: Y'. The verifier also runs the reducer twice per step and says \
+        so when the reducer is not deterministic (Date(), UUID(), randomness).
+
+        Put DIR in a test target's folder; no Package.swift change is needed (SwiftPM warns \
+        about the .jsonl file until the target lists it under exclude:). Then: swift test \
+        --filter NAME.
+
+        The session comes from the log (--db), or from a running server with --server \
+        ws://HOST:PORT (its /export/SESSION). --from SEQ starts the recording at the state \
+        recorded at SEQ instead of 0. Existing files of the same name are replaced.
+
+        Example: rewind test latest --reducer appReducer --module MyApp -o Tests/MyAppTests
+        """
+    )
+
+    @Argument(help: "The session: an id, a uuid prefix or 'latest'.")
+    var session: String
+
+    @Option(help: ArgumentHelp("The reducer the test replays through: a Rewind Reducer, as the test's code names it (appReducer, AppFeature.reducer).", valueName: "symbol"))
+    var reducer: String
+
+    @Option(help: ArgumentHelp("Adds @testable import MODULE (the app module that defines the reducer).", valueName: "module"))
+    var module: String?
+
+    @Option(help: ArgumentHelp("The test's name: the files' names and the test function's (default: from the app and session).", valueName: "name"))
+    var name: String?
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The folder to write into (a test target's folder).", valueName: "dir"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Start at the state recorded at this seq instead of seq 0.", valueName: "seq"))
+    var from: Int64?
+
+    @Option(help: ArgumentHelp("The most changed paths a failure prints before '… and K more'.", valueName: "n"))
+    var maxLines = 20
+
+    @Option(help: ArgumentHelp("Take the session from rewind serve at this address (ws://HOST:PORT) instead of a log file.", valueName: "url"))
+    var server: String?
+
+    @Option(help: ArgumentHelp("The server's token (default: $REWIND_TOKEN).", valueName: "secret"))
+    var token: String?
+
+    @OptionGroup var log: LogLocation
+
+    func validate() throws {
+        guard Self.isQualifiedIdentifier(reducer) else {
+            throw ValidationError("--reducer '\(reducer)' is not a Swift name (write appReducer or AppFeature.reducer)")
+        }
+        if let module, !Self.isIdentifier(module) { throw ValidationError("--module '\(module)' is not a Swift module name") }
+        if let name, !Self.isIdentifier(name) {
+            throw ValidationError("--name '\(name)' must be a Swift identifier (letters, digits, _; not starting with a digit)")
+        }
+        if let from, from < 0 { throw ValidationError("--from must be a seq, 0 or more") }
+        if maxLines < 1 { throw ValidationError("--max-lines must be 1 or more") }
+    }
+
+    func run() throws {
+        let source: Source = try server.map { try fetchFromServer($0) } ?? readFromLog()
+        var lines = try Self.lines(of: source.jsonl, origin: source.origin)
+        if let from, from > 0 { lines = try Self.starting(lines, at: from, origin: source.origin) }
+        let testName = name ?? source.defaultName
+        let directory = URL(fileURLWithPath: (output as NSString).expandingTildeInPath)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("cannot create \(directory.path): \(error.localizedDescription)", code: 2)
+        }
+        let fixture = directory.appendingPathComponent(testName + ".jsonl")
+        let test = directory.appendingPathComponent(testName + ".swift")
+        let jsonl = lines.map { $0.serialized(.compact) }.joined(separator: "\n") + "\n"
+        let swift = Self.testSource(name: testName, reducer: reducer, module: module, maxLines: maxLines,
+                                    command: commandLine(name: testName), origin: source.origin,
+                                    steps: lines.count - 1, from: from ?? 0)
+        do {
+            try Data(jsonl.utf8).write(to: fixture, options: .atomic)
+            try Data(swift.utf8).write(to: test, options: .atomic)
+        } catch {
+            throw CLIError("cannot write into \(directory.path): \(error.localizedDescription)", code: 2)
+        }
+        writeStandardOutput("""
+            wrote \(test.path)
+            wrote \(fixture.path) (\(lines.count) states)
+            run it: swift test --filter \(testName)
+
+            """)
+    }
+
+    // MARK: The recording
+
+    struct Source {
+        var jsonl: [UInt8]
+        /// Where it came from, for the generated comment and errors.
+        var origin: String
+        var defaultName: String
+    }
+
+    private func readFromLog() throws -> Source {
+        let reader = try log.openReader()
+        let info = try reader.resolveSession(session)
+        var bytes: [UInt8] = []
+        do {
+            try SessionExporter(reader: reader, session: info).write(.jsonl) { chunk in bytes += chunk }
+        } catch let error as ExportError {
+            throw CLIError("\(error).", code: 1)
+        }
+        let origin = "session \(info.id) (\(info.uuid), \"\(info.app)\", \(info.eventCount) events) of \(reader.path)"
+        return Source(jsonl: bytes, origin: origin, defaultName: Self.identifier(from: info.app) + "Session\(info.id)")
+    }
+
+    private func fetchFromServer(_ address: String) throws -> Source {
+        guard let url = URL(string: try ServerLocation.inspectorURL(address)), let host = url.host else {
+            throw CLIError("--server '\(address)' is not a ws:// URL (write ws://HOST:PORT)", code: 2)
+        }
+        let port = url.port ?? 7433
+        let name = session.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_."))) ?? session
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let response = try HTTPGet.fetch(host: shownHost, port: port, path: "/export/\(name)?format=jsonl",
+                                         token: ServerLocation.token(token))
+        let said = String(decoding: response.body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        switch response.status {
+        case 200: break
+        case 401, 403: throw CLIError("rewind serve at \(address) wants its token: pass --token or set REWIND_TOKEN", code: 2)
+        case 404: throw CLIError("rewind serve at \(address): \(said)", code: 2)
+        default: throw CLIError("rewind serve at \(address) answered \(response.status): \(said)", code: 2)
+        }
+        return Source(jsonl: response.body, origin: "session \(session) of rewind serve at \(address)",
+                      defaultName: "session" + Self.identifier(from: session).prefix(1).uppercased() + Self.identifier(from: session).dropFirst())
+    }
+
+    /// The lines of an export, each a JSON object.
+    static func lines(of bytes: [UInt8], origin: String) throws -> [JSONValue] {
+        var lines: [JSONValue] = []
+        for (index, line) in bytes.split(separator: 10, omittingEmptySubsequences: true).enumerated() {
+            do {
+                lines.append(try JSONValue(parsing: Array(line)))
+            } catch {
+                throw CLIError("line \(index + 1) of the export of \(origin) is not JSON: \(error)", code: 1)
+            }
+        }
+        guard let first = lines.first, first["action"] == nil else {
+            throw CLIError("the export of \(origin) has no initial state: a recorded session starts with one", code: 1)
+        }
+        return lines
+    }
+
+    /// The recording from the state at `seq`: that state as the first line (marked `from`, with
+    /// the first line's redactions), then the lines after it.
+    static func starting(_ lines: [JSONValue], at seq: Int64, origin: String) throws -> [JSONValue] {
+        let last = Int64(lines.count - 1)
+        guard seq <= last else {
+            throw CLIError("--from \(seq) is past the end of \(origin): its last seq is \(last)", code: 2)
+        }
+        let line = lines[Int(seq)]
+        if line["coalesced"] == .bool(true) {
+            throw CLIError("the state at seq \(seq) was coalesced (not recorded on its own); start --from another seq", code: 2)
+        }
+        var head: JSONObject = ["state": line["state"] ?? .null]
+        if let at = line["at"] { head["at"] = at }
+        head["from"] = .number(JSONNumber(seq))
+        for key in ["redacted", "redactedKeys"] {
+            if let value = lines[0][key] { head[key] = value }
+        }
+        return [.object(head)] + lines[Int(seq + 1)...]
+    }
+
+    // MARK: The test
+
+    private func commandLine(name: String) -> String {
+        var parts = ["rewind", "test", session, "--reducer", reducer]
+        if let module { parts += ["--module", module] }
+        parts += ["--name", name, "-o", output]
+        if let from { parts += ["--from", String(from)] }
+        if maxLines != 20 { parts += ["--max-lines", String(maxLines)] }
+        if let server { parts += ["--server", server] }
+        return parts.map(Self.shellQuoted).joined(separator: " ")
+    }
+
+    static func testSource(name: String, reducer: String, module: String?, maxLines: Int, command: String,
+                           origin: String, steps: Int, from: Int64) -> String {
+        let start = from > 0 ? " from seq \(from)" : ""
+        let date = ISO8601DateFormatter().string(from: Date()).prefix(10)
+        var lines = [
+            "// Made by `\(Self.commentSafe(command))` on \(date),",
+            "// from \(Self.commentSafe(origin))\(start).",
+            "// It replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)` and fails",
+            "// at the first seq whose state differs from the recording. Run the command again to record it anew.",
+            "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
+            "import Foundation",
+            "import Rewind",
+            "import Testing",
+        ]
+        if let module { lines.append("@testable import \(module)") }
+        lines += [
+            "",
+            "@Test func \(name)() throws {",
+            "    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()",
+            "        .appendingPathComponent(\"\(name).jsonl\").path",
+            "    let recording = try Recording.load(fromJSONL: fixture)",
+            "    let mismatch = try ReplayVerifier(reducer: \(reducer)).firstMismatch(in: recording)",
+            "    #expect(mismatch == nil, \"\\(mismatch?.description(maxLines: \(maxLines)) ?? \"\")\")",
+            "}",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: Names
+
+    /// Words Swift reserves, which a bare name cannot be.
+    static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+        "internal", "let", "open", "operator", "private", "protocol", "public", "rethrows", "static", "struct",
+        "subscript", "typealias", "var", "break", "case", "continue", "default", "defer", "do", "else",
+        "fallthrough", "for", "guard", "if", "in", "repeat", "return", "switch", "where", "while", "as", "Any",
+        "catch", "false", "is", "nil", "super", "self", "Self", "throw", "throws", "true", "try", "await", "async",
+    ]
+
+    static func isIdentifier(_ text: String) -> Bool {
+        guard !keywords.contains(text) else { return false }
+        guard let first = text.unicodeScalars.first, first == "_" || (first.isASCII && CharacterSet.letters.contains(first)) else {
+            return false
+        }
+        return text.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) }
+    }
+
+    static func isQualifiedIdentifier(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return !parts.isEmpty && parts.allSatisfy { isIdentifier(String($0)) }
+    }
+
+    /// lowerCamelCase ASCII letters and digits of `text`: "Images demo" → "imagesDemo".
+    static func identifier(from text: String) -> String {
+        let words = text.unicodeScalars.split { !($0.isASCII && CharacterSet.alphanumerics.contains($0)) }.map { String(String.UnicodeScalarView($0)) }
+        var out = ""
+        for (index, word) in words.enumerated() {
+            out += index == 0 ? word.prefix(1).lowercased() + word.dropFirst() : word.prefix(1).uppercased() + word.dropFirst()
+        }
+        if out.isEmpty || out.first!.isNumber { out = "recorded" + out.prefix(1).uppercased() + out.dropFirst() }
+        return out
+    }
+
+    static func shellQuoted(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:@=,".unicodeScalars.contains($0)) }
+        return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// What a `//` comment may hold: one line, no control characters.
+    static func commentSafe(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import Testing
+
+/// `rewind test`: the files it writes, `--from`, `--server`, and what it refuses.
+@Suite("rewind test")
+struct TestCommandTests {
+    @Test("writes NAME.swift and NAME.jsonl; the fixture is the session's export with its causes")
+    func writesBothFiles() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("Tests/AppTests").path
+        let result = try fixture.run(["test", "1", "--reducer", "appReducer", "--module", "MyApp", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("run it: swift test --filter counterSession1"))
+        let swift = try String(contentsOfFile: out + "/counterSession1.swift", encoding: .utf8)
+        #expect(swift.contains("@testable import MyApp\n"))
+        #expect(swift.contains("@Test func counterSession1() throws {"))
+        #expect(swift.contains(".appendingPathComponent(\"counterSession1.jsonl\").path"))
+        #expect(swift.contains("try ReplayVerifier(reducer: appReducer).firstMismatch(in: recording)"))
+        #expect(swift.contains("mismatch?.description(maxLines: 20)"))
+        #expect(swift.hasPrefix("// Made by `rewind test 1 --reducer appReducer --module MyApp --name counterSession1 -o "))
+        #expect(swift.contains("from session 1 (\(LogFixture.counterUUID), \"Counter\", 9 events)"))
+        let lines = try jsonLines(try String(contentsOfFile: out + "/counterSession1.jsonl", encoding: .utf8))
+        #expect(lines.count == LogFixture.counterStates.count)
+        #expect(lines.map { $0["state"] } == LogFixture.counterStates.map { $0 })
+        #expect(lines[2]["cause"] == 1)
+        #expect(lines[4]["coalesced"] == true)
+        // The same bytes `rewind export` writes.
+        let export = try fixture.run(["export", "1", "--format", "jsonl"])
+        #expect(try String(contentsOfFile: out + "/counterSession1.jsonl", encoding: .utf8) == export.stdout)
+    }
+
+    @Test("--from starts at the state recorded there; a coalesced state or a seq past the end is refused")
+    func from() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("out").path
+        let result = try fixture.run(["test", "1", "--reducer", "appReducer", "--name", "fromTwo", "--from", "2", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try jsonLines(try String(contentsOfFile: out + "/fromTwo.jsonl", encoding: .utf8))
+        #expect(lines.count == LogFixture.counterStates.count - 2)
+        #expect(lines[0] == ["state": LogFixture.counterStates[2], "at": 1_700_000_002, "from": 2])
+        #expect(lines[1]["action"] == ["type": "todo/add", "title": "milk"])
+        let coalesced = try fixture.run(["test", "1", "--reducer", "r", "--from", "4", "-o", out])
+        #expect(coalesced.status == 2)
+        #expect(coalesced.stderr == "the state at seq 4 was coalesced (not recorded on its own); start --from another seq\n")
+        let past = try fixture.run(["test", "1", "--reducer", "r", "--from", "99", "-o", out])
+        #expect(past.status == 2)
+        #expect(past.stderr.contains("--from 99 is past the end of session 1"))
+    }
+
+    @Test("names that are not Swift are refused before anything is written", arguments: [
+        (["--reducer", "app reducer"], "--reducer 'app reducer' is not a Swift name"),
+        (["--reducer", "r", "--name", "class"], "--name 'class' must be a Swift identifier"),
+        (["--reducer", "r", "--name", "9lives"], "--name '9lives' must be a Swift identifier"),
+        (["--reducer", "r", "--module", "My-App"], "--module 'My-App' is not a Swift module name"),
+    ])
+    func refusesBadNames(arguments: [String], message: String) throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("out").path
+        let result = try fixture.run(["test", "1"] + arguments + ["-o", out])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("--server takes the session from rewind serve: the same files; a missing token is one sentence")
+    func fromServer() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let serve = try ServeProcess(["--port", "0", "--db", fixture.path, "--web", fixture.directory.url.path, "--token", "s3cret"])
+        defer {
+            serve.signal(SIGKILL)
+            _ = serve.waitForExit()
+        }
+        let port = try #require(serve.port())
+        let local = fixture.directory.url.appendingPathComponent("local").path
+        let remote = fixture.directory.url.appendingPathComponent("remote").path
+        #expect(try fixture.run(["test", "3f2a", "--reducer", "appReducer", "--name", "bug", "-o", local]).status == 0)
+        let denied = try fixture.run(["test", "3f2a", "--reducer", "appReducer", "--name", "bug", "-o", remote,
+                                      "--server", "ws://127.0.0.1:\(port)"])
+        #expect(denied.status == 2)
+        #expect(denied.stderr == "rewind serve at ws://127.0.0.1:\(port) wants its token: pass --token or set REWIND_TOKEN\n")
+        let fetched = try fixture.run(["test", "3f2a", "--reducer", "appReducer", "--name", "bug", "-o", remote,
+                                       "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: remote + "/bug.jsonl")) == Data(contentsOf: URL(fileURLWithPath: local + "/bug.jsonl")))
+        let unknown = try fixture.run(["test", "nope", "--reducer", "appReducer", "-o", remote,
+                                       "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.hasPrefix("rewind serve at ws://127.0.0.1:\(port): "))
+        let nobody = try fixture.run(["test", "1", "--reducer", "appReducer", "-o", remote, "--server", "ws://127.0.0.1:1"])
+        #expect(nobody.status == 2)
+        #expect(nobody.stderr.hasPrefix("cannot reach rewind serve at 127.0.0.1:1: "))
+    }
+}
