@@ -131,6 +131,11 @@ enum TwoTypeRecording {
         return seq % 2 == 1 ? ["type": "counter/increment", "by": 1] : ["type": "note/set", "text": .string("note \(seq)")]
     }
 
+    /// Where the app sent the action of `seq`: every fourth action from seq 1 has a send site.
+    static func site(_ seq: Int64) -> WireEvent.Site? {
+        seq % 4 == 1 ? WireEvent.Site(file: "CLITest/Counter.swift", line: Int(seq), function: "tap()") : nil
+    }
+
     /// The event message for `seq`: a keyframe at 0, a one-operation patch after.
     static func event(_ seq: Int64) -> JSONValue {
         let after = state(seq)
@@ -142,7 +147,7 @@ enum TwoTypeRecording {
             ? ["op": "replace", "path": "/count", "value": after["count"]!]
             : ["op": "replace", "path": "/note", "value": after["note"]!]
         return AppMessage.event(WireEvent(seq: seq, at: at, action: action(seq), patch: [operation], hash: after.stableHash,
-                                          durationNs: 1_000 + seq)).json
+                                          durationNs: 1_000 + seq, site: site(seq))).json
     }
 }
 

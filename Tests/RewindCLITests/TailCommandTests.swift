@@ -50,12 +50,13 @@ struct TailCommandTests {
         let printed = try jsonLines(tail.stdout)
         #expect(printed.map { $0["seq"] } == (0..<total).map { .number(JSONNumber($0)) })
         #expect(printed.allSatisfy { $0["session"] == .string(uuid) && $0["app"] == "CLI test" })
+        #expect(printed[5]["site"] == ["file": "CLITest/Counter.swift", "line": 5, "function": "tap()"])
 
         // Every field the log also prints is the same as `rewind log --json` says.
         let logged = try jsonLines(try CLIRunner.run(["log", uuid, "--json", "--db", server.db]).stdout)
         #expect(logged.count == Int(total))
         for (tailLine, logLine) in zip(printed, logged) {
-            for key in ["seq", "at", "type", "action", "durationNs", "cause", "coalesced"] {
+            for key in ["seq", "at", "type", "action", "durationNs", "cause", "coalesced", "site"] {
                 #expect(tailLine[key] == logLine[key], "\(key) of seq \(logLine["seq"]!)")
             }
         }
@@ -84,7 +85,8 @@ struct TailCommandTests {
         for seq in stride(from: Int64(1), through: 19, by: 2) {
             let header = try #require(lines.firstIndex { $0.hasPrefix("\(seq)  ") })
             let time = utcTimeOfDay(1_763_700_000 + Double(seq) / 4)
-            #expect(lines[header] == "\(seq)  \(time)  counter/increment  {\"by\":1}")
+            let site = seq % 4 == 1 ? "  @ CLITest/Counter.swift:\(seq)" : ""
+            #expect(lines[header] == "\(seq)  \(time)  counter/increment  {\"by\":1}\(site)")
             let before = TwoTypeRecording.state(seq - 1)["count"]!.serialized()
             let after = TwoTypeRecording.state(seq)["count"]!.serialized()
             #expect(lines[header + 1] == "    ~ /count: \(before) → \(after)")
