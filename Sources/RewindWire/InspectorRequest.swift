@@ -10,6 +10,7 @@ import RewindJSON
 /// {"type":"state","id":4,"session":"3","seq":120,"path":"/user"}
 /// {"type":"diff","id":5,"session":"3","from":10,"to":20}
 /// {"type":"blame","id":6,"session":"3","path":"/cart/items"}
+/// {"type":"find","id":8,"session":"3","path":"/cart/total","lt":0,"all":true}
 /// {"type":"command","id":7,"session":"3","kind":"jump","seq":120}
 /// ```
 public enum InspectorRequest: Sendable, Equatable {
@@ -23,6 +24,8 @@ public enum InspectorRequest: Sendable, Equatable {
     case state(id: JSONValue?, session: String, seq: Int64, path: JSONPointer?)
     case diff(id: JSONValue?, session: String, from: Int64, to: Int64)
     case blame(id: JSONValue?, session: String, path: JSONPointer)
+    /// The seqs where the value at a path starts (or stops) meeting a condition.
+    case find(Find)
     /// A command for the session's app (`session` is required).
     case command(Command)
 
@@ -36,6 +39,84 @@ public enum InspectorRequest: Sendable, Equatable {
     public static let maxTextBytes = 1_024
     /// The largest page of events one request may ask for.
     public static let maxPage = 5_000
+
+    /// A `find` request: exactly one condition member (`is`, `isNot`, `gt`, `lt`, `matches`,
+    /// `exists`, `missing`, `changed`), and `all`, `first`, `limit` (1 to 1,000, default 1,000).
+    public struct Find: Sendable, Equatable {
+        public enum Condition: Sendable, Equatable {
+            case isEqual(JSONValue), isNot(JSONValue), greaterThan(Double), lessThan(Double), matches(String)
+            case exists, missing, changed
+        }
+
+        public var id: JSONValue?
+        public var session: String
+        public var path: JSONPointer
+        public var condition: Condition
+        public var all: Bool
+        public var first: Bool
+        public var limit: Int
+
+        /// The most hits one request returns.
+        public static let maxLimit = 1_000
+
+        public init(id: JSONValue?, session: String, path: JSONPointer, condition: Condition, all: Bool = false,
+                    first: Bool = false, limit: Int = maxLimit) {
+            self.id = id
+            self.session = session
+            self.path = path
+            self.condition = condition
+            self.all = all
+            self.first = first
+            self.limit = limit
+        }
+
+        init(fields f: WireFields) throws(WireError) {
+            id = f.id
+            session = try f.string("session")
+            guard let path = try f.optionalPointer("path") else { throw f.fail("path", "a JSON Pointer") }
+            self.path = path
+            var found: [Condition] = []
+            if let value = f.object["is"] { found.append(.isEqual(value)) }
+            if let value = f.object["isNot"] { found.append(.isNot(value)) }
+            if f.object["gt"] != nil { found.append(.greaterThan(try f.number("gt"))) }
+            if f.object["lt"] != nil { found.append(.lessThan(try f.number("lt"))) }
+            if f.object["matches"] != nil {
+                let pattern = try f.string("matches")
+                guard pattern.count <= 256 else { throw f.fail("matches", "a regular expression of at most 256 characters") }
+                found.append(.matches(pattern))
+            }
+            for (name, condition) in [("exists", Condition.exists), ("missing", .missing), ("changed", .changed)] {
+                if try f.optionalBool(name) == true { found.append(condition) }
+            }
+            guard found.count == 1 else {
+                throw WireError(.badMessage, "find: give exactly one condition: is, isNot, gt, lt, matches, exists, missing or changed", id: f.id)
+            }
+            condition = found[0]
+            all = try f.optionalBool("all") ?? false
+            first = try f.optionalBool("first") ?? false
+            let limit = try f.optionalSeq("limit") ?? Int64(Self.maxLimit)
+            guard limit >= 1, limit <= Int64(Self.maxLimit) else { throw f.fail("limit", "between 1 and \(Self.maxLimit)") }
+            self.limit = Int(limit)
+        }
+
+        func write(into o: inout JSONObject) {
+            o["session"] = .string(session)
+            o["path"] = .string(path.description)
+            switch condition {
+            case .isEqual(let value): o["is"] = value
+            case .isNot(let value): o["isNot"] = value
+            case .greaterThan(let bound): o["gt"] = JSONNumber(bound).map(JSONValue.number) ?? .null
+            case .lessThan(let bound): o["lt"] = JSONNumber(bound).map(JSONValue.number) ?? .null
+            case .matches(let pattern): o["matches"] = .string(pattern)
+            case .exists: o["exists"] = true
+            case .missing: o["missing"] = true
+            case .changed: o["changed"] = true
+            }
+            if all { o["all"] = true }
+            if first { o["first"] = true }
+            if limit != Self.maxLimit { o["limit"] = .number(JSONNumber(Int64(limit))) }
+        }
+    }
 
     public init(frame: [UInt8]) throws(WireError) {
         try self.init(json: parseFrame(frame))
@@ -70,12 +151,14 @@ public enum InspectorRequest: Sendable, Equatable {
         case "blame":
             guard let path = try f.optionalPointer("path") else { throw f.fail("path", "a JSON Pointer") }
             self = .blame(id: f.id, session: try f.string("session"), path: path)
+        case "find":
+            self = .find(try Find(fields: f))
         case "command":
             let command = try Command(fields: f)
             guard command.session != nil else { throw f.fail("session", "the session whose app should run the command") }
             self = .command(command)
         default:
-            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected sessions, subscribe, unsubscribe, events, state, diff, blame or command", id: f.id)
+            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected sessions, subscribe, unsubscribe, events, state, diff, blame, find or command", id: f.id)
         }
     }
 
@@ -85,6 +168,8 @@ public enum InspectorRequest: Sendable, Equatable {
         case .sessions(let id), .subscribe(let id, _), .unsubscribe(let id, _), .events(let id, _, _, _, _, _),
              .state(let id, _, _, _), .diff(let id, _, _, _), .blame(let id, _, _):
             return id
+        case .find(let find):
+            return find.id
         case .command(let command):
             return command.id
         }
@@ -100,6 +185,7 @@ public enum InspectorRequest: Sendable, Equatable {
         case .state: "state"
         case .diff: "diff"
         case .blame: "blame"
+        case .find: "find"
         case .command: "command"
         }
     }
@@ -129,6 +215,8 @@ public enum InspectorRequest: Sendable, Equatable {
         case .blame(_, let session, let path):
             o["session"] = .string(session)
             o["path"] = .string(path.description)
+        case .find(let find):
+            find.write(into: &o)
         case .command(let command):
             return command.json(type: "command")
         }

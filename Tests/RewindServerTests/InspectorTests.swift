@@ -130,6 +130,44 @@ struct InspectorTests {
         inspector.close()
     }
 
+    @Test("find answers with the hits a walk of the session gives; a bad condition is one sentence")
+    func find() throws {
+        let (fixture, app, uuid, _) = try Self.recorded(30)
+        let inspector = try JSONClient.inspector(port: fixture.port)
+        // count is the seq: it passes 20 at seq 21 and stays there.
+        inspector.send(["type": "find", "id": 1, "session": .string(uuid), "path": "/count", "gt": 20])
+        let above = try #require(inspector.waitForReply(id: 1))
+        #expect(above["hits"]?.arrayValue?.map { $0["seq"] } == [21])
+        #expect(above["hits"]?.arrayValue?.first?["value"] == 21)
+        #expect(above["hits"]?.arrayValue?.first?["event"] == "starts")
+        #expect(above["complete"] == true && above["lastSeq"] == 29 && above["scannedThrough"] == 29)
+        inspector.send(["type": "find", "id": 2, "session": .string(uuid), "path": "/count", "changed": true, "limit": 5])
+        let changed = try #require(inspector.waitForReply(id: 2))
+        #expect(changed["hits"]?.arrayValue?.map { $0["seq"] } == [1, 2, 3, 4, 5])
+        #expect(changed["complete"] == false && changed["stoppedBecause"] == "it reached 5 hits")
+        inspector.send(["type": "find", "id": 3, "session": .string(uuid), "path": "/count", "lt": 5, "all": true])
+        #expect(try #require(inspector.waitForReply(id: 3))["hits"]?.arrayValue?.map { $0["event"] } == ["starts", "stops"])
+        for (id, request) in [(4, ["type": "find", "session": .string(uuid), "path": "/count"] as JSONObject),
+                              (5, ["type": "find", "session": .string(uuid), "path": "/count", "exists": true, "missing": true]),
+                              (6, ["type": "find", "session": .string(uuid), "path": "/count", "matches": "("]),
+                              (7, ["type": "find", "session": .string(uuid), "path": "/count", "exists": true, "limit": 5_000]),
+                              (8, ["type": "find", "session": .string(uuid), "path": "count", "exists": true])] {
+            var request = request
+            request["id"] = .number(JSONNumber(Int64(id)))
+            inspector.send(.object(request))
+            let reply = try #require(inspector.waitForReply(id: id))
+            #expect(reply["code"] == "bad-message", "request \(id): \(reply)")
+            #expect((reply["message"]?.stringValue ?? "").count > 10)
+        }
+        inspector.send(["type": "find", "id": 9, "session": "no-such", "path": "/count", "exists": true])
+        #expect(inspector.waitForReply(id: 9)?["code"] == "unknown-session")
+        // The server still answers.
+        inspector.send(["type": "sessions", "id": 10])
+        #expect(inspector.waitForReply(id: 10)?["sessions"] != nil)
+        app.close()
+        inspector.close()
+    }
+
     @Test("a command goes to the app and its result comes back")
     func commandRelay() throws {
         let (fixture, app, uuid, _) = try Self.recorded(3)

@@ -39,6 +39,10 @@ struct WireMessageTests {
             .state(id: 5, session: "3", seq: 9, path: try JSONPointer("/a~1b/0")),
             .diff(id: 6, session: "3", from: 1, to: 2), .blame(id: 7, session: "3", path: try JSONPointer("/cart")),
             .command(Command(id: 8, kind: .dispatch, session: "3", arguments: ["action": ["type": "reset"]])),
+            .find(.init(id: 9, session: "3", path: try JSONPointer("/cart/total"), condition: .lessThan(0), all: true)),
+            .find(.init(id: 10, session: "3", path: try JSONPointer("/name"), condition: .matches("^A"), first: true, limit: 5)),
+            .find(.init(id: 11, session: "3", path: try JSONPointer("/done"), condition: .isEqual(["a": 1]))),
+            .find(.init(id: 12, session: "3", path: try JSONPointer(""), condition: .changed)),
         ]
         for request in requests {
             #expect(try InspectorRequest(frame: request.json.serializedBytes()) == request)

@@ -5,6 +5,7 @@ import os
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 import harness
 from harness import wait_until
@@ -316,3 +317,43 @@ def test_send_site_and_runs(ctx):
         assert js(d, "return document.getElementById('run-view').hidden"), "the run view closes on a click"
     finally:
         other.stop()
+
+
+def test_find_in_history(ctx):
+    """"Find in history" with the selected path filled in: the hits the server finds, each a click
+    away; a value that is not JSON is said, not sent."""
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, '#tree .node[data-pointer="/filter"]'), message="the /filter node")
+    d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer="/filter"] .key').click()
+    wait(d, lambda d: d.find_element(By.ID, "selected-path").text == "/filter", message="/filter selected")
+    d.find_element(By.ID, "find-open").click()
+    assert d.find_element(By.ID, "find-path").get_attribute("value") == "/filter", "the selected path is filled in"
+    d.find_element(By.ID, "find-value").send_keys("liked")
+    d.find_element(By.ID, "find-run").click()
+    wait(d, lambda d: "not JSON" in d.find_element(By.ID, "message").text, message="a value that is not JSON is refused")
+    value = d.find_element(By.ID, "find-value")
+    value.clear()
+    value.send_keys('"liked"')
+    d.find_element(By.ID, "find-all").click()
+    d.find_element(By.ID, "find-run").click()
+    wait(d, lambda d: js(d, "return document.getElementById('find-view').dataset.state") == "ready", message="the hits")
+    shown = js(d, "return [...document.querySelectorAll('#find-view .find-hit')].map(h => [Number(h.dataset.seq), h.dataset.event])")
+    reply = ctx.inspector.ask(type="find", session=ctx.small["uuid"], path="/filter", **{"is": "liked", "all": True})
+    expected = [[h["seq"], h["event"]] for h in reply["hits"]]
+    assert shown == expected and len(shown) > 20, f"find {shown[:6]}… != server {expected[:6]}…"
+    assert {e for _, e in shown} == {"starts", "stops"}
+    # A condition without a value: every change of /likes.
+    Select(d.find_element(By.ID, "find-condition")).select_by_value("changed")
+    path = d.find_element(By.ID, "find-path")
+    path.clear()
+    path.send_keys("/likes")
+    d.find_element(By.ID, "find-run").click()
+    wait(d, lambda d: js(d, "return document.getElementById('find-view').dataset.state") == "ready"
+         and js(d, "return document.querySelector('#find-view .find-hit').dataset.event") == "changed", message="the changes of /likes")
+    changes = ctx.inspector.ask(type="find", session=ctx.small["uuid"], path="/likes", changed=True)["hits"]
+    count = int(js(d, "return document.getElementById('find-view').dataset.count"))
+    assert count == len(changes) == 500, f"{count} changes shown, the server has {len(changes)}"
+    pick = changes[7]["seq"]
+    js(d, f"document.querySelector('#find-view .find-hit[data-seq=\"{pick}\"]').click()")
+    wait(d, lambda d: shown_seq(d) == pick, message=f"a click on a hit selects #{pick}")

@@ -1,5 +1,5 @@
 // The state pane's tools and the changes pane's tabs: path selection, copy, blame, search, the
-// tree/raw switch and the Diff/Blame tabs.
+// tree/raw switch, "Find in history", and the Diff/Blame/Find tabs.
 
 import { renderBlame } from './changes.js';
 import { resolve } from './patch.js';
@@ -14,7 +14,7 @@ export function setupStatePane(ctx) {
 
   function pathSelected(pointer) {
     $('selected-path').textContent = pointer || '/ (the whole state)';
-    for (const id of ['copy-path', 'copy-value', 'blame']) $(id).disabled = false;
+    for (const id of ['copy-path', 'copy-value', 'blame', 'find-open']) $(id).disabled = false;
   }
 
   function copy(text) {
@@ -50,6 +50,81 @@ export function setupStatePane(ctx) {
     }).catch((error) => say(`blame: ${error.message}`, true));
   });
 
+  // Find in history: the selected path filled in, the condition chosen, the hits listed in the
+  // Find tab, each one a click away.
+  $('find-open').addEventListener('click', () => {
+    $('find-box').hidden = false;
+    $('find-path').value = tree.selected ?? '';
+    $('find-value').focus();
+  });
+  const needsValue = () => ['is', 'isNot', 'gt', 'lt', 'matches'].includes($('find-condition').value);
+  $('find-condition').addEventListener('change', () => { $('find-value').disabled = !needsValue(); });
+  $('find-box').addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!page.current) return;
+    const condition = $('find-condition').value;
+    const text = $('find-value').value.trim();
+    const request = { type: 'find', session: page.current.uuid, path: $('find-path').value, all: $('find-all').checked };
+    if (!needsValue()) {
+      request[condition] = true;
+    } else if (condition === 'gt' || condition === 'lt') {
+      const number = Number(text);
+      if (text === '' || !Number.isFinite(number)) { say(`find: "${text}" is not a number`, true); return; }
+      request[condition] = number;
+    } else if (condition === 'matches') {
+      request.matches = text;
+    } else {
+      try { request[condition] = JSON.parse(text); } catch {
+        say(`find: ${text === '' ? 'give a value' : `${text} is not JSON`} (a string needs its quotes: "done")`, true);
+        return;
+      }
+    }
+    const store = page.store;
+    const view = $('find-view');
+    view.replaceChildren();
+    view.dataset.state = 'loading';
+    showTab('find');
+    connection.request(request).then((reply) => {
+      if (page.store !== store) return;
+      renderFind(view, reply);
+    }).catch((error) => {
+      view.dataset.state = 'error';
+      say(`find: ${error.message}`, true);
+    });
+  });
+
+  function renderFind(view, reply) {
+    const head = document.createElement('div');
+    head.className = 'muted find-head';
+    const count = reply.hits.length;
+    const scope = reply.complete ? `all ${(reply.lastSeq + 1).toLocaleString()} states` : `up to #${reply.scannedThrough} (${reply.stoppedBecause})`;
+    head.textContent = `${count.toLocaleString()} ${count === 1 ? 'hit' : 'hits'} at ${reply.path || '/'} in ${scope}`;
+    const rows = reply.hits.map((hit) => {
+      const row = document.createElement('div');
+      row.className = 'change find-hit';
+      row.dataset.seq = hit.seq;
+      row.dataset.event = hit.event;
+      const seq = document.createElement('span');
+      seq.className = 'seq';
+      seq.textContent = `#${hit.seq}`;
+      const what = document.createElement('span');
+      what.className = 'event';
+      what.textContent = `${hit.event} · ${hit.actionType}`;
+      const value = document.createElement('div');
+      value.className = 'values';
+      const shown = (exists, v) => (exists ? preview(v) : '(missing)');
+      value.textContent = hit.event === 'changed'
+        ? `${preview(hit.previous)} → ${shown(hit.exists, hit.value)}`
+        : shown(hit.exists, hit.value);
+      row.append(seq, what, value);
+      row.addEventListener('click', () => select(hit.seq, 'click', { center: true }));
+      return row;
+    });
+    view.replaceChildren(head, ...rows);
+    view.dataset.state = 'ready';
+    view.dataset.count = count;
+  }
+
   function setView(view) {
     page.view = view;
     $('view-tree').classList.toggle('on', view === 'tree');
@@ -65,11 +140,14 @@ export function setupStatePane(ctx) {
     page.tab = tab;
     $('tab-diff').classList.toggle('on', tab === 'diff');
     $('tab-blame').classList.toggle('on', tab === 'blame');
+    $('tab-find').classList.toggle('on', tab === 'find');
     $('diff').hidden = tab !== 'diff';
     $('blame-view').hidden = tab !== 'blame';
+    $('find-view').hidden = tab !== 'find';
   }
   $('tab-diff').addEventListener('click', () => showTab('diff'));
   $('tab-blame').addEventListener('click', () => showTab('blame'));
+  $('tab-find').addEventListener('click', () => showTab('find'));
 
   let searchTimer = 0;
   function runSearch() {

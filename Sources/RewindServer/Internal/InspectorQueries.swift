@@ -254,6 +254,35 @@ final class InspectorQueries: @unchecked Sendable {
             let entries = try replay(session, id: id) { timeline throws(ReplayError) in try timeline.blame(path: path) }
             return InspectorReplies.reply("blame", id: id, ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
                                                             "path": .string(path.description), "entries": .array(entries.map(InspectorReplies.blame))])
+        case .find(let find):
+            let session = try resolve(find.session, id: id)
+            let condition: FindCondition
+            switch find.condition {
+            case .isEqual(let value): condition = .isEqual(value)
+            case .isNot(let value): condition = .isNot(value)
+            case .greaterThan(let bound): condition = .greaterThan(bound)
+            case .lessThan(let bound): condition = .lessThan(bound)
+            case .matches(let pattern):
+                do { condition = .matches(try FindPattern(pattern)) } catch {
+                    throw WireError(.badMessage, "find: \(error)", id: id)
+                }
+            case .exists: condition = .exists
+            case .missing: condition = .missing
+            case .changed: condition = .changed
+            }
+            // Stop with what was found before the query budget interrupts the read: a partial
+            // answer says how far it got.
+            let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.queryTimeBudget * 900)))
+            let result = try replay(session, id: id) { timeline throws(ReplayError) in
+                try timeline.find(path: find.path, condition: condition, all: find.all, first: find.first,
+                                  limit: find.limit, deadline: deadline)
+            }
+            var members: JSONObject = ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
+                                       "path": .string(find.path.description), "hits": .array(result.hits.map(InspectorReplies.findHit)),
+                                       "scannedThrough": InspectorReplies.number(result.scannedThrough),
+                                       "lastSeq": InspectorReplies.number(result.lastSeq), "complete": .bool(result.complete)]
+            if let because = result.stoppedBecause { members["stoppedBecause"] = .string(because) }
+            return InspectorReplies.reply("find", id: id, members)
         case .command(var command):
             guard !readOnly else { throw WireError(.readOnly, "the server runs with --read-only: commands are refused", id: id) }
             let session = try resolve(command.session ?? "", id: id)
@@ -331,6 +360,7 @@ final class InspectorQueries: @unchecked Sendable {
         case .state: instead = "ask for part of the state with \"path\""
         case .diff: instead = "ask for a shorter range, or compare parts with \"state\" and \"path\""
         case .blame: instead = "ask about a narrower \"path\""
+        case .find: instead = "ask for fewer hits with \"limit\" or \"first\", or about a narrower \"path\""
         case .events: instead = "ask for a smaller \"limit\""
         default: instead = "ask for less at once"
         }

@@ -40,6 +40,11 @@ enum InspectorReplies {
         return .object(o)
     }
 
+    static func findHit(_ hit: FindHit) -> JSONValue {
+        ["seq": number(hit.seq), "at": time(hit.at), "event": .string(hit.kind.rawValue), "actionType": .string(hit.actionType),
+         "action": hit.action, "exists": .bool(hit.value != nil), "value": hit.value ?? .null, "previous": hit.previous ?? .null]
+    }
+
     static func blame(_ entry: BlameEntry) -> JSONValue {
         var o: JSONObject = ["seq": number(entry.seq), "at": time(entry.at), "actionType": .string(entry.actionType),
                              "action": entry.action]
