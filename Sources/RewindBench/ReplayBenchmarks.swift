@@ -255,6 +255,25 @@ enum ReplayBenchmarks {
                 if direction > 0 { forward.append(Measure.now() - t0) } else { backward.append(Measure.now() - t0) }
             }
         }
+        // find: one walk of the patches, against rebuilding each state in turn (each from the
+        // cached state before it) and looking at the path in every one.
+        let pointer = try JSONPointer("/items/3/title")
+        let findStarted = Measure.now()
+        let found = try Timeline(reader: reader, session: 1, options: .uncached).find(path: pointer, condition: .changed)
+        let findSeconds = Measure.now() - findStarted
+        let rebuildStarted = Measure.now()
+        let stepping = try Timeline(reader: reader, session: 1)
+        var previous: JSONValue?
+        var changes = 0
+        for seq in 0...last {
+            let value = pointer.resolve(in: try stepping.state(at: seq))
+            if seq > 0, value != previous { changes += 1 }
+            previous = value
+        }
+        let rebuildSeconds = Measure.now() - rebuildStarted
+        guard changes == found.hits.count else {
+            throw BenchFailure("find found \(found.hits.count) changes, rebuilding every state \(changes)")
+        }
         let fileBytes = try reader.stats().fileBytes
         let note = "1,000,000 events, \(stateBytes) B state, keyframe every 1,000, each query a new Timeline (timed)"
         return [
@@ -265,6 +284,9 @@ enum ReplayBenchmarks {
                         note: "one patch forward; p99 \(String(format: "%.1f", Measure.quantile(forward, 0.99) * 1e6)) µs"),
             BenchResult(name: "replay/state(at:) previous seq, cached, p50", value: Measure.quantile(backward, 0.5) * 1e6, unit: "µs",
                         note: "one inverse patch back; p99 \(String(format: "%.1f", Measure.quantile(backward, 0.99) * 1e6)) µs"),
+            BenchResult(name: "replay/find over 1,000,000 events", value: (findSeconds * 100).rounded() / 100, unit: "s",
+                        baseline: (rebuildSeconds * 100).rounded() / 100, ratio: rebuildSeconds / findSeconds,
+                        note: "/items/3/title changed: \(found.hits.count) hits; baseline: state(at:) of every seq in turn, cached; goal: a few seconds"),
             BenchResult(name: "replay/build the 1,000,000-event session", value: buildSeconds, unit: "s",
                         note: "EventBuilder + LogWriter, batches of 500; file \(fileBytes / 1_000_000) MB"),
         ]
