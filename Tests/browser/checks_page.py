@@ -2,6 +2,7 @@
 import fnmatch
 import json
 import os
+import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -41,7 +42,8 @@ def test_click_shows_state_and_diff(ctx):
         wait(d, lambda d: shown_seq(d) == seq, message=f"state of #{seq}")
         expected = ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=seq)["value"]
         assert shown_state(d) == expected, f"state #{seq} differs from the server's"
-        wait(d, lambda d: js(d, "return document.getElementById('diff').dataset.to") == str(seq), message=f"diff of #{seq}")
+        wait(d, lambda d: js(d, "return document.getElementById('diff').dataset.to") == str(seq)
+             and js(d, "return document.getElementById('diff').dataset.local") == "false", message=f"the server's diff of #{seq}")
         diff = ctx.inspector.ask(type="diff", session=ctx.live["uuid"], **{"from": seq - 1, "to": seq})
         shown = js(d, "return [...document.querySelectorAll('#diff .change')].map(c => c.dataset.path)")
         assert shown == [op["path"] for op in diff["patch"]], f"diff paths {shown} != server {diff['patch']}"
@@ -357,3 +359,34 @@ def test_find_in_history(ctx):
     pick = changes[7]["seq"]
     js(d, f"document.querySelector('#find-view .find-hit[data-seq=\"{pick}\"]').click()")
     wait(d, lambda d: shown_seq(d) == pick, message=f"a click on a hit selects #{pick}")
+
+
+def test_follow_keeps_state_and_diff_together(ctx):
+    """Following a session streamed at 200 events a second, the state pane and the diff pane
+    name the same seq at every moment looked at, and the shown diff is the server's."""
+    import random
+    d = ctx.driver
+    app = harness.App(ctx.server_binary, ctx.server, os.path.join(ctx.folder, "follow.log"), rate=200, duration=40,
+                      app="follow", standin=True)
+    try:
+        session = wait_until(lambda: ctx.inspector.session(app="follow"), message="the stand-in's session")
+        open_session(ctx, session["id"])
+        assert d.find_element(By.ID, "follow").is_selected()
+        rng = random.Random(16)
+        seen = []
+        for _ in range(120):
+            time.sleep(rng.uniform(0.005, 0.06))
+            state, diff = js(d, "return [document.getElementById('state-pane').dataset.seq, document.getElementById('diff').dataset.to]")
+            assert state == diff, f"the state pane shows #{state}, the diff pane #{diff}"
+            seen.append(int(state))
+        assert seen[-1] - seen[0] > 200, f"the page did not follow: #{seen[0]} … #{seen[-1]}"
+        # Stop following; the diff shown for the selected action is the server's.
+        d.find_element(By.ID, "follow").click()
+        seq = int(js(d, "return document.getElementById('state-pane').dataset.seq"))
+        wait(d, lambda d: js(d, "return document.getElementById('diff').dataset.local") == "false"
+             and js(d, "return document.getElementById('diff').dataset.to") == str(seq), message=f"the server's diff of #{seq}")
+        diff = ctx.inspector.ask(type="diff", session=session["uuid"], **{"from": seq - 1, "to": seq})
+        paths = js(d, "return [...document.querySelectorAll('#diff .change')].map(c => c.dataset.path)")
+        assert paths == [op["path"] for op in diff["patch"]], f"#{seq}: {paths} != server {diff['patch']}"
+    finally:
+        app.stop()

@@ -122,6 +122,8 @@ function select(seq, source, { center = false } = {}) {
   $('slider').value = seq;
   $('slider-label').textContent = `#${seq}`;
   list.render();
+  // Without a compared pair, the diff follows the state shown (renderState draws both).
+  if (page.compare !== null) requestDiff();
   const ready = page.timeline.goto(seq);
   if (ready) {
     renderState();
@@ -131,7 +133,6 @@ function select(seq, source, { center = false } = {}) {
     $('state-pane').classList.add('pending');
     $('state-title').textContent = `State after #${seq} (loading…)`;
   }
-  requestDiff();
   controls.selectionChanged();
 }
 
@@ -172,6 +173,40 @@ function renderState() {
     renderRaw(state);
   }
   if ($('tree-search').value) runSearch();
+  showDiffFor(seq, event);
+}
+
+/// The diff pane for the state shown: the transition into it, drawn with the state from what
+/// the page holds (the event's patch as recorded, and the values the last step replaced or the
+/// event's inverse), so both panes always name the same seq. The server's diff of the two
+/// states then replaces it, if that state is still the one shown (`data-local` says which).
+function showDiffFor(seq, event) {
+  if (page.compare !== null) { requestDiff(); return; }
+  const diff = $('diff');
+  $('changes-title').textContent = `#${seq}`;
+  diff.dataset.from = seq - 1;
+  diff.dataset.to = seq;
+  if (seq === 0) {
+    const note = document.createElement('div');
+    note.className = 'empty';
+    note.textContent = 'Seq 0 is the initial state: the whole state is in the tree.';
+    diff.replaceChildren(note);
+    diff.dataset.local = 'true';
+    return;
+  }
+  const befores = page.timeline.lastStep && page.timeline.lastStep.seq === seq ? page.timeline.lastStep.befores : null;
+  if (event && event.patch && (befores || event.inverse)) {
+    renderDiff(diff, event.patch, event.inverse, (path) => resolve(page.timeline.state, path), befores);
+    diff.dataset.local = 'true';
+    requestDiff();
+    return;
+  }
+  const note = document.createElement('div');
+  note.className = 'empty';
+  note.textContent = `Loading what #${seq} changed…`;
+  diff.replaceChildren(note);
+  diff.dataset.local = 'false';
+  requestDiff();
 }
 
 function renderRaw(state) {
@@ -188,7 +223,10 @@ function requestDiff() {
 
 function loadDiff() {
   if (page.selected === null || !page.current) return;
-  let from = page.selected - 1, to = page.selected;
+  // Without a compared pair: the transition into the state shown, whatever is selected now.
+  const shown = page.timeline.seq;
+  if (page.compare === null && (shown === null || shown === undefined)) return;
+  let from = shown - 1, to = shown;
   if (page.compare !== null) { from = Math.min(page.compare, page.selected); to = Math.max(page.compare, page.selected); }
   $('changes-title').textContent = page.compare !== null ? `#${from} → #${to}` : `#${to}`;
   if (to === 0 || from === to) {
@@ -202,12 +240,14 @@ function loadDiff() {
   const session = page.current.uuid, store = page.store;
   connection.request({ type: 'diff', session, from, to }).then((reply) => {
     if (page.store !== store) return;
-    const want = page.compare !== null ? [Math.min(page.compare, page.selected), Math.max(page.compare, page.selected)] : [page.selected - 1, page.selected];
+    const want = page.compare !== null ? [Math.min(page.compare, page.selected), Math.max(page.compare, page.selected)]
+      : [page.timeline.seq - 1, page.timeline.seq];
     if (want[0] !== reply.from || want[1] !== reply.to) return;
     const after = (path) => (page.timeline.seq === reply.to ? resolve(page.timeline.state, path) : undefined);
     renderDiff($('diff'), reply.patch, reply.inverse, after, beforeValues(reply));
     $('diff').dataset.from = reply.from;
     $('diff').dataset.to = reply.to;
+    $('diff').dataset.local = 'false';
     page.diffRetries = 0;
   }).catch((error) => {
     // A live event is pushed before it is committed: ask again in a moment.

@@ -2,7 +2,7 @@
 // (backward) in place, so a click or a slider step needs no round trip; far jumps ask the server
 // for the state, one request at a time, the latest wish winning.
 
-import { applyPatch } from './patch.js';
+import { applyPatch, resolve } from './patch.js';
 
 const MAX_LOCAL_STEPS = 400;
 
@@ -15,6 +15,8 @@ export class Timeline {
     this.state = undefined;
     this.wanted = null;
     this.fetching = false;
+    // The values each operation of the last forward step replaced, for the diff pane: {seq, befores}.
+    this.lastStep = null;
   }
 
   /// Moves to `seq`: returns true when the state is ready now, else fetches it and calls
@@ -39,7 +41,15 @@ export class Timeline {
     if (Math.abs(target - this.seq) > MAX_LOCAL_STEPS || !this.canWalk(this.seq, target)) return false;
     try {
       if (target > this.seq) {
-        for (let s = this.seq + 1; s <= target; s++) this.state = applyPatch(this.state, this.store.get(s).patch);
+        for (let s = this.seq + 1; s < target; s++) this.state = applyPatch(this.state, this.store.get(s).patch);
+        // The last step one operation at a time, keeping what each found at its path.
+        const befores = [];
+        for (const op of this.store.get(target).patch) {
+          const value = resolve(this.state, op.path);
+          befores.push(value !== null && typeof value === 'object' ? structuredClone(value) : value);
+          this.state = applyPatch(this.state, [op]);
+        }
+        this.lastStep = { seq: target, befores };
       } else {
         for (let s = this.seq; s > target; s--) this.state = applyPatch(this.state, this.store.get(s).inverse);
       }
