@@ -11,7 +11,8 @@ struct TailCommand: ParsableCommand {
         of day, action type and the action without its type (compact JSON, cut to the terminal's \
         width on a terminal). --diff adds each changed path under it: '~ PATH: OLD → NEW', \
         '+ PATH: NEW', '- PATH: OLD'; '(changes unknown)' when the state could not be rebuilt \
-        (said once on stderr). Control characters in what the app recorded are shown escaped: \
+        (said once on stderr). --actions prints each action's payload under its line, as \
+        indented JSON, whole (not cut). Control characters in what the app recorded are shown escaped: \
         \\n, \\r, \\t, \\e (ESC), other C0/C1 controls and DEL as \\u and four hex digits.
 
         Which session: SESSION is an id, a uuid or uuid prefix, or 'latest'. A uuid (prefix) the \
@@ -60,6 +61,9 @@ struct TailCommand: ParsableCommand {
     @Flag(help: "Show each changed path with its old and new value.")
     var diff = false
 
+    @Flag(help: "Print each action's payload under its line, as indented JSON.")
+    var actions = false
+
     @Flag(help: "Print one JSON object per event, one per line.")
     var json = false
 
@@ -75,7 +79,7 @@ struct TailCommand: ParsableCommand {
         let token = ServerLocation.token(self.token)
         let target: TailTarget = all ? .all : session.map(TailTarget.named) ?? .next
         let output = TailOutput(json: json, colored: !json && color.enabled, width: json ? nil : terminalWidth(),
-                                showSession: all)
+                                showSession: all, actions: actions)
         let mailbox = Mailbox()
         let signals = mailbox.catchInterrupts()
         defer { withExtendedLifetime(signals) {} }

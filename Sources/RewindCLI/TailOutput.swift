@@ -21,6 +21,8 @@ struct TailOutput {
     var width: Int?
     /// Prefix lines with the app and session (when following every session).
     var showSession: Bool
+    /// Print each action's payload under its line (`--actions`).
+    var actions = false
 
     /// The text for one event: its line, then its changes indented under it.
     func render(_ tail: TailEvent, app: String, changes: TailChanges) -> String {
@@ -50,6 +52,12 @@ struct TailOutput {
             }
         }
         var out = line + "\n"
+        if actions {
+            // Whole, indented, escaped: the payload is what the user asked to read.
+            for payloadLine in event.action.serialized(.pretty).split(separator: "\n", omittingEmptySubsequences: false) {
+                out += "    " + TerminalText.escaped(String(payloadLine)) + "\n"
+            }
+        }
         let renderer = ChangeRenderer(maxValueLength: 80, colored: colored)
         switch changes {
         case .notAsked: break

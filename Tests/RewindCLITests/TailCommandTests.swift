@@ -93,6 +93,30 @@ struct TailCommandTests {
         }
     }
 
+    @Test("--actions prints each action's payload, whole and indented, under its line")
+    func actions() throws {
+        let server = try Server()
+        defer { server.cleanup() }
+        let tail = try RunningCLI(["tail", "--server", server.url, "--actions"], environment: ["TZ": "UTC"])
+        defer { tail.stop() }
+        #expect(tail.waitForError("waiting for a session to start"))
+        let app = try StreamingApp(port: server.port)
+        #expect(app.hello(session: UUID().uuidString) == 0)
+        for seq in Int64(0)..<5 { app.send(TwoTypeRecording.event(seq)) }
+        #expect(app.waitForAck(4))
+        #expect(tail.wait { out, _ in printedSeqs(out).last == 4 }, "stdout: \(tail.stdout)")
+        tail.signal(SIGTERM)
+        #expect(tail.waitForExit() == 0)
+        let lines = tail.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for seq in Int64(1)...4 {
+            let header = try #require(lines.firstIndex { $0.hasPrefix("\(seq)  ") })
+            let payload = TwoTypeRecording.action(seq).serialized(.pretty).split(separator: "\n").map { "    " + $0 }
+            #expect(Array(lines[(header + 1)...].prefix(payload.count)) == payload, "seq \(seq)")
+        }
+        // The note of seq 4 is longer than a summary would show, and is printed whole.
+        #expect(tail.stdout.contains("\"text\": \"note 4\""))
+    }
+
     @Test("survives a server killed with SIGKILL and restarted on the same port: no seq twice, none missing")
     func survivesRestart() throws {
         let dir = try TemporaryDirectory()

@@ -390,3 +390,31 @@ def test_follow_keeps_state_and_diff_together(ctx):
         assert paths == [op["path"] for op in diff["patch"]], f"#{seq}: {paths} != server {diff['patch']}"
     finally:
         app.stop()
+
+
+def test_action_pane(ctx):
+    """The Action tab: the selected action's payload as a tree and as raw JSON, its send site,
+    duration and cause chain, each cause a click away."""
+    d = ctx.driver
+    open_session(ctx, ctx.live["id"])
+    d.find_element(By.ID, "follow").click()
+    # An action an effect sent: the answer to a load, caused by the appear before it.
+    page = ctx.inspector.ask(type="events", session=ctx.live["uuid"], **{"from": 1, "limit": 200})["events"]
+    caused = next(e for e in page if e.get("cause") is not None)
+    js(d, f"window.__rewind.select({caused['seq']}, 'click', {{center: true}})")
+    wait(d, lambda d: shown_seq(d) == caused["seq"], message=f"#{caused['seq']} selected")
+    d.find_element(By.ID, "tab-action").click()
+    wait(d, lambda d: js(d, "return document.getElementById('action-view').dataset.seq") == str(caused["seq"]), message="the action pane")
+    head = d.find_element(By.ID, "action-head").text
+    assert f"#{caused['seq']} · {caused['actionType']}" in head, head
+    site = caused["site"]
+    assert f"sent at {site['file']}:{site['line']} {site['function']}" in head, head
+    assert "reducer " in head, head
+    raw = json.loads(js(d, "return document.getElementById('action-raw').textContent"))
+    assert raw == caused["action"], f"raw {raw} != server {caused['action']}"
+    keys = js(d, "return [...document.querySelectorAll('#action-tree .node')].map(n => n.dataset.pointer)")
+    assert "/type" in keys, keys
+    wait(d, lambda d: js(d, "return document.getElementById('action-causes').dataset.chain") == str(caused["cause"]), message="the cause chain")
+    js(d, "document.querySelector('#action-causes .cause-link').click()")
+    wait(d, lambda d: shown_seq(d) == caused["cause"], message=f"a click on the cause selects #{caused['cause']}")
+    wait(d, lambda d: "sent by the app" in d.find_element(By.ID, "action-causes").text, message="the cause was sent by the app")

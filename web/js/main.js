@@ -12,6 +12,7 @@ import { applyPatch, resolve } from './patch.js';
 import { Controls } from './controls.js';
 import { SessionList } from './sessionlist.js';
 import { RunView } from './runview.js';
+import { ActionPane } from './actionpane.js';
 import { wireConnection } from './live.js';
 
 const $ = (id) => document.getElementById(id);
@@ -37,7 +38,9 @@ const runView = new RunView($('run-view'), connection, (id, seq) => openSession(
 const sessionList = new SessionList($('sessions'), page, (id) => openSession(id), (run, sessions) => runView.show(run, sessions));
 const tree = new StateTree($('tree'), (pointer) => pane.pathSelected(pointer));
 const controls = new Controls(connection, page, (text, bad) => say(text, bad), () => selectedEvents());
-const pane = setupStatePane({ page, tree, connection, select: (...a) => select(...a), say: (...a) => say(...a), renderState: () => renderState() });
+const actionPane = new ActionPane(page, connection, (seq) => select(seq, 'click', { center: true }));
+const pane = setupStatePane({ page, tree, connection, select: (...a) => select(...a), say: (...a) => say(...a), renderState: () => renderState(),
+                              renderAction: () => renderAction() });
 const { setView, showTab, runSearch } = pane;
 
 function schedule(what) {
@@ -174,6 +177,13 @@ function renderState() {
   }
   if ($('tree-search').value) runSearch();
   showDiffFor(seq, event);
+  actionPane.render(seq, event);
+}
+
+function renderAction() {
+  if (page.timeline && page.timeline.seq !== null && page.timeline.seq !== undefined) {
+    actionPane.render(page.timeline.seq, page.store.get(page.timeline.seq));
+  }
 }
 
 /// The diff pane for the state shown: the transition into it, drawn with the state from what

@@ -141,6 +141,8 @@ export function setupStatePane(ctx) {
     $('tab-diff').classList.toggle('on', tab === 'diff');
     $('tab-blame').classList.toggle('on', tab === 'blame');
     $('tab-find').classList.toggle('on', tab === 'find');
+    $('tab-action').classList.toggle('on', tab === 'action');
+    $('action-view').hidden = tab !== 'action';
     $('diff').hidden = tab !== 'diff';
     $('blame-view').hidden = tab !== 'blame';
     $('find-view').hidden = tab !== 'find';
@@ -148,6 +150,7 @@ export function setupStatePane(ctx) {
   $('tab-diff').addEventListener('click', () => showTab('diff'));
   $('tab-blame').addEventListener('click', () => showTab('blame'));
   $('tab-find').addEventListener('click', () => showTab('find'));
+  $('tab-action').addEventListener('click', () => { showTab('action'); ctx.renderAction(); });
 
   let searchTimer = 0;
   function runSearch() {
