@@ -14,6 +14,9 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// - `replay`: `actions` are sent through the reducer from `state` (the store's state when
     ///   absent) at `pace` actions per second (at once when absent), as ``replay(_:from:to:pace:)``.
     /// - `pause`: the recording stops recording until `resume`.
+    /// - `branch`: `state` (seq 0) and `steps` (`[{"action", "at"?, "cause"?, "site"?}]`, seqs 1…n)
+    ///   are recomputed with `skip` (seqs) left out and `edit` (`{"seq": action}`) replaced, into a
+    ///   new session linked to `of` (``branch(_:skip:edits:)``); the live store is not touched.
     ///
     /// A state or action that does not decode fails with the path that failed.
     public func perform(_ command: Command) async -> AppMessage.CommandResult {
@@ -54,11 +57,56 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
                 let recording = Recording(initialState: start, actions: actions, sessionUUID: recorder?.session.uuid)
                 let report = try await replay(recording, pace: pace)
                 return done(true, "replayed \(report.actionsApplied) actions")
+            case .branch:
+                return try await performBranch(arguments, done: done)
             }
         } catch let failure as DecodeFailure {
             return done(false, failure.description)
         } catch {
             return done(false, "\(error)")
+        }
+    }
+
+    private func performBranch(_ arguments: JSONObject,
+                               done: (Bool, String?) -> AppMessage.CommandResult) async throws -> AppMessage.CommandResult {
+        guard let start = arguments["state"] else { return done(false, "branch: \"state\" is missing") }
+        guard case .array(let items)? = arguments["steps"] else {
+            return done(false, "branch: \"steps\" must be an array of {\"action\", \"at\", \"cause\", \"site\"}")
+        }
+        var steps: [Recording.Step] = []
+        for (index, item) in items.enumerated() {
+            guard let action = item["action"] else { return done(false, "branch: step \(index + 1) has no \"action\"") }
+            let site: SendSite? = item["site"].flatMap { site in
+                guard let file = site["file"]?.stringValue, let line = site["line"]?.numberValue?.int64Value,
+                      let function = site["function"]?.stringValue else { return nil }
+                return SendSite(file: file, line: Int(line), function: function)
+            }
+            steps.append(Recording.Step(seq: Int64(index + 1), action: action, patch: nil,
+                                        cause: item["cause"]?.numberValue?.int64Value,
+                                        at: item["at"]?.numberValue.map { Date(timeIntervalSince1970: $0.doubleValue) }, site: site))
+        }
+        var skip: Set<Int64> = []
+        if case .array(let seqs)? = arguments["skip"] {
+            for seq in seqs {
+                guard let value = seq.numberValue?.int64Value else { return done(false, "branch: \"skip\" must list seqs") }
+                skip.insert(value)
+            }
+        }
+        var edits: [Int64: Action] = [:]
+        if case .object(let given)? = arguments["edit"] {
+            for (key, value) in given {
+                guard let seq = Int64(key) else { return done(false, "branch: \"edit\" keys must be seqs; got \"\(key)\"") }
+                edits[seq] = try DecodeFailure.decode(Action.self, from: value, as: .action(seq: seq))
+            }
+        }
+        guard !skip.isEmpty || !edits.isEmpty else { return done(false, "branch: nothing to change: give \"skip\" or \"edit\"") }
+        let recording = Recording(initialState: start, steps: steps, sessionUUID: arguments["of"]?.stringValue)
+        do {
+            let report = try await branch(recording, skip: skip, edits: edits)
+            return done(true, "branched into session \(report.sessionUUID): \(report.actionsApplied) actions applied, "
+                        + "\(report.skipped.count) left out, \(report.edited.count) edited")
+        } catch let error as ReplayError {
+            return done(false, error.description)
         }
     }
 

@@ -13,6 +13,7 @@ extension InspectorRequest {
         case .state(_, let session, let seq, let path): return .state(id: id, session: session, seq: seq, path: path)
         case .diff(_, let session, let from, let to): return .diff(id: id, session: session, from: from, to: to)
         case .blame(_, let session, let path): return .blame(id: id, session: session, path: path)
+        case .compare(_, let session, let with, let seq): return .compare(id: id, session: session, with: with, seq: seq)
         case .find(var find):
             find.id = id
             return .find(find)

@@ -14,6 +14,20 @@ extension LogReader {
         try optionalInt("SELECT min(seq) FROM keyframes WHERE session_id = ?1 AND seq >= ?2", session, seq)
     }
 
+    /// The first seq whose recorded state differs between sessions `a` and `b` (their stable
+    /// hashes differ, or only one of them has that seq); `nil` when they hold the same states.
+    public func firstDifference(between a: Int64, and b: Int64) throws(LogError) -> Int64? {
+        if let seq = try optionalInt("""
+            SELECT min(x.seq) FROM events x JOIN events y ON y.session_id = ?2 AND y.seq = x.seq
+            WHERE x.session_id = ?1 AND x.hash != y.hash
+            """, a, b) {
+            return seq
+        }
+        let lastA = try lastSeq(session: a), lastB = try lastSeq(session: b)
+        guard lastA != lastB else { return nil }
+        return min(lastA ?? -1, lastB ?? -1) + 1
+    }
+
     /// The last stored seq of `session`, `nil` when it has no events.
     package func lastSeq(session: Int64) throws(LogError) -> Int64? {
         try optionalInt("SELECT max(seq) FROM events WHERE session_id = ?1", session)

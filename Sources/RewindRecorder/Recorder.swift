@@ -86,6 +86,16 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         queue.push(action, state: state, at: date, durationNs: durationNs, cause: cause, site: site)
     }
 
+    /// The action type a branch records in place of an action it left out.
+    public static var skippedType: String { "@@rewind/skipped" }
+
+    /// Records `action` as left out by a branch: its event's action is
+    /// `{"type": "@@rewind/skipped", "action": …}` and `state` is the state before it.
+    package func recordSkipped(_ action: Action, state: State, at date: Date = Date(), cause: Int64? = nil,
+                               site: SendSite? = nil) {
+        _ = queue.push(action, state: state, at: date, durationNs: 0, cause: cause, site: site, skipped: true)
+    }
+
     /// Blocks until everything recorded before the call is written by every sink (committed to
     /// the log file). Returns at once when the recorder has stopped.
     public func flush() {

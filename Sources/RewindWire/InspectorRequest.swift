@@ -26,6 +26,9 @@ public enum InspectorRequest: Sendable, Equatable {
     case blame(id: JSONValue?, session: String, path: JSONPointer)
     /// The seqs where the value at a path starts (or stops) meeting a condition.
     case find(Find)
+    /// Two sessions side by side (a branch and its original): the first seq whose state
+    /// differs, and the diff from `session`'s state at `seq` to `with`'s.
+    case compare(id: JSONValue?, session: String, with: String, seq: Int64?)
     /// A command for the session's app (`session` is required).
     case command(Command)
 
@@ -153,12 +156,14 @@ public enum InspectorRequest: Sendable, Equatable {
             self = .blame(id: f.id, session: try f.string("session"), path: path)
         case "find":
             self = .find(try Find(fields: f))
+        case "compare":
+            self = .compare(id: f.id, session: try f.string("session"), with: try f.string("with"), seq: try f.optionalSeq("seq"))
         case "command":
             let command = try Command(fields: f)
             guard command.session != nil else { throw f.fail("session", "the session whose app should run the command") }
             self = .command(command)
         default:
-            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected sessions, subscribe, unsubscribe, events, state, diff, blame, find or command", id: f.id)
+            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected sessions, subscribe, unsubscribe, events, state, diff, blame, find, compare or command", id: f.id)
         }
     }
 
@@ -170,6 +175,8 @@ public enum InspectorRequest: Sendable, Equatable {
             return id
         case .find(let find):
             return find.id
+        case .compare(let id, _, _, _):
+            return id
         case .command(let command):
             return command.id
         }
@@ -186,6 +193,7 @@ public enum InspectorRequest: Sendable, Equatable {
         case .diff: "diff"
         case .blame: "blame"
         case .find: "find"
+        case .compare: "compare"
         case .command: "command"
         }
     }
@@ -217,6 +225,10 @@ public enum InspectorRequest: Sendable, Equatable {
             o["path"] = .string(path.description)
         case .find(let find):
             find.write(into: &o)
+        case .compare(_, let session, let with, let seq):
+            o["session"] = .string(session)
+            o["with"] = .string(with)
+            if let seq { o["seq"] = .number(JSONNumber(seq)) }
         case .command(let command):
             return command.json(type: "command")
         }

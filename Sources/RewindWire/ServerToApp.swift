@@ -71,6 +71,10 @@ public struct Command: Sendable, Equatable {
         case replay
         /// Stop recording until `resume`.
         case pause
+        /// Recompute the recording (`state` at seq 0 and `actions` 1…n) with the seqs in `skip`
+        /// left out and those in `edit` (seq → action) replaced, without effects, into a new
+        /// branch session; the live store is not touched.
+        case branch
     }
 
     public var id: JSONValue
@@ -92,7 +96,7 @@ public struct Command: Sendable, Equatable {
         guard let id = f.id else { throw f.fail("id", "present, so the result can be matched") }
         let kindText = try f.string("kind")
         guard let kind = Kind(rawValue: kindText) else {
-            throw WireError(.badMessage, "command: unknown kind \"\(kindText)\"; expected jump, resume, dispatch, replay or pause", id: id)
+            throw WireError(.badMessage, "command: unknown kind \"\(kindText)\"; expected jump, resume, dispatch, replay, pause or branch", id: id)
         }
         self.id = id
         self.kind = kind

@@ -124,6 +124,10 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private func build(_ entry: Entry) -> RecordedEvent {
         var (action, actionNonFinite) = actionEncoder.encode(entry.action)
         var nonFinite = actionNonFinite.map { "/action" + $0 }
+        if entry.skipped {
+            action = ["type": .string(Recorder<State, Action>.skippedType), "action": action]
+            nonFinite = actionNonFinite.map { "/action/action" + $0 }
+        }
         guard let snapshot = entry.state else {
             redactor.redact(&action, secrets: secretsBefore)
             skippedSinceLast = true

@@ -26,6 +26,8 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         @usableFromInline var durationNs: Int64
         @usableFromInline var cause: Int64?
         @usableFromInline var site: SendSite?
+        /// A branch left this action out: it is recorded as `{"type": "@@rewind/skipped", "action": …}`.
+        @usableFromInline var skipped = false
         /// Recording was paused before this action: states are missing before it.
         @usableFromInline var afterGap: Bool
         /// Pushed while the queue was full: its snapshot may be dropped by the next push.
@@ -79,7 +81,8 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
 
     /// Appends one action and its state; returns its seq, or `nil` when paused or closed.
     @inlinable
-    func push(_ action: Action, state: State, at: Date, durationNs: Int64, cause: Int64?, site: SendSite?) -> Int64? {
+    func push(_ action: Action, state: State, at: Date, durationNs: Int64, cause: Int64?, site: SendSite?,
+              skipped: Bool = false) -> Int64? {
         condition.lock()
         if closed || paused {
             if paused { gap = true }
@@ -95,8 +98,10 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         } else {
             snapshots += 1
         }
-        pending.append(Entry(seq: seq, at: at, action: action, state: state, durationNs: durationNs,
-                             cause: cause, site: site, afterGap: gap, overflow: full))
+        var entry = Entry(seq: seq, at: at, action: action, state: state, durationNs: durationNs,
+                          cause: cause, site: site, afterGap: gap, overflow: full)
+        entry.skipped = skipped
+        pending.append(entry)
         gap = false
         pushedCount += 1
         if consumer == .sleeping {

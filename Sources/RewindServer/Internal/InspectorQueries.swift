@@ -283,11 +283,32 @@ final class InspectorQueries: @unchecked Sendable {
                                        "lastSeq": InspectorReplies.number(result.lastSeq), "complete": .bool(result.complete)]
             if let because = result.stoppedBecause { members["stoppedBecause"] = .string(because) }
             return InspectorReplies.reply("find", id: id, members)
+        case .compare(_, let name, let otherName, let seq):
+            let session = try resolve(name, id: id)
+            let other = try resolve(otherName, id: id)
+            let first = try read(id) { reader throws(LogError) in try reader.firstDifference(between: session.id, and: other.id) }
+            var members: JSONObject = ["session": .string(session.uuid), "with": .string(other.uuid),
+                                       "firstDifference": first.map(InspectorReplies.number) ?? .null]
+            if let seq {
+                let a = try replay(session, id: id) { timeline throws(ReplayError) in try timeline.state(at: seq) }
+                let b = try replay(other, id: id) { timeline throws(ReplayError) in try timeline.state(at: seq) }
+                let diff = JSONDiff(from: a, to: b)
+                members["seq"] = InspectorReplies.number(seq)
+                members["patch"] = diff.forward.json
+                members["inverse"] = diff.inverse.json
+            }
+            return InspectorReplies.reply("compare", id: id, members)
         case .command(var command):
             guard !readOnly else { throw WireError(.readOnly, "the server runs with --read-only: commands are refused", id: id) }
             let session = try resolve(command.session ?? "", id: id)
             guard let app = ingest.appConnection(for: session.id) else {
+                if command.kind == .branch {
+                    throw WireError(.appOffline, "no app is connected for session \(session.uuid), and a branch needs the app's reducer: start the app (it reconnects to this session) and ask again", id: id)
+                }
                 throw WireError(.appOffline, "no app is connected for session \(session.uuid)", id: id)
+            }
+            if command.kind == .branch {
+                try fillBranch(&command, session: session, id: id)
             }
             if command.kind == .jump, command.arguments["state"] == nil {
                 // The app shows the state whole: fill it in from the log when only seq was given.
@@ -299,6 +320,59 @@ final class InspectorQueries: @unchecked Sendable {
             relay.send(command, to: app, from: connection)
             return nil
         }
+    }
+
+    /// The most actions a branch recomputes.
+    static let maxBranchActions = 20_000
+
+    /// Checks a branch's `skip` and `edit` against the session, and gives the app what it
+    /// recomputes: the state at seq 0 and every recorded step (action, time, cause, site).
+    private func fillBranch(_ command: inout Command, session: SessionInfo, id: JSONValue?) throws(WireError) {
+        guard let last = session.lastSeq, last >= 1 else {
+            throw WireError(.badMessage, "command: session \(session.uuid) has no actions to branch from", id: id)
+        }
+        guard last <= Int64(Self.maxBranchActions) else {
+            throw WireError(.badMessage, "command: a branch recomputes at most \(Self.maxBranchActions) actions, and session \(session.uuid) has \(last)", id: id)
+        }
+        var seqs: [Int64] = []
+        if let skip = command.arguments["skip"] {
+            guard case .array(let items) = skip else { throw WireError(.badMessage, "command: \"skip\" must be an array of seqs", id: id) }
+            for item in items {
+                guard case .number(let n) = item, let seq = n.int64Value else {
+                    throw WireError(.badMessage, "command: \"skip\" must be an array of seqs", id: id)
+                }
+                seqs.append(seq)
+            }
+        }
+        if let edit = command.arguments["edit"] {
+            guard case .object(let object) = edit else {
+                throw WireError(.badMessage, "command: \"edit\" must be an object of seq → action", id: id)
+            }
+            for key in object.keys {
+                guard let seq = Int64(key) else { throw WireError(.badMessage, "command: \"edit\" keys must be seqs; got \"\(key)\"", id: id) }
+                seqs.append(seq)
+            }
+        }
+        guard !seqs.isEmpty else { throw WireError(.badMessage, "command: a branch needs \"skip\" or \"edit\"", id: id) }
+        if let outside = seqs.first(where: { $0 < 1 || $0 > last }) {
+            throw WireError(.badMessage, "command: seq \(outside) is not an action of session \(session.uuid) (1…\(last))", id: id)
+        }
+        let (initial, events) = try read(id) { reader throws(LogError) in
+            (try reader.keyframe(atOrBefore: 0, session: session.id)?.state, try reader.events(session: session.id, from: 1, to: last))
+        }
+        guard let initial, events.count == Int(last) else {
+            throw WireError(.storage, "session \(session.uuid) could not be read whole to branch from", id: id)
+        }
+        command.arguments["state"] = initial
+        command.arguments["steps"] = .array(events.map { event in
+            var step: JSONObject = ["action": event.action, "at": InspectorReplies.time(event.at)]
+            if let cause = event.cause { step["cause"] = InspectorReplies.number(cause) }
+            if let site = event.site {
+                step["site"] = ["file": .string(site.file), "line": InspectorReplies.number(Int64(site.line)), "function": .string(site.function)]
+            }
+            return .object(step)
+        })
+        command.arguments["of"] = .string(session.uuid)
     }
 
     private func read<T>(_ id: JSONValue?, _ body: (LogReader) throws(LogError) -> T) throws(WireError) -> T {
@@ -360,6 +434,7 @@ final class InspectorQueries: @unchecked Sendable {
         case .state: instead = "ask for part of the state with \"path\""
         case .diff: instead = "ask for a shorter range, or compare parts with \"state\" and \"path\""
         case .blame: instead = "ask about a narrower \"path\""
+        case .compare: instead = "compare parts of the states with \"state\" and \"path\""
         case .find: instead = "ask for fewer hits with \"limit\" or \"first\", or about a narrower \"path\""
         case .events: instead = "ask for a smaller \"limit\""
         default: instead = "ask for less at once"

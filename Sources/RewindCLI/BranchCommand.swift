@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import RewindJSON
+import RewindWire
+
+/// `rewind branch`: asks the live app, through the server, to recompute a session with some
+/// actions left out or replaced.
+struct BranchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "branch",
+        abstract: "Recompute a session with actions left out or replaced, through the app's own reducer.",
+        discussion: """
+        Sends the session's app (connected to rewind serve) a branch command: the app runs the \
+        recorded actions again through its reducer, without effects, leaving out the seqs given \
+        to --skip and replacing those given to --edit SEQ=JSON, into a new session linked to the \
+        original (replayOf; "branch" in its meta). Its live state is not touched. A left-out \
+        action keeps its seq (recorded as @@rewind/skipped), so both sessions line up seq for seq; \
+        the first seq where their states differ is printed.
+
+        With no app connected, the server says in one sentence that a branch needs the app's \
+        reducer. SESSION: an id, a uuid prefix or 'latest', as the server knows it.
+
+        Examples:
+          rewind branch latest --skip 12
+          rewind branch 3 --skip 4,9 --edit '20={"type":"cart/add","id":7}'
+        """
+    )
+
+    @Argument(help: "The session: an id, a uuid prefix or 'latest'.")
+    var session: String
+
+    @Option(help: ArgumentHelp("Seqs whose actions are left out, comma-separated.", valueName: "seqs"))
+    var skip: String?
+
+    @Option(help: ArgumentHelp("SEQ=JSON: the action that replaces seq's (repeatable).", valueName: "seq=json"))
+    var edit: [String] = []
+
+    @Option(help: ArgumentHelp("The server's inspector URL.", valueName: "url"))
+    var server = ServerLocation.defaultURL
+
+    @Option(help: "The server's token (default: $REWIND_TOKEN).")
+    var token: String?
+
+    func validate() throws {
+        if skip == nil && edit.isEmpty { throw ValidationError("give --skip SEQ[,SEQ…] or --edit SEQ=JSON (or both)") }
+    }
+
+    /// The seqs of `--skip`.
+    func skipped() throws -> [Int64] {
+        guard let skip else { return [] }
+        return try skip.split(separator: ",").map { part in
+            guard let seq = Int64(part.trimmingCharacters(in: .whitespaces)), seq >= 1 else {
+                throw CLIError("--skip '\(skip)' must list seqs, 1 or more, separated by commas", code: 2)
+            }
+            return seq
+        }
+    }
+
+    /// The actions of `--edit`, by seq.
+    func edits() throws -> JSONObject {
+        var edits: JSONObject = [:]
+        for text in edit {
+            guard let equals = text.firstIndex(of: "="), let seq = Int64(text[..<equals]), seq >= 1 else {
+                throw CLIError("--edit '\(text)' must be SEQ=JSON, such as 12='{\"type\":\"reset\"}'", code: 2)
+            }
+            do {
+                edits[String(seq)] = try JSONValue(parsing: String(text[text.index(after: equals)...]))
+            } catch {
+                throw CLIError("--edit \(seq): the action is not JSON: \(error)", code: 2)
+            }
+        }
+        return edits
+    }
+
+    func run() throws {
+        let url = try ServerLocation.inspectorURL(server)
+        let token = ServerLocation.token(self.token)
+        var arguments: JSONObject = [:]
+        let seqs = try skipped()
+        if !seqs.isEmpty { arguments["skip"] = .array(seqs.map { OutputFormat.number($0) }) }
+        let edits = try edits()
+        if !edits.isEmpty { arguments["edit"] = .object(edits) }
+        let command = Command(id: 1, kind: .branch, session: session, arguments: arguments)
+        let mailbox = Mailbox()
+        let signals = mailbox.catchInterrupts()
+        defer { withExtendedLifetime(signals) {} }
+        let link = try InspectorLink(url: url, token: token, mailbox: mailbox, generation: 1)
+        defer { link.close() }
+        link.send(.command(command))
+        let branch = try awaitReply(id: command.id, mailbox: mailbox, url: url, token: token) { reply in
+            if reply.string("type") == "error" {
+                throw CLIError("the server refused the branch (\(reply.string("code") ?? "error")): \(reply.string("message") ?? "no reason given")", code: 1)
+            }
+            let message = reply.string("message") ?? ""
+            guard case .bool(true)? = reply["ok"] else { throw CLIError("the app refused the branch: \(message)", code: 1) }
+            return message
+        }
+        writeStandardOutput(branch + "\n")
+        // The branch session's uuid is the fourth word of the app's answer.
+        guard let uuid = branch.split(separator: " ").dropFirst(3).first.map({ String($0.trimmingCharacters(in: [":"])) }) else { return }
+        link.send(.compare(id: 2, session: session, with: uuid, seq: nil))
+        let first = try awaitReply(id: 2, mailbox: mailbox, url: url, token: token) { reply -> String in
+            if reply.string("type") == "error" { return "" }
+            if case .number(let seq)? = reply["firstDifference"] { return "first difference from the original at seq \(seq.text)" }
+            return "the branch holds the same states as the original"
+        }
+        if !first.isEmpty { writeStandardOutput(first + "\n") }
+    }
+
+    private func awaitReply<T>(id: JSONValue, mailbox: Mailbox, url: String, token: String?, _ handle: (JSONObject) throws -> T) throws -> T {
+        while true {
+            switch mailbox.next(until: nil) {
+            case .message(let reply, _)? where reply["id"] == id:
+                return try handle(reply)
+            case .lost(let reason, _, let connected)?:
+                if connected { throw CLIError("the server at \(url) closed the connection before the app answered (\(reason))", code: 1) }
+                throw TailCommand.connectError(url: url, reason: reason, token: token)
+            case .interrupted?:
+                throw CLIError("interrupted before the app answered; it may still be branching", code: 130)
+            default:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import RewindJSON
+import Testing
+
+/// `rewind branch` against `rewind serve` with `rewind demo` connected: the demo's own reducer
+/// recomputes the session; without the app, one sentence.
+@Suite("rewind branch")
+struct BranchCommandTests {
+    @Test("skips and edits through the live app: a linked branch whose seqs line up; with the app gone, one sentence")
+    func branchThroughTheDemo() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("served.db").path
+        let serve = try ServeProcess(["--port", "0", "--db", db])
+        defer { serve.signal(SIGTERM); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        let demo = try RunningCLI(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "breweries", "--rate", "40", "--duration", "60"])
+        defer { demo.stop() }
+        // Wait for a few recorded actions.
+        var original: JSONValue?
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while Date() < deadline {
+            let listed = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
+            if let session = listed.first(where: { ($0["lastSeq"]?.numberValue?.int64Value ?? 0) >= 6 }) { original = session; break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let session = try #require(original?["uuid"]?.string)
+        let edit = #"3={"type":"breweries/city/changed","city":"Zanzibar"}"#
+        let result = try CLIRunner.run(["branch", session, "--skip", "2", "--edit", edit, "--server", "ws://127.0.0.1:\(port)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("branched into session ") == true, "\(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("first difference from the original at seq ") }, "\(result.stdout)")
+        let branch = try #require(lines.first?.split(separator: " ")[3].trimmingCharacters(in: [":"]))
+        // The branch is in the server's log, linked and marked, with the skipped action in place.
+        let sessions = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
+        let made = try #require(sessions.first { $0["uuid"]?.string == branch })
+        #expect(made["replayOf"]?.string == session)
+        #expect(made["meta"]?["branch"]?["skipped"] == [2])
+        let events = try jsonLines(try CLIRunner.run(["log", branch, "--json", "--db", db, "--to", "3"]).stdout)
+        #expect(events[2]["type"] == "@@rewind/skipped")
+        #expect(events[3]["action"] == ["type": "breweries/city/changed", "city": "Zanzibar"])
+        let state = try JSONValue(parsing: try CLIRunner.run(["state", "\(branch)@3", "--path", "/city", "--db", db]).stdout)
+        #expect(state == "Zanzibar")
+
+        demo.signal(SIGTERM)
+        _ = demo.waitForExit()
+        let offline = try CLIRunner.run(["branch", session, "--skip", "2", "--server", "ws://127.0.0.1:\(port)"])
+        #expect(offline.status == 1)
+        #expect(offline.stderr.contains("a branch needs the app's reducer"), "\(offline.stderr)")
+    }
+
+    @Test("what is not a seq or not JSON is refused before anything is sent", arguments: [
+        (["--skip", "two"], "--skip 'two' must list seqs"),
+        (["--edit", "3"], "--edit '3' must be SEQ=JSON"),
+        (["--edit", "3={oops"], "--edit 3: the action is not JSON"),
+        ([String](), "give --skip SEQ[,SEQ…] or --edit SEQ=JSON"),
+    ])
+    func refusals(arguments: [String], message: String) throws {
+        let result = try CLIRunner.run(["branch", "latest", "--server", "ws://127.0.0.1:1"] + arguments)
+        #expect(result.status == 2 || result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}

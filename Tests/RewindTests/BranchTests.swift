@@ -1,0 +1,126 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindServer
+import Testing
+@testable import Rewind
+
+/// Branches: a recording recomputed with actions left out or replaced, checked against the
+/// reducer run by hand, and asked for through `rewind serve` as an inspector would.
+@MainActor
+@Suite("Branches: skip and edit, recomputed by the reducer")
+struct BranchTests {
+    let actions: [AppAction] = [.increment, .add(4), .append("a"), .add(7), .append("b"), .increment, .add(2)]
+
+    /// The states the reducer gives for `actions` from `AppState()`, by hand.
+    func byHand(_ actions: [AppAction?]) throws -> [JSONValue] {
+        var state = AppState()
+        var states = [try LogStates.json(state)]
+        for action in actions {
+            if let action { _ = appReducer(&state, action) }
+            states.append(try LogStates.json(state))
+        }
+        return states
+    }
+
+    @Test("a branch leaves out and replaces actions, records every state as the reducer gives it, and leaves the live store alone")
+    func branchMatchesTheReducer() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("branch.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Branchy")
+        for action in actions { store.send(action) }
+        recorder.flush()
+        let live = store.state
+        let recording = try Recording.load(fromLog: path, session: recorder.session.uuid)
+        let report = try await store.branch(recording, skip: [2], edits: [4: .add(100)])
+        #expect(report.skipped == [2] && report.edited == [4] && report.actionsApplied == actions.count - 1)
+        #expect(store.state == live)
+
+        let branch = try LogStates(path: path, session: report.sessionUUID)
+        var expected: [AppAction?] = actions
+        expected[1] = nil
+        expected[3] = .add(100)
+        #expect(branch.states == (try byHand(expected)))
+        #expect(branch.events.count == actions.count + 1)
+        #expect(branch.events[2].actionType == "@@rewind/skipped")
+        #expect(branch.events[2].action["action"] == (try LogStates.json(AppAction.add(4))))
+        #expect(branch.events[4].action == (try LogStates.json(AppAction.add(100))))
+        #expect(branch.session.replayOf == recorder.session.uuid)
+        #expect(branch.session.meta["branch"] == ["of": .string(recorder.session.uuid), "skipped": [2], "edited": [4]])
+        // Seqs line up with the original, so the first difference is the skipped action.
+        let reader = try LogReader(path: path)
+        let original = try reader.session(named: recorder.session.uuid), other = try reader.session(named: report.sessionUUID)
+        #expect(try reader.firstDifference(between: original.id, and: other.id) == 2)
+        #expect(try reader.firstDifference(between: original.id, and: original.id) == nil)
+        #expect(await store.finishRecording())
+    }
+
+    @Test("a seq outside the recording, or a store that does not record, is one sentence")
+    func refusals() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("refuse.db")
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .file(path), app: "Branchy")
+        for action in actions { store.send(action) }
+        recorder.flush()
+        let recording = try Recording.load(fromLog: path, session: recorder.session.uuid)
+        await #expect(throws: ReplayError("seq 99 is not an action of the recording (1…7)")) {
+            try await store.branch(recording, skip: [99])
+        }
+        let bare = Store(initialState: AppState(), reducer: appReducer)
+        await #expect(throws: ReplayError("the store is not recording: a branch is recorded where the app records")) {
+            try await bare.branch(recording, skip: [1])
+        }
+        #expect(await store.finishRecording())
+    }
+
+    @Test("through rewind serve: an inspector's branch reaches the app; compare names the first difference; without the app, one sentence")
+    func throughTheServer() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("served.db")
+        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: 0))
+        try server.start()
+        defer { server.shutdown() }
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Branchy")
+        for action in actions { store.send(action) }
+        let sink = try #require(recorder.sinks.first as? ServerSink)
+        #expect(await waitUntil(timeout: 30) { sink.isConnected && sink.unacknowledgedCount == 0 })
+        let inspector = try InspectorClient(port: server.port!)
+        defer { inspector.close() }
+        #expect(await waitUntil(timeout: 30) { inspector.isConnected })
+        let uuid = recorder.session.uuid
+        inspector.send(["type": "command", "id": 1, "session": .string(uuid), "kind": "branch",
+                        "skip": [3], "edit": ["6": (try LogStates.json(AppAction.add(50)))]])
+        #expect(await waitUntil(timeout: 30) { inspector.reply(id: 1) != nil })
+        let result = try #require(inspector.reply(id: 1))
+        #expect(result["ok"] == true, "\(result)")
+        let message = try #require(result["message"]?.stringValue)
+        let branchUUID = try #require(message.split(separator: " ").dropFirst(3).first.map { String($0.dropLast()) })
+        #expect(message.hasPrefix("branched into session "))
+        // The branch reaches the server's log as a session of its own.
+        #expect(await waitUntil(timeout: 30) { (try? LogReader(path: log).session(named: branchUUID).lastSeq) == 7 })
+        var expected: [AppAction?] = actions
+        expected[2] = nil
+        expected[5] = .add(50)
+        #expect(try LogStates(path: log, session: branchUUID).states == (try byHand(expected)))
+
+        inspector.send(["type": "compare", "id": 2, "session": .string(uuid), "with": .string(branchUUID), "seq": 7])
+        #expect(await waitUntil(timeout: 30) { inspector.reply(id: 2) != nil })
+        let compare = try #require(inspector.reply(id: 2))
+        #expect(compare["firstDifference"] == 3)
+        let hand = try byHand(actions), branchHand = try byHand(expected)
+        let patch = try JSONPatch(json: try #require(compare["patch"]))
+        #expect(try patch.apply(to: hand[7]) == branchHand[7])
+
+        // Without the app: one sentence saying the branch needs it.
+        #expect(await store.finishRecording(timeout: .seconds(10)))
+        sink.disconnect()
+        inspector.send(["type": "command", "id": 4, "session": .string(uuid), "kind": "branch", "skip": [1]])
+        #expect(await waitUntil(timeout: 30) { inspector.reply(id: 4) != nil })
+        let offline = try #require(inspector.reply(id: 4))
+        #expect(offline["code"] == "app-offline")
+        #expect(offline["message"]?.stringValue?.contains("a branch needs the app's reducer") == true)
+    }
+}
