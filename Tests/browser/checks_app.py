@@ -202,3 +202,67 @@ def test_reconnects_and_resubscribes(ctx):
     wait(d, lambda d: js(d, "return window.__rewind.page.current.id") == fresh["id"], message="the new session open")
     target = (ctx.inspector.session(uuid=fresh["uuid"])["lastSeq"] or 0) + 5
     wait(d, lambda d: int(js(d, "return document.getElementById('count').dataset.matches")) > target, message="live events after the reconnect")
+
+
+def test_branch_beside_its_original(ctx):
+    """Leave out and edit an action from the action pane: the demo's reducer recomputes the
+    session into a branch, shown beside its original (the diff at a seq and the first
+    difference, as the server's compare gives them); without an app, one sentence."""
+    d = ctx.driver
+    # The demo's session now (an earlier check may have restarted the app).
+    live = next(x for x in sorted(ctx.inspector.ask(type="sessions")["sessions"], key=lambda x: -x["id"])
+                if x["live"] and x["app"].lower() == "images demo" and not x.get("replayOf"))
+    open_session(ctx, live["id"])
+    d.find_element(By.ID, "follow").click()
+    js(d, "window.__rewind.select(3, 'click', {center: true})")
+    wait(d, lambda d: shown_seq(d) == 3, message="#3 selected")
+    d.find_element(By.ID, "tab-action").click()
+    d.find_element(By.ID, "branch-skip").click()
+    wait(d, lambda d: js(d, "return document.getElementById('branch-result').dataset.state") == "done", message="the branch", timeout=30)
+    branch = js(d, "return document.getElementById('branch-result').dataset.uuid")
+    made = wait_until(lambda: ctx.inspector.session(uuid=branch), message="the branch session on the server")
+    assert made["replayOf"] == live["uuid"], made
+    assert made["meta"]["branch"]["skipped"] == [3], made["meta"]
+    skipped = ctx.inspector.ask(type="events", session=branch, **{"from": 3, "limit": 1})["events"][0]
+    assert skipped["actionType"] == "@@rewind/skipped", skipped
+
+    # Open it: the "vs original" tab compares it with the session it came from.
+    wait(d, lambda d: js(d, f"return [...window.__rewind.page.sessions.values()].some(s => s.uuid === '{branch}')"), message="the branch listed")
+    js(d, "document.querySelector('#branch-result a').click()")
+    wait(d, lambda d: js(d, "return window.__rewind.page.current.uuid") == branch, message="the branch open")
+    wait(d, lambda d: not d.find_element(By.ID, "tab-original").get_attribute("hidden"), message="the vs original tab")
+    d.find_element(By.ID, "tab-original").click()
+    js(d, "window.__rewind.select(5, 'click', {center: true})")
+    wait(d, lambda d: js(d, "const v = document.getElementById('original-view'); return v.dataset.state === 'ready' && v.dataset.seq") == "5",
+         message="original → branch at #5")
+    compare = ctx.inspector.ask(type="compare", session=live["uuid"], **{"with": branch, "seq": 5})
+    shown = js(d, "return [...document.querySelectorAll('#original-diff .change')].map(c => c.dataset.path)")
+    assert shown == [op["path"] for op in compare["patch"]], f"{shown} != {compare['patch']}"
+    first = js(d, "return document.getElementById('original-view').dataset.first")
+    assert first == ("" if compare["firstDifference"] is None else str(compare["firstDifference"])), (first, compare)
+
+    # Edit an action of the original: the box holds it as recorded; the branch holds the edit.
+    open_session(ctx, live["id"])
+    d.find_element(By.ID, "follow").click()
+    js(d, "window.__rewind.select(4, 'click', {center: true})")
+    wait(d, lambda d: shown_seq(d) == 4, message="#4 selected")
+    d.find_element(By.ID, "tab-action").click()
+    d.find_element(By.ID, "branch-edit").click()
+    recorded = ctx.inspector.ask(type="events", session=live["uuid"], **{"from": 4, "limit": 1})["events"][0]["action"]
+    assert json.loads(d.find_element(By.ID, "branch-edit-text").get_attribute("value")) == recorded
+    js(d, "document.getElementById('branch-edit-text').value = JSON.stringify({type: 'images/like'})")
+    d.find_element(By.ID, "branch-edit-run").click()
+    wait(d, lambda d: js(d, "return document.getElementById('branch-result').dataset.state") == "done"
+         and js(d, "return document.getElementById('branch-result').dataset.uuid") != branch, message="the edited branch", timeout=30)
+    edited = js(d, "return document.getElementById('branch-result').dataset.uuid")
+    wait_until(lambda: ctx.inspector.session(uuid=edited), message="the edited branch on the server")
+    event = ctx.inspector.ask(type="events", session=edited, **{"from": 4, "limit": 1})["events"][0]
+    assert event["action"] == {"type": "images/like"}, event
+
+    # An imported session has no app: the server's sentence says a branch needs one.
+    open_session(ctx, ctx.small["id"])
+    js(d, "window.__rewind.select(3, 'click', {center: true})")
+    wait(d, lambda d: shown_seq(d) == 3, message="#3 of the imported session")
+    d.find_element(By.ID, "tab-action").click()
+    d.find_element(By.ID, "branch-skip").click()
+    wait(d, lambda d: "a branch needs the app's reducer" in d.find_element(By.ID, "message").text, message="the sentence without an app")

@@ -13,6 +13,7 @@ import { Controls } from './controls.js';
 import { SessionList } from './sessionlist.js';
 import { RunView } from './runview.js';
 import { ActionPane } from './actionpane.js';
+import { BranchView } from './branchview.js';
 import { wireConnection } from './live.js';
 
 const $ = (id) => document.getElementById(id);
@@ -39,8 +40,11 @@ const sessionList = new SessionList($('sessions'), page, (id) => openSession(id)
 const tree = new StateTree($('tree'), (pointer) => pane.pathSelected(pointer));
 const controls = new Controls(connection, page, (text, bad) => say(text, bad), () => selectedEvents());
 const actionPane = new ActionPane(page, connection, (seq) => select(seq, 'click', { center: true }));
+const branchView = new BranchView(page, connection, (text, bad) => say(text, bad),
+  (uuid) => { const s = [...page.sessions.values()].find((x) => x.uuid === uuid); if (s) openSession(s.id); else say('the branch has not reached the session list yet; it will in a moment', true); },
+  (seq) => select(seq, 'click', { center: true }));
 const pane = setupStatePane({ page, tree, connection, select: (...a) => select(...a), say: (...a) => say(...a), renderState: () => renderState(),
-                              renderAction: () => renderAction() });
+                              renderAction: () => renderAction(), renderOriginal: () => renderOriginal() });
 const { setView, showTab, runSearch } = pane;
 
 function schedule(what) {
@@ -102,6 +106,8 @@ function openSession(id, seq) {
   $('export-redux').href = `/export/${session.id}?format=redux-devtools`;
   applyFilter();
   controls.sessionChanged(true);
+  branchView.sessionChanged();
+  if (page.tab === 'original' && !branchView.info()) showTab('diff');
   history.replaceState(null, '', `#session=${session.id}`);
   schedule('sessions');
   schedule('list');
@@ -178,6 +184,11 @@ function renderState() {
   if ($('tree-search').value) runSearch();
   showDiffFor(seq, event);
   actionPane.render(seq, event);
+  branchView.render(seq);
+}
+
+function renderOriginal() {
+  if (page.timeline) branchView.render(page.timeline.seq);
 }
 
 function renderAction() {

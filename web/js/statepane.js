@@ -142,6 +142,8 @@ export function setupStatePane(ctx) {
     $('tab-blame').classList.toggle('on', tab === 'blame');
     $('tab-find').classList.toggle('on', tab === 'find');
     $('tab-action').classList.toggle('on', tab === 'action');
+    $('tab-original').classList.toggle('on', tab === 'original');
+    $('original-view').hidden = tab !== 'original';
     $('action-view').hidden = tab !== 'action';
     $('diff').hidden = tab !== 'diff';
     $('blame-view').hidden = tab !== 'blame';
@@ -151,6 +153,7 @@ export function setupStatePane(ctx) {
   $('tab-blame').addEventListener('click', () => showTab('blame'));
   $('tab-find').addEventListener('click', () => showTab('find'));
   $('tab-action').addEventListener('click', () => { showTab('action'); ctx.renderAction(); });
+  $('tab-original').addEventListener('click', () => { showTab('original'); ctx.renderOriginal(); });
 
   let searchTimer = 0;
   function runSearch() {
