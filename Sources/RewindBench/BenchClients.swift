@@ -64,6 +64,14 @@ final class BenchInspector: WebSocketClientDelegate, @unchecked Sendable {
     private let condition = NSCondition()
     private var latencies: [Double] = []
     private var received = 0
+    private var sawLag = false
+
+    /// The server said this inspector fell behind (a `lagged` push).
+    var lagged: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return sawLag
+    }
 
     init(port: Int) throws {
         client = try WebSocketClient(url: "ws://127.0.0.1:\(port)/inspect", subprotocol: InspectorRequest.subprotocol)
@@ -81,9 +89,11 @@ final class BenchInspector: WebSocketClientDelegate, @unchecked Sendable {
         // The stamp is read straight from the bytes, so the inspectors' own parsing does not
         // count against the server.
         let delay = Self.stamp(in: message.bytes).map { Double(Int64(now) - $0) / 1e9 }
+        let lag = delay == nil && message.bytes.count < 400 && String(decoding: message.bytes, as: UTF8.self).contains(#""type":"lagged""#)
         condition.lock()
         received += 1
         if let delay { latencies.append(delay) }
+        if lag { sawLag = true }
         condition.broadcast()
         condition.unlock()
     }
@@ -104,10 +114,10 @@ final class BenchInspector: WebSocketClientDelegate, @unchecked Sendable {
         return nil
     }
 
-    func waitForLatencies(_ count: Int) -> [Double] {
+    func waitForLatencies(_ count: Int, timeout: Double = 30) -> [Double] {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: 30)
+        let deadline = Date(timeIntervalSinceNow: timeout)
         while latencies.count < count, condition.wait(until: deadline) {}
         return latencies
     }

@@ -10,7 +10,13 @@ let groups: [BenchGroup] = [
     ReplayBenchmarks.group,
     StoreBenchmarks.group,
     ServerBenchmarks.group,
+    ProcessServerBenchmarks.group,
 ]
+
+// A client of the server-process benchmarks, run as a process of its own.
+if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "--role" {
+    ProcessRoles.run(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 var arguments = CommandLine.arguments.dropFirst()
 var json = false
