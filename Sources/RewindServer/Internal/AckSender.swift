@@ -2,13 +2,13 @@ import Dispatch
 import RewindWire
 import RewindWebSocket
 
-/// Sends cumulative acks: the writer's completions report each durable seq, and at most one ack
-/// send is pending at a time, carrying the highest seq known by then.
+/// Sends cumulative acks: the writer's completions report each durable seq, and the ack goes out
+/// from the completion's own thread (one per commit, which covers a batch), with no hop to
+/// another thread: at a few thousand events a second, each hop was a wake-up of its own.
 final class AckSender: @unchecked Sendable {
     private struct State {
         var durable: Int64
         var connection: WebSocketConnection
-        var scheduled = false
     }
 
     private let state: Locked<State>
@@ -29,13 +29,12 @@ final class AckSender: @unchecked Sendable {
 
     /// `seq` (and everything before it) is committed.
     func committed(_ seq: Int64) {
-        let schedule = state.withLock { state -> Bool in
+        // Under the lock, so that two threads' acks reach the connection in order.
+        state.withLock { state in
             state.durable = max(state.durable, seq)
-            if state.scheduled { return false }
-            state.scheduled = true
-            return true
+            guard state.durable >= 0 else { return }
+            _ = state.connection.send(textBytes: ServerToApp.ack(seq: state.durable).json.serializedBytes(.compact))
         }
-        if schedule { Self.queue.async { self.send() } }
     }
 
     /// Sends the current ack again (to a connection that resent events already stored).
@@ -54,12 +53,4 @@ final class AckSender: @unchecked Sendable {
         _ = connection.send(textBytes: error.json.serializedBytes(.compact))
     }
 
-    private func send() {
-        let (seq, connection) = state.withLock { state in
-            state.scheduled = false
-            return (state.durable, state.connection)
-        }
-        guard seq >= 0 else { return }
-        _ = connection.send(textBytes: ServerToApp.ack(seq: seq).json.serializedBytes(.compact))
-    }
 }

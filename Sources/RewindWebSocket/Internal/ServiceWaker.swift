@@ -29,11 +29,14 @@ final class ServiceWaker: @unchecked Sendable {
         }
     }
 
-    /// Queues `core` for the service thread and interrupts its wait.
+    /// Queues `core` for the service thread and interrupts its wait. Only the first connection
+    /// queued since the service thread last took them interrupts it: that one wake-up takes them
+    /// all (ten inspectors sent the same event cost one system call, not ten).
     func wake(_ core: ConnectionCore) {
         state.withLock { state in
+            let first = state.pending.isEmpty
             state.pending.append(core)
-            if let context = state.context { lws_cancel_service(context) }
+            if first, let context = state.context { lws_cancel_service(context) }
         }
     }
 
