@@ -11,8 +11,12 @@ enum LogBenchmarks {
     static var group: BenchGroup { BenchGroup(name: "log", run: run) }
 
     static func run() throws -> [BenchResult] {
-        let events = makeEvents()
+        let events = makeEvents(count: eventCount)
         let plainRows = events.map(PlainRow.init)
+        // Ten times as many: long enough (about a second) that the full-text index, filled every
+        // 100 ms on the writer's thread, costs its share inside the timed window.
+        let sustained = makeEvents(count: eventCount * 10)
+        let sustainedRows = sustained.map(PlainRow.init)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-log-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -24,20 +28,42 @@ enum LogBenchmarks {
 
         // Each figure's runs alternate with the baseline's, so a neighbour's load hits both alike.
         var results: [BenchResult] = []
-        let cases: [(String, String, () throws -> Double)] = [
-            ("log/append+flush (batches of 1)", "events/s", { try appendThroughWriter(events, batch: 1, path: freshPath()) }),
-            ("log/append+flush (batches of 100)", "events/s", { try appendThroughWriter(events, batch: 100, path: freshPath()) }),
-        ] + PlainInserts.Variant.allCases.filter { $0 != .plain }.map { variant in
-            ("log/plain + \(variant.rawValue)", "events/s", { try PlainInserts.run(plainRows, path: freshPath(), variant: variant) })
+        let ours = "plain SQLite inserts, same bytes"
+        var cases: [(name: String, rows: [PlainRow], note: String, body: () throws -> Double)] = [
+            ("log/append+commit (batches of 1)", plainRows, ours, { try appendThroughWriter(events, batch: 1, until: .committed, path: freshPath()) }),
+            ("log/append+commit (batches of 100)", plainRows, ours, { try appendThroughWriter(events, batch: 100, until: .committed, path: freshPath()) }),
+            ("log/append+flush, indexed (batches of 1)", plainRows, ours, { try appendThroughWriter(events, batch: 1, until: .indexed, path: freshPath()) }),
+            ("log/append+flush, indexed (batches of 100)", plainRows, ours, { try appendThroughWriter(events, batch: 100, until: .indexed, path: freshPath()) }),
+            ("log/append+commit, 200,000 (batches of 1)", sustainedRows, ours + "; index filled along the way",
+             { try appendThroughWriter(sustained, batch: 1, until: .committed, path: freshPath()) }),
+            ("log/append+flush, indexed, 200,000 (batches of 1)", sustainedRows, ours,
+             { try appendThroughWriter(sustained, batch: 1, until: .indexed, path: freshPath()) }),
+        ]
+        cases += PlainInserts.Variant.allCases.filter { $0 != .plain }.map { variant in
+            ("log/plain + \(variant.rawValue)", plainRows, "what one schema feature costs", { try PlainInserts.run(plainRows, path: freshPath(), variant: variant) })
         }
-        for (name, unit, body) in cases {
-            let (ours, plain) = try pairedMedians(body, { try PlainInserts.run(plainRows, path: freshPath()) })
-            let rate = Double(eventCount) / ours
-            let plainRate = Double(eventCount) / plain
-            results.append(BenchResult(name: name, value: rate.rounded(), unit: unit, baseline: plainRate.rounded(),
-                                       ratio: rate / plainRate,
-                                       note: name.hasPrefix("log/plain") ? "what one schema feature costs" : "plain SQLite inserts, same bytes"))
+        for item in cases {
+            let rows = item.rows
+            let (ours, plain) = try pairedMedians(item.body, { try PlainInserts.run(rows, path: freshPath()) })
+            let rate = Double(rows.count) / ours
+            let plainRate = Double(rows.count) / plain
+            results.append(BenchResult(name: item.name, value: rate.rounded(), unit: "events/s", baseline: plainRate.rounded(),
+                                       ratio: rate / plainRate, note: item.note))
         }
+        // One index transaction: how long search can trail a commit beyond the interval.
+        var indexSamples: [Double] = []
+        for _ in 0..<5 {
+            let writer = try LogWriter(path: freshPath(), options: .init(indexInterval: 3_600))
+            _ = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
+            writer.append(events)
+            try writer.commit()
+            let start = Measure.now()
+            try writer.flush()
+            indexSamples.append(Measure.now() - start)
+            writer.close()
+        }
+        results.append(BenchResult(name: "log/index 20,000 committed events, one transaction", value: (Measure.quantile(indexSamples, 0.5) * 1_000 * 10).rounded() / 10,
+                                   unit: "ms", note: "median of 5; what a search may trail a commit by, beyond indexInterval"))
         let encodeStart = Measure.now()
         var total = 0
         for event in events {
@@ -67,8 +93,15 @@ enum LogBenchmarks {
         return (Measure.quantile(oursSamples, 0.5), Measure.quantile(baselineSamples, 0.5))
     }
 
-    /// Seconds from the first append to the return of `flush` (everything committed).
-    static func appendThroughWriter(_ events: [LogEvent], batch: Int, path: String) throws -> Double {
+    enum Until {
+        /// `commit()` returned: every event is stored (and acked, in the server).
+        case committed
+        /// `flush()` returned: every event is stored and in the full-text index too.
+        case indexed
+    }
+
+    /// Seconds from the first append to the return of `commit` or `flush`.
+    static func appendThroughWriter(_ events: [LogEvent], batch: Int, until: Until, path: String) throws -> Double {
         let writer = try LogWriter(path: path)
         defer { writer.close() }
         let session = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
@@ -80,19 +113,22 @@ enum LogBenchmarks {
             writer.append(Array(events[start..<end]))
             start = end
         }
-        try writer.flush()
+        switch until {
+        case .committed: try writer.commit()
+        case .indexed: try writer.flush()
+        }
         return Measure.now() - started
     }
 
     /// Events of a todo app whose state is about 1 KB; each action toggles or renames one item,
     /// so patches are small; keyframes where ``KeyframePolicy`` puts them.
-    static func makeEvents() -> [LogEvent] {
+    static func makeEvents(count: Int) -> [LogEvent] {
         var items: [JSONValue] = (0..<12).map { index in
             ["id": .number(JSONNumber(index)), "title": .string("Item number \(index) to do"), "done": false, "tags": ["home"]]
         }
         var counter = KeyframeCounter(policy: KeyframePolicy())
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        return (0..<eventCount).map { seq in
+        return (0..<count).map { seq in
             let index = seq % items.count
             let old = items[index]["done"] ?? false
             let new: JSONValue = .bool(!(old.boolValue ?? false))

@@ -110,7 +110,7 @@ enum ReplayBenchmarks {
         }
         // The ceiling: the writer alone, with the same events built beforehand.
         let (writerOnly, plain) = try LogBenchmarks.pairedMedians(
-            { try LogBenchmarks.appendThroughWriter(events, batch: 1, path: freshPath()) },
+            { try LogBenchmarks.appendThroughWriter(events, batch: 1, until: .indexed, path: freshPath()) },
             { try PlainInserts.run(rows, path: freshPath()) })
         results.append(BenchResult(
             name: "replay/append prebuilt events, batch 1", value: (Double(events.count) / writerOnly).rounded(), unit: "events/s",

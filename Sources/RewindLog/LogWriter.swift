@@ -28,11 +28,19 @@ public final class LogWriter: Sendable {
         public var commitInterval: Double
         /// A transaction commits as soon as it holds this many events.
         public var maxEventsPerCommit: Int
+        /// The longest a committed event waits before it is in the full-text index, in seconds,
+        /// while the writer runs: text search (`LogReader.events(…, text:)`, `rewind log --grep`)
+        /// can miss an event for that long after it is committed. The index is filled in a
+        /// transaction of its own, so commits (and the acks and live events that follow them)
+        /// never wait for it. Events a writer committed but did not index before it stopped (a
+        /// crash) are indexed when the next writer opens the file.
+        public var indexInterval: Double
 
-        /// The house plan's figures: 20 ms or 1,000 events.
-        public init(commitInterval: Double = 0.020, maxEventsPerCommit: Int = 1_000) {
+        /// The house plan's figures: 20 ms or 1,000 events; the index follows within 100 ms.
+        public init(commitInterval: Double = 0.020, maxEventsPerCommit: Int = 1_000, indexInterval: Double = 0.100) {
             self.commitInterval = commitInterval
             self.maxEventsPerCommit = maxEventsPerCommit
+            self.indexInterval = indexInterval
         }
     }
 
@@ -105,9 +113,22 @@ public final class LogWriter: Sendable {
     }
 
     /// Returns once everything appended before the call is committed to the file (visible to
-    /// every new reader; with `synchronous=NORMAL` a power loss may still lose the last commits).
+    /// every new reader; with `synchronous=NORMAL` a power loss may still lose the last commits)
+    /// and in the full-text index.
     public func flush() throws(LogError) {
+        try call { engine throws(LogError) in try engine.indexCommitted() }
+    }
+
+    /// Returns once everything appended before the call is committed, without waiting for the
+    /// full-text index (which follows within ``Options/indexInterval``).
+    public func commit() throws(LogError) {
         try call { _ in }
+    }
+
+    /// How far the full-text index reaches: the highest event rowid committed and the highest
+    /// indexed (for tests and benchmarks).
+    package func indexProgress() throws(LogError) -> (committed: Int64, indexed: Int64) {
+        try call { engine in (engine.committedThrough, engine.indexedThrough) }
     }
 
     /// Records when a session ended.

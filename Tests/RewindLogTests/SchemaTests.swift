@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Log file: schema, reopening, refusing what is not ours")
 struct SchemaTests {
-    @Test("A new file gets schema 3, the Rewind application id, WAL and its tables; reopening keeps them")
+    @Test("A new file gets schema 4, the Rewind application id, WAL and its tables; reopening keeps them")
     func createAndReopen() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("new.db")
@@ -17,13 +17,13 @@ struct SchemaTests {
         }
         let raw = try Connection(path: path)
         #expect(try raw.scalarInt("PRAGMA application_id") == Int64(LogSchema.applicationID))
-        #expect(try raw.scalarInt("PRAGMA user_version") == 3)
+        #expect(try raw.scalarInt("PRAGMA user_version") == 4)
         #expect(try raw.scalarInt("PRAGMA page_size") == Int64(LogSchema.pageSize))
-        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema WHERE version IN (1, 2, 3)") == 3)
+        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema WHERE version IN (1, 2, 3, 4)") == 4)
         let mode = try raw.prepare("PRAGMA journal_mode")
         #expect(try mode.step())
         #expect(mode.string(0) == "wal")
-        for table in ["sessions", "events", "keyframes", "events_fts", "rewind_prune", "rewind_schema", "non_finite", "send_sites"] {
+        for table in ["sessions", "events", "keyframes", "events_fts", "rewind_prune", "rewind_schema", "non_finite", "send_sites", "rewind_fts_progress"] {
             let statement = try raw.prepare("SELECT count(*) FROM sqlite_schema WHERE name = ?1")
             try statement.bind(table, at: 1)
             try statement.step()
@@ -35,7 +35,7 @@ struct SchemaTests {
         writer.close()
         let reader = try LogReader(path: path)
         #expect(try reader.eventCount() == 3)
-        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema") == 3)
+        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema") == 4)
     }
 
     @Test("Every connection runs with synchronous=NORMAL")
@@ -54,10 +54,10 @@ struct SchemaTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("future.db")
         try LogWriter(path: path).close()
-        try Connection(path: path).execute("PRAGMA user_version=4")
+        try Connection(path: path).execute("PRAGMA user_version=5")
         let error = #expect(throws: LogError.self) { try LogReader(path: path) }
-        #expect(error?.kind == .newerSchema(found: 4, supported: 3))
-        #expect(error?.description == "\(path) was written by a newer Rewind (schema 4); this build reads schema 3.")
+        #expect(error?.kind == .newerSchema(found: 5, supported: 4))
+        #expect(error?.description == "\(path) was written by a newer Rewind (schema 5); this build reads schema 4.")
         #expect(throws: LogError.self) { try LogWriter(path: path) }
     }
 

@@ -38,7 +38,8 @@ enum LogOpener {
             return
         case .needsMigration(let from) where readOnly && from >= 1:
             // A file this process may not write is read as its schema stands; later versions
-            // only add what older files lack (schema 2: the non-finite marks; 3: send sites, runs).
+            // only add what older files lack (schema 2: the non-finite marks; 3: send sites, runs;
+            // 4: the full-text index's progress, which only the writer uses).
             return
         case .needsMigration:
             // page_size only takes effect before the first table exists and before WAL.

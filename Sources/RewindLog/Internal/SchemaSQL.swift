@@ -8,7 +8,7 @@
 /// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
 enum SchemaSQL {
     /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     static let version1 = """
         CREATE TABLE rewind_schema(
@@ -153,6 +153,24 @@ enum SchemaSQL {
         CREATE TRIGGER sessions_identity_fixed BEFORE UPDATE OF id, uuid, app, started_at, meta, replay_of, run ON sessions
         BEGIN
             SELECT RAISE(ABORT, 'rewind: a session''s identity is fixed: only ended_at may change');
+        END;
+        """
+
+    /// Version 4 takes the full-text index off the commit path: the writer commits events
+    /// without indexing them and fills the index in a transaction of its own soon after
+    /// (``LogWriter/Options/indexInterval``). The one row of `rewind_fts_progress` holds the
+    /// highest `events.id` the index covers; every event above it is still to be indexed. Files
+    /// written before version 4 indexed each event in the transaction that stored it, so their
+    /// index covers every event.
+    static let version4 = """
+        CREATE TABLE rewind_fts_progress(
+            one INTEGER PRIMARY KEY CHECK (one = 1),
+            id  INTEGER NOT NULL
+        );
+        INSERT INTO rewind_fts_progress(one, id) SELECT 1, coalesce(max(id), 0) FROM events;
+        CREATE TRIGGER rewind_fts_progress_no_delete BEFORE DELETE ON rewind_fts_progress
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: the full-text index progress row is never deleted');
         END;
         """
 }

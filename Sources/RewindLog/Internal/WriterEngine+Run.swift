@@ -2,7 +2,7 @@ extension WriterEngine {
     /// The writer thread's loop: take jobs, write, commit on time, stop on `.stop`.
     static func run(_ engine: WriterEngine) {
         while true {
-            let jobs = engine.queue.take(until: engine.commitDeadline)
+            let jobs = engine.queue.take(until: engine.nextDeadline, wakeOnAppend: engine.commitDeadline == nil)
             for job in jobs {
                 switch job {
                 case .append(let batch):
@@ -13,11 +13,15 @@ extension WriterEngine {
                     engine.commit()
                     body(engine)
                 case .stop:
-                    engine.commit()
+                    // A failure leaves the rest to the next writer, which indexes first.
+                    try? engine.indexCommitted()
                     return
                 }
             }
-            if let deadline = engine.commitDeadline, MonotonicClock.now() >= deadline { engine.commit() }
+            let now = MonotonicClock.now()
+            if let deadline = engine.commitDeadline, now >= deadline { engine.commit() }
+            // A failure is tried again after the interval; the events themselves are committed.
+            if let deadline = engine.indexDeadline, now >= deadline { try? engine.indexCommitted() }
         }
     }
 }

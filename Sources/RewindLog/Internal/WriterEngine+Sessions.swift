@@ -35,6 +35,8 @@ extension WriterEngine {
     /// Deletes whole sessions. The append-only triggers let a DELETE through only for sessions
     /// listed in `rewind_prune`; the list lives only inside this transaction.
     func prune(sessions ids: [Int64]) throws(LogError) -> [Int64] {
+        // FTS5 can take out only what it indexed: index every committed event first.
+        try indexCommitted()
         let removed = try connection.transaction(.immediate) { () throws(LogError) -> [Int64] in
             try connection.execute("DELETE FROM rewind_prune")
             let mark = try connection.prepare("INSERT OR IGNORE INTO rewind_prune(session_id) SELECT id FROM sessions WHERE id = ?1")
@@ -51,6 +53,9 @@ extension WriterEngine {
                 DELETE FROM keyframes WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM sessions WHERE id IN (SELECT session_id FROM rewind_prune);
+                -- The next events may reuse the rowids above the highest left: the index covers
+                -- every row left, and no more.
+                UPDATE rewind_fts_progress SET id = (SELECT coalesce(max(id), 0) FROM events);
                 """)
             let list = try connection.prepare("SELECT session_id FROM rewind_prune ORDER BY session_id")
             var removed: [Int64] = []
@@ -59,6 +64,7 @@ extension WriterEngine {
             return removed
         }
         for id in removed { nextSeq[id] = nil }
+        try reloadIndexProgress()
         return removed
     }
 

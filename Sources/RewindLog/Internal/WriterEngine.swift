@@ -6,6 +6,11 @@ import Foundation
 /// Only the writer thread touches it. Appends go into one transaction that is committed when it
 /// is ``LogWriter/Options/commitInterval`` old, holds ``LogWriter/Options/maxEventsPerCommit``
 /// events, or before any synchronous call; completions run after the commit.
+///
+/// The full-text index is filled in a transaction of its own, off the commit path: at the
+/// latest ``LogWriter/Options/indexInterval`` after a commit, before every synchronous call
+/// (so `flush` returns with everything committed and searchable, and `prune` deletes only
+/// indexed rows), when the writer stops, and when it opens a file a writer left unindexed.
 final class WriterEngine {
     let connection: Connection
     let options: LogWriter.Options
@@ -15,6 +20,7 @@ final class WriterEngine {
     private let insertNonFinite: Statement
     private let insertSite: Statement
     private let indexText: Statement
+    private let saveIndexProgress: Statement
     private let loadSessionHead: Statement
 
     /// The seq each session expects next, as committed or pending in the open transaction.
@@ -23,8 +29,13 @@ final class WriterEngine {
     private var pending: [PendingBatch] = []
     private(set) var pendingEventCount = 0
     private var transactionStart: Double?
-    /// The rowid of the first event of the open transaction: the full-text index catches up from it.
-    private var firstRowID: Int64?
+    /// The rowid of the last event written in the open transaction.
+    private var lastRowID: Int64?
+    /// The highest event rowid committed, and the highest the full-text index covers.
+    private(set) var committedThrough: Int64
+    private(set) var indexedThrough: Int64
+    /// When the committed events above ``indexedThrough`` must be indexed, if any wait.
+    private(set) var indexDeadline: Double?
 
     /// Checkpoints on its own thread, so commits never wait for one.
     private let checkpointer: Checkpointer
@@ -40,9 +51,14 @@ final class WriterEngine {
         insertKeyframe = try connection.prepare("INSERT INTO keyframes(session_id, seq, state) VALUES (?1, ?2, ?3)")
         insertNonFinite = try connection.prepare("INSERT INTO non_finite(session_id, seq, pointers) VALUES (?1, ?2, ?3)")
         insertSite = try connection.prepare("INSERT INTO send_sites(session_id, seq, file, line, function) VALUES (?1, ?2, ?3, ?4, ?5)")
-        // One statement per commit rather than one per row: FTS5 keeps the terms in memory and
-        // writes them once, instead of flushing a segment at every statement savepoint.
-        indexText = try connection.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1")
+        // One statement for every event waiting rather than one per row: FTS5 keeps the terms in
+        // memory and writes them once, instead of flushing a segment at every statement savepoint.
+        indexText = try connection.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id > ?1 AND id <= ?2")
+        saveIndexProgress = try connection.prepare("UPDATE rewind_fts_progress SET id = ?1")
+        indexedThrough = try connection.scalarInt("SELECT id FROM rewind_fts_progress") ?? 0
+        committedThrough = try connection.scalarInt("SELECT coalesce(max(id), 0) FROM events") ?? 0
+        // A writer that stopped without indexing (a crash) left work: do it first.
+        if committedThrough != indexedThrough { indexDeadline = MonotonicClock.now() }
         loadSessionHead = try connection.prepare("""
             SELECT (SELECT max(seq) FROM events WHERE session_id = ?1), EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
             """)
@@ -60,6 +76,14 @@ final class WriterEngine {
 
     /// When the open transaction must commit, if one is open.
     var commitDeadline: Double? { transactionStart.map { $0 + options.commitInterval } }
+
+    /// The earlier of the commit and index deadlines: when the writer thread must wake.
+    var nextDeadline: Double? {
+        switch (commitDeadline, indexDeadline) {
+        case let (commit?, index?): min(commit, index)
+        case let (commit, index): commit ?? index
+        }
+    }
 
     // MARK: Appending
 
@@ -141,7 +165,7 @@ final class WriterEngine {
             }
         }
         statement.reset()
-        if firstRowID == nil { firstRowID = connection.lastInsertRowID }
+        lastRowID = connection.lastInsertRowID
         if let keyframe = event.keyframe {
             try insertKeyframe.bind(event.sessionID, at: 1)
             try insertKeyframe.bind(event.seq, at: 2)
@@ -180,7 +204,7 @@ final class WriterEngine {
         pending = []
         pendingEventCount = 0
         transactionStart = nil
-        firstRowID = nil
+        lastRowID = nil
         // What the file holds is the truth again: reload seqs lazily.
         nextSeq = [:]
         return batches
@@ -188,18 +212,13 @@ final class WriterEngine {
 
     // MARK: Committing
 
-    /// Commits the open transaction, if any, then tells each batch's caller.
+    /// Commits the open transaction, if any, then tells each batch's caller. The events it held
+    /// are indexed for full-text search within ``LogWriter/Options/indexInterval``.
     func commit() {
         guard transactionStart != nil else { return }
         do throws(LogError) {
-            if let firstRowID {
-                try indexText.bind(firstRowID, at: 1)
-                try indexText.step()
-                indexText.reset()
-            }
             try connection.execute("COMMIT")
         } catch {
-            indexText.reset()
             for batch in abandonTransaction() { batch.completion?(.failure(error)) }
             return
         }
@@ -207,8 +226,53 @@ final class WriterEngine {
         pending = []
         pendingEventCount = 0
         transactionStart = nil
-        firstRowID = nil
+        if let lastRowID { committedThrough = max(committedThrough, lastRowID) }
+        lastRowID = nil
+        if indexDeadline == nil, committedThrough != indexedThrough {
+            indexDeadline = MonotonicClock.now() + options.indexInterval
+        }
         queue.countCommit()
         for batch in batches { batch.completion?(.success(())) }
+    }
+
+    // MARK: Indexing
+
+    /// Indexes every committed event the full-text index lacks, in one transaction of its own,
+    /// and records how far the index reaches. Commits the open transaction first. On failure
+    /// nothing of it is kept, the events stay stored, and it is tried again after
+    /// ``LogWriter/Options/indexInterval``.
+    func indexCommitted() throws(LogError) {
+        commit()
+        guard committedThrough != indexedThrough else {
+            indexDeadline = nil
+            return
+        }
+        do throws(LogError) {
+            try connection.execute("BEGIN IMMEDIATE")
+            try indexText.bind(indexedThrough, at: 1)
+            try indexText.bind(committedThrough, at: 2)
+            try indexText.step()
+            indexText.reset()
+            try saveIndexProgress.bind(committedThrough, at: 1)
+            try saveIndexProgress.step()
+            saveIndexProgress.reset()
+            try connection.execute("COMMIT")
+        } catch {
+            indexText.reset()
+            saveIndexProgress.reset()
+            connection.rollback()
+            indexDeadline = MonotonicClock.now() + options.indexInterval
+            throw error
+        }
+        indexedThrough = committedThrough
+        indexDeadline = nil
+    }
+
+    /// Reads how far the index reaches and the highest event rowid again, after a transaction
+    /// that changed them (prune).
+    func reloadIndexProgress() throws(LogError) {
+        indexedThrough = try connection.scalarInt("SELECT id FROM rewind_fts_progress") ?? 0
+        committedThrough = try connection.scalarInt("SELECT coalesce(max(id), 0) FROM events") ?? 0
+        indexDeadline = committedThrough == indexedThrough ? nil : MonotonicClock.now()
     }
 }

@@ -44,17 +44,18 @@ final class WriterQueue: @unchecked Sendable {
         return true
     }
 
-    /// The jobs waiting. With no `deadline` (no open transaction) it waits for the first job;
-    /// with one it waits until the deadline (monotonic seconds) unless a call arrives or
-    /// `wakeThreshold` events are queued.
-    func take(until deadline: Double?) -> [Job] {
+    /// The jobs waiting. With no `deadline` it waits for the first job; with one it waits until
+    /// the deadline (monotonic seconds) unless a call arrives, `wakeThreshold` events are queued,
+    /// or — when `wakeOnAppend` (no open transaction, whose commit clock the first append starts) —
+    /// any job arrives.
+    func take(until deadline: Double?, wakeOnAppend: Bool) -> [Job] {
         condition.lock()
         defer { condition.unlock() }
         if let deadline {
-            while urgentJobs == 0 && queuedEvents < wakeThreshold {
+            while urgentJobs == 0 && queuedEvents < wakeThreshold && !(wakeOnAppend && !jobs.isEmpty) {
                 let remaining = deadline - MonotonicClock.now()
                 if remaining <= 0 { break }
-                writerWaitsForDeadline = true
+                writerWaitsForDeadline = !wakeOnAppend
                 _ = condition.wait(until: Date(timeIntervalSinceNow: remaining))
                 writerWaitsForDeadline = false
             }
