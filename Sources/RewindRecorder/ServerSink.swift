@@ -40,6 +40,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     private let request: TransportRequest
     private let report: (@Sendable (String) -> Void)?
     private let lock = NSLock()
+    /// Held from deciding a report to making it, so reports reach `report` in the order they
+    /// were decided (the timer's and the link's failures come from different threads).
+    private let reportOrder = NSLock()
     // Guarded by `lock`.
     private var links: [String: ServerLink] = [:]
     private var handler: CommandHandler?
@@ -126,8 +129,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + 2) { [weak self, weak link] in
             guard let self, let link else { return }
             let status = link.status
-            guard status.connections == 0, !status.finished, self.lock.withLock({ self.reportedKind == nil }) else { return }
-            self.didFail(TransportFailure(reason: "no answer within 2 s; still trying"), kind: .timedOut)
+            guard status.connections == 0, !status.finished else { return }
+            self.didFail(TransportFailure(reason: "no answer within 2 s; still trying"), kind: .timedOut, onlyIfFirst: true)
         }
     }
 
@@ -268,12 +271,17 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         return links[uuid]
     }
 
-    /// Runs the handler off the service thread and sends its result back.
     /// Reports a failed connect: the first one, then again only when the kind of failure changes.
-    private func didFail(_ failure: TransportFailure, kind: ConnectFailure.Kind? = nil, sentence: String? = nil) {
+    /// With `onlyIfFirst`, nothing happens once any failure was reported (decided under the
+    /// same lock as the report, so a failure the link reports meanwhile is never followed by it).
+    private func didFail(_ failure: TransportFailure, kind: ConnectFailure.Kind? = nil, sentence: String? = nil,
+                         onlyIfFirst: Bool = false) {
         let connectFailure = ConnectFailure(reason: failure.reason, kind: kind)
         let text = sentence ?? connectFailure.sentence(url: url)
+        reportOrder.lock()
+        defer { reportOrder.unlock() }
         let changed = lock.withLock {
+            if onlyIfFirst && reportedKind != nil { return false }
             latestFailure = failure.reason
             if failure.isPermanent { gaveUp = true }
             defer { reportedKind = connectFailure.kind }
@@ -290,6 +298,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         FileHandle.standardError.write(Data("rewind: \(sentence)\n".utf8))
     }
 
+    /// Runs the handler off the service thread and sends its result back.
     private func perform(_ command: Command, replyingOn link: ServerLink) {
         lock.lock()
         let handler = self.handler
