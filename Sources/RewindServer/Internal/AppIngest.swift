@@ -259,7 +259,7 @@ final class AppIngest: @unchecked Sendable {
             let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
             id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(hello.meta),
                                       replayOf: hello.replayOf, run: hello.run)
-            try writer.flush()
+            try writer.commit()
             next = try writer.nextSeq(session: id)
         } catch {
             throw WireError(.storage, "could not open the session in the log: \(error)", id: hello.id)
