@@ -113,6 +113,11 @@ struct TransportTests {
         #expect(ConnectFailure(reason: "connection refused").kind == .refused)
         #expect(ConnectFailure(reason: "Unable to connect.").kind == .refused)
         #expect(ConnectFailure(reason: "HTTP 401: the server refused the token").kind == .wrongToken)
+        #expect(ConnectFailure(reason: "HS: ws upgrade response not 101 (HTTP 403)").kind == .wrongToken)
+        // A port or address that holds "401" or "403" says nothing about tokens.
+        #expect(ConnectFailure(reason: "Unable to connect to 127.0.0.1:54010").kind == .refused)
+        #expect(ConnectFailure(reason: "read failed on 10.0.40.3:34031").kind == .other)
+        #expect(ConnectFailure(reason: "cannot connect to ws://127.0.0.1:54030/app: timed out; is the Mac awake, on this network, and not blocking port 54030 in its firewall?").kind == .timedOut)
         #expect(ConnectFailure(reason: "host unreachable").kind == .unreachable)
         #expect(ConnectFailure(reason: "timed out").kind == .timedOut)
         #expect(ConnectFailure(reason: "URLSession cannot open WebSockets here (x); on Linux use …").kind == .unsupported)

@@ -31,7 +31,8 @@ struct ConnectFailure: Sendable, Equatable {
         let text = reason.lowercased()
         if text.contains("cannot open websockets") || text.contains("exists only on") {
             kind = .unsupported
-        } else if text.contains("401") || text.contains("403") || text.contains("token") {
+        } else if text.contains("http 401") || text.contains("http 403") || text.contains("token") {
+            // Both transports say "HTTP <status>"; a bare "401" would also match a port number.
             kind = .wrongToken
         } else if text.contains("refused") || text.contains("unable to connect") {
             // libwebsockets says only "Unable to connect": nothing accepted the connection.
