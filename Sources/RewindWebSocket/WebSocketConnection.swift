@@ -94,6 +94,9 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
         core.setReceivePaused(false)
     }
 
+    /// How many messages have left in a batch with others (for tests and benchmarks).
+    package var batchedMessageCount: Int { core.batchedMessageCount }
+
     /// Whether sends are still accepted (no close requested or seen).
     public var isOpen: Bool { core.isOpen }
 

@@ -40,6 +40,10 @@ final class ConnectionCore: @unchecked Sendable {
     var closeTimerArmed = false
     /// Whether lws was last told to pause reading (service thread).
     var receivePausedInLWS = false
+    /// Messages that left in a batch with others (service thread writes; tests read).
+    private let batched = Locked(0)
+    var batchedMessageCount: Int { batched.withLock { $0 } }
+    func countBatched(_ count: Int) { batched.withLock { $0 += count } }
 
     init(id: UInt64, limits: WebSocketQueueLimits, maxMessageSize: Int, waker: ServiceWaker, budget: OutputBudget? = nil) {
         self.id = id
@@ -163,6 +167,16 @@ final class ConnectionCore: @unchecked Sendable {
         }
         if let request = shared.closeRequest { return .close(request.code, reason: request.reason) }
         return .nothing
+    }
+
+    /// Takes the next message only if it is at most `maxBytes` long (a batch's next member).
+    func nextMessage(atMost maxBytes: Int) -> WebSocketMessage? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !shared.isClosed, !shared.isClosing, let size = shared.queue.firstSize, size <= maxBytes,
+              let message = shared.queue.pop() else { return nil }
+        budget?.release(message.bytes.count)
+        return message
     }
 
     /// Refuses further sends without writing a close (lws is already closing the connection).

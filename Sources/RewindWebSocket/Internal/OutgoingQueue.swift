@@ -44,6 +44,9 @@ struct OutgoingQueue {
         return message
     }
 
+    /// The size of the oldest message, if any.
+    var firstSize: Int? { head < items.count ? items[head].bytes.count : nil }
+
     mutating func removeAll() {
         items.removeAll()
         head = 0

@@ -213,7 +213,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             return received(wsi, input, length)
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let connection = connections[wsi] else { return 0 }
-            return WebSocketIO.writable(on: connection.core, wsi: wsi, scratch: scratch)
+            return WebSocketIO.writable(on: connection.core, wsi: wsi, scratch: scratch, batching: true)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             if let connection = connections[wsi] { WebSocketIO.peerClosing(connection.core, input: input, length: length) }
             return 0
