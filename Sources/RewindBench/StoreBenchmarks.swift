@@ -77,7 +77,14 @@ enum StoreBenchmarks {
                                        note: "mean of Recorder.record alone, nothing read on another core"))
             let rate = recorderThroughput(state, count: throughputCount, path: freshPath())
             results.append(BenchResult(name: "store/recorder \(label)", value: rate.rounded(), unit: "states/s",
-                                       note: "encode, diff, redact nothing, write to a log file; \(sizeNote)"))
+                                       note: "encode, diff, redact nothing, write to a log file; state hash version 2; \(sizeNote)"))
+            // The state hash alone, each version on the same encoded state.
+            let json = try JSONValueEncoder().encode(state)
+            let v1 = Measure.median { blackHole(json.stableHash) }
+            let v2 = Measure.median { blackHole(json.treeHash) }
+            results.append(BenchResult(name: "store/state hash \(label), version 2", value: (v2 * 1e9).rounded(), unit: "ns",
+                                       baseline: (v1 * 1e9).rounded(), ratio: v2 / v1,
+                                       note: "median; baseline: version 1 (FNV-1a over the canonical text)"))
         }
         results += fieldReads()
         if let small = uiPace["1 KB"], let large = uiPace["1 MB"] {

@@ -62,10 +62,10 @@ extension DemoApp {
     /// `true` while a jump or a replay holds the store.
     public var isLocked: Bool { store.isLocked }
 
-    /// The stable hash of the shown state as the recorder computes it (the state's JSON value),
-    /// as 16 lowercase hex digits: what the log and the wire carry as `hash`.
+    /// The hash of the shown state as the recorder computes it (the state's JSON value, by the
+    /// session's hash version), as 16 lowercase hex digits: what the log and the wire carry as `hash`.
     public var stateHash: String {
-        DemoAppKind.hashText(of: store.state)
+        DemoAppKind.hashText(of: store.state, version: store.recorder?.session.hashVersion ?? .v2)
     }
 
     /// Calls `onChange` after every change of the shown state: actions, jumps, resumes and

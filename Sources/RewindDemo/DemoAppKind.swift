@@ -39,10 +39,10 @@ public enum DemoAppKind: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The recorder's hash of `value` (its stable JSON hash) as 16 lowercase hex digits.
-    public static func hashText<T: Encodable>(of value: T) -> String {
+    /// The recorder's hash of `value` (its state hash of `version`) as 16 lowercase hex digits.
+    public static func hashText<T: Encodable>(of value: T, version: StateHashVersion = .v2) -> String {
         guard let json = try? JSONValueEncoder().encode(value) else { return String(repeating: "0", count: 16) }
-        let hex = String(json.stableHash, radix: 16)
+        let hex = String(json.hash(version), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -19,8 +19,10 @@ public struct EventBuilder: Sendable {
     public private(set) var nextSeq: Int64
     /// The state after the last event built (`null` before the initial state).
     public private(set) var state: JSONValue
-    /// ``JSONValue/stableHash`` of ``state``.
+    /// The hash of ``state``, by ``hashVersion``.
     public private(set) var stateHash: UInt64
+    /// Which state hash the session's events carry.
+    public let hashVersion: StateHashVersion
     private var counter: KeyframeCounter
     /// The compact size of the state at the last keyframe. The policy weighs patches against the
     /// state's size; measuring it only at keyframes keeps the per-event cost to the diff.
@@ -30,11 +32,12 @@ public struct EventBuilder: Sendable {
     public static let initialAction: JSONValue = ["type": "@@INIT"]
 
     /// A builder for a new session; its first event must be ``initial(state:at:action:)``.
-    public init(sessionID: Int64, policy: KeyframePolicy = KeyframePolicy()) {
+    public init(sessionID: Int64, policy: KeyframePolicy = KeyframePolicy(), hashVersion: StateHashVersion = .v1) {
         self.sessionID = sessionID
+        self.hashVersion = hashVersion
         self.nextSeq = 0
         self.state = .null
-        self.stateHash = JSONValue.null.stableHash
+        self.stateHash = JSONValue.null.hash(hashVersion)
         self.counter = KeyframeCounter(policy: policy)
         self.keyframeStateBytes = 0
     }
@@ -42,11 +45,13 @@ public struct EventBuilder: Sendable {
     /// A builder that continues a session whose last event is `nextSeq - 1`, with `state` after
     /// it. The next event carries a keyframe, so the continuation never depends on counters that
     /// were not saved.
-    public init(resuming sessionID: Int64, nextSeq: Int64, state: JSONValue, policy: KeyframePolicy = KeyframePolicy()) {
+    public init(resuming sessionID: Int64, nextSeq: Int64, state: JSONValue, policy: KeyframePolicy = KeyframePolicy(),
+                hashVersion: StateHashVersion = .v1) {
         self.sessionID = sessionID
+        self.hashVersion = hashVersion
         self.nextSeq = nextSeq
         self.state = state
-        self.stateHash = state.stableHash
+        self.stateHash = state.hash(hashVersion)
         self.counter = KeyframeCounter(policy: policy)
         self.keyframeStateBytes = 0
     }
@@ -85,7 +90,7 @@ public struct EventBuilder: Sendable {
             keyframeStateBytes = newState.serializedBytes(.compact).count
         }
         state = newState
-        stateHash = newState.stableHash
+        stateHash = newState.hash(hashVersion)
         nextSeq += 1
         return LogEvent(
             sessionID: sessionID, seq: seq, at: date, action: action,

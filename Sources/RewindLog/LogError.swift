@@ -30,6 +30,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidJSON(column: String)
         /// The writer was closed.
         case closed
+        /// A session was continued with a different state hash than it started with.
+        case hashVersionMismatch(session: String, stored: Int, requested: Int)
         /// A completion, which runs on the writer thread, called one of the writer's synchronous
         /// methods: it would wait for itself.
         case calledFromWriterThread
@@ -86,6 +88,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The \(column) stored in \(file) is not valid JSON: \(message)."
         case .closed:
             return "The log writer for \(file) is closed."
+        case .hashVersionMismatch(let session, let stored, let requested):
+            return "Session \(session) in \(file) records state hash version \(stored); it cannot continue with version \(requested)."
         case .calledFromWriterThread:
             return "A completion on the writer thread of \(file) called the writer synchronously; it would wait for itself."
         }

@@ -27,7 +27,8 @@ public final class LogReader: @unchecked Sendable {
         // An older file opened read-only keeps its schema: it has no marks or sites to read.
         marksNonFinite = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'non_finite'") == 1
         hasSendSites = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'send_sites'") == 1
-        sessionColumns = Self.sessionQuery(withRun: hasSendSites)
+        let hasHashVersions = try connection.scalarInt("SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'hash_version'") == 1
+        sessionColumns = Self.sessionQuery(withRun: hasSendSites, withHashVersion: hasHashVersions)
     }
 
     /// Whether the file has the `non_finite` table (schema 2 and later).
@@ -57,13 +58,14 @@ public final class LogReader: @unchecked Sendable {
 
     // MARK: Sessions
 
-    static func sessionQuery(withRun: Bool) -> String {
+    static func sessionQuery(withRun: Bool, withHashVersion: Bool) -> String {
         """
         SELECT s.id, s.uuid, s.app, s.started_at, s.ended_at, s.meta, s.replay_of,
                (SELECT max(seq) FROM events WHERE session_id = s.id),
                (SELECT count(*) FROM keyframes WHERE session_id = s.id),
                (SELECT at FROM events WHERE session_id = s.id ORDER BY seq DESC LIMIT 1),
-               \(withRun ? "s.run" : "NULL")
+               \(withRun ? "s.run" : "NULL"),
+               \(withHashVersion ? "s.hash_version" : "1")
         FROM sessions s
         """
     }

@@ -84,11 +84,15 @@ public final class LogWriter: Sendable {
     /// reconnecting) keeps its id. Durable when it returns.
     ///
     /// - Parameter run: the run the session belongs to: the sessions one process started share it.
+    /// - Parameter hashVersion: which state hash the session's events carry; a session continued
+    ///   with another one is refused (``LogError/Kind/hashVersionMismatch(session:stored:requested:)``).
     public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue = [:],
-                            replayOf: String? = nil, run: String? = nil) throws(LogError) -> Int64 {
+                            replayOf: String? = nil, run: String? = nil,
+                            hashVersion: StateHashVersion = .v1) throws(LogError) -> Int64 {
         let metaText = meta.serialized(.compact)
         return try call { engine throws(LogError) in
-            try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: metaText, replayOf: replayOf, run: run)
+            try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: metaText, replayOf: replayOf, run: run,
+                                   hashVersion: hashVersion)
         }
     }
 

@@ -19,6 +19,8 @@ public struct SessionInfo: Sendable, Equatable {
     public var replayOf: String?
     /// The run the session belongs to: the sessions one process started share it (schema 3).
     public var run: String?
+    /// Which state hash its events carry (schema 4; 1 for every session recorded before).
+    public var hashVersion: StateHashVersion
     /// How many events are stored (seqs are gap-free, so this is `lastSeq + 1`).
     public var eventCount: Int
     /// The last stored seq, `nil` before the first event.
@@ -31,8 +33,9 @@ public struct SessionInfo: Sendable, Equatable {
     /// Makes a session description.
     public init(id: Int64, uuid: String, app: String, startedAt: Date, endedAt: Date? = nil, meta: JSONValue = [:],
                 replayOf: String? = nil, eventCount: Int = 0, lastSeq: Int64? = nil, keyframeCount: Int = 0,
-                lastEventAt: Date? = nil, run: String? = nil) {
+                lastEventAt: Date? = nil, run: String? = nil, hashVersion: StateHashVersion = .v1) {
         self.run = run
+        self.hashVersion = hashVersion
         self.id = id
         self.uuid = uuid
         self.app = app

@@ -39,7 +39,8 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
         let writer = try openedWriter()
         sessionIDs[session.uuid] = try writer.openSession(uuid: session.uuid, app: session.app,
                                                           startedAt: session.startedAt, meta: session.meta,
-                                                          replayOf: session.replayOf, run: session.run)
+                                                          replayOf: session.replayOf, run: session.run,
+                                                          hashVersion: session.hashVersion)
     }
 
     /// Appends the events; a failure to commit them surfaces on the next call.

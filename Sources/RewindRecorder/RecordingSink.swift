@@ -34,6 +34,9 @@ public struct RecordingSession: Sendable, Equatable {
     public var replayOf: String?
     /// The run: every session this process records shares ``RecordingSession/processRun``.
     public var run: String?
+    /// Which state hash its events carry: new recordings use the tree hash (version 2), several
+    /// times faster on large states than version 1.
+    public var hashVersion: StateHashVersion
 
     /// The run id of this process: the sessions it records (one per store, BLoC and MVVM apps
     /// have several) carry it, so `rewind sessions` and the inspector show them together.
@@ -41,8 +44,9 @@ public struct RecordingSession: Sendable, Equatable {
 
     /// Describes a session.
     public init(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String? = nil,
-                run: String? = RecordingSession.processRun) {
+                run: String? = RecordingSession.processRun, hashVersion: StateHashVersion = .v2) {
         self.run = run
+        self.hashVersion = hashVersion
         self.uuid = uuid
         self.app = app
         self.startedAt = startedAt

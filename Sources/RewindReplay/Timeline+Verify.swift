@@ -22,7 +22,8 @@ extension Timeline {
         defer { lock.unlock() }
         let session = sessionID
         let total = Int(try readingLog { () throws(LogError) in try reader.lastSeq(session: session) }.map { $0 + 1 } ?? 0)
-        var checker = ChainChecker()
+        let hashVersion = try readingLog { () throws(LogError) in try reader.session(id: session).hashVersion }
+        var checker = ChainChecker(hashVersion: hashVersion)
         try readingLog { () throws(LogError) in
             try reader.walkEvents(session: session, from: Int64.min, to: Int64.max, includeKeyframes: true) { row in
                 let keepGoing = checker.check(row)
@@ -53,6 +54,12 @@ struct ChainChecker {
     private var state: JSONValue = .null
     /// The stable hash of `state`, computed or (for an empty patch) carried over.
     private var stateHash: UInt64 = 0
+    /// The state hash the session's events carry.
+    let hashVersion: StateHashVersion
+
+    init(hashVersion: StateHashVersion = .v1) {
+        self.hashVersion = hashVersion
+    }
 
     /// Checks the next row; `false` (with ``problem`` set) when it is wrong.
     mutating func check(_ row: EventRowView) -> Bool {
@@ -112,7 +119,7 @@ struct ChainChecker {
                 return VerifyProblem(seq: 0, kind: .invalidPatch, message: "the initial state's patch and inverse must be empty")
             }
             state = keyframe
-            stateHash = state.stableHash
+            stateHash = state.hash(hashVersion)
         } else {
             let previous = state
             do {
@@ -132,7 +139,7 @@ struct ChainChecker {
                 }
             }
             // An empty patch (a coalesced event) leaves the state, and so its hash, as it was.
-            if !patch.isEmpty { stateHash = state.stableHash }
+            if !patch.isEmpty { stateHash = state.hash(hashVersion) }
         }
         guard row.hash == stateHash else {
             return VerifyProblem(seq: seq, kind: .hashMismatch, message: "hash does not match the state the patches give")

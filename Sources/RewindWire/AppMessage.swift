@@ -38,11 +38,14 @@ public enum AppMessage: Sendable, Equatable {
         public var replayOf: String?
         /// The run: the sessions one process started share it (a UUID string, at most 128 bytes).
         public var run: String?
+        /// Which state hash the session's events carry (`hashVersion`, 1 or 2; 1 when absent).
+        public var hashVersion: StateHashVersion
 
         public init(id: JSONValue? = nil, session: String, app: String, version: String? = nil,
                     meta: JSONObject = [:], lastAckedSeq: Int64? = nil, startedAt: Double? = nil,
-                    replayOf: String? = nil, run: String? = nil) {
+                    replayOf: String? = nil, run: String? = nil, hashVersion: StateHashVersion = .v1) {
             self.run = run
+            self.hashVersion = hashVersion
             self.id = id
             self.session = session
             self.app = app
@@ -88,6 +91,13 @@ public enum AppMessage: Sendable, Equatable {
             if case .hello(let hello) = self, let run = hello.run, run.isEmpty || run.utf8.count > 128 {
                 throw f.fail("run", "a non-empty string of at most 128 bytes")
             }
+            if let version = try f.optionalInt("hashVersion") {
+                guard let known = StateHashVersion(rawValue: Int(version)), case .hello(var hello) = self else {
+                    throw f.fail("hashVersion", "1 or 2")
+                }
+                hello.hashVersion = known
+                self = .hello(hello)
+            }
         case "event":
             self = .event(try WireEvent(fields: f))
         case "result":
@@ -115,6 +125,7 @@ public enum AppMessage: Sendable, Equatable {
             if let startedAt = h.startedAt, let n = JSONNumber(startedAt) { o["startedAt"] = .number(n) }
             if let replayOf = h.replayOf { o["replayOf"] = .string(replayOf) }
             if let run = h.run { o["run"] = .string(run) }
+            if h.hashVersion != .v1 { o["hashVersion"] = .number(JSONNumber(h.hashVersion.rawValue)) }
             return .object(o)
         case .event(let e):
             return e.json

@@ -86,7 +86,7 @@ struct DemoCommandTests {
             let state = try CLIRunner.run(["state", "--db", db, "\(uuid)@last", "--json"])
             #expect(state.status == 0, "\(state.stderr)")
             let value = try #require(try JSONValue(parsing: Array(state.stdout.utf8))["value"])
-            let hex = String(value.stableHash, radix: 16)
+            let hex = String(value.treeHash, radix: 16)
             #expect(mine.last?["hash"] == .string(String(repeating: "0", count: 16 - hex.count) + hex))
         }
     }

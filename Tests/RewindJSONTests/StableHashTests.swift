@@ -1,32 +1,38 @@
 import RewindJSON
 import Testing
 
-@Suite("Stable hash")
+@Suite("State hashes: version 1 (stable hash) and the properties both versions share")
 struct StableHashTests {
-    @Test("equal documents hash equal whatever their key order and number spelling", arguments: [
+    static let equalPairs = [
         (#"{"a":1,"b":[2,3]}"#, #"{"b":[2,3],"a":1}"#),
         (#"{"x":1.0,"y":100}"#, #"{"y":1e2,"x":1}"#),
         (#"[-0, 0.0, 1.50, 2E+1]"#, #"[0, 0, 15e-1, 20]"#),
         (#"{"n":{"z":true,"é":null,"a":"s"}}"#, #"{ "n" : { "a" : "s", "é" : null, "z" : true } }"#),
         (#""\u00e9\/""#, #""é/""#),
         (#"12345678901234567890"#, #"1234567890123456789e1"#),
-    ])
-    func equalDocuments(a: String, b: String) throws {
-        let x = try JSONValue(parsing: a)
-        let y = try JSONValue(parsing: b)
+    ]
+
+    @Test("equal documents hash equal whatever their key order and number spelling, in both versions",
+          arguments: StateHashVersion.allCases, equalPairs)
+    func equalDocuments(version: StateHashVersion, pair: (String, String)) throws {
+        let x = try JSONValue(parsing: pair.0)
+        let y = try JSONValue(parsing: pair.1)
         #expect(x == y)
-        #expect(x.stableHash == y.stableHash)
+        #expect(x.hash(version) == y.hash(version))
     }
 
-    @Test("different documents hash differently")
-    func differentDocuments() throws {
+    @Test("different documents hash differently, including what only order or nesting tells apart",
+          arguments: StateHashVersion.allCases)
+    func differentDocuments(version: StateHashVersion) throws {
         let texts = [
             #"{"a":1}"#, #"{"a":2}"#, #"{"b":1}"#, #"{"a":"1"}"#, #"[1,2]"#, #"[2,1]"#, #"[[1],2]"#, #"[1,[2]]"#,
             "null", "false", "true", #""""#, "[]", "{}", "0", "1", "-1", "0.5", #"{"a":null}"#, #"{"a":{}}"#,
-            "12345678901234567890", "12345678901234567891",
+            "12345678901234567890", "12345678901234567891", #"{"a":1,"b":2}"#, #"{"a":2,"b":1}"#,
+            #"["a","b"]"#, #"["ab"]"#, #"[""]"#, #"[[]]"#, #"[{}]"#, #""null""#, #""1""#, #""a\u0000""#, #""a""#,
         ]
-        let hashes = try texts.map { try JSONValue(parsing: $0).stableHash }
+        let hashes = try texts.map { try JSONValue(parsing: $0).hash(version) }
         #expect(Set(hashes).count == texts.count)
+        #expect(try texts.map { try JSONValue(parsing: $0).stableHash } == texts.map { try JSONValue(parsing: $0).hash(.v1) })
     }
 
     @Test("the hash of a fixed document is a fixed value")

@@ -54,13 +54,14 @@ struct RecordedSession {
     /// Records `count` events (plus seq 0) of a todo-style app driven by `seed`; every
     /// `coalesceEvery`-th event is coalesced when given.
     static func make(count: Int, seed: UInt64 = 1, policy: KeyframePolicy = KeyframePolicy(maxEvents: 100),
-                     coalesceEvery: Int? = nil, in directory: TemporaryDirectory? = nil, uuid: String = "3f2a0000-0000-4000-8000-000000000001") throws -> RecordedSession {
+                     coalesceEvery: Int? = nil, in directory: TemporaryDirectory? = nil, uuid: String = "3f2a0000-0000-4000-8000-000000000001",
+                     hashVersion: StateHashVersion = .v1) throws -> RecordedSession {
         let directory = try directory ?? TemporaryDirectory()
         let path = directory.path("log.db")
         let writer = try LogWriter(path: path)
         defer { writer.close() }
-        let id = try writer.openSession(uuid: uuid, app: "Todo", startedAt: start, meta: ["version": "1.0"])
-        var builder = EventBuilder(sessionID: id, policy: policy)
+        let id = try writer.openSession(uuid: uuid, app: "Todo", startedAt: start, meta: ["version": "1.0"], hashVersion: hashVersion)
+        var builder = EventBuilder(sessionID: id, policy: policy, hashVersion: hashVersion)
         var random = SeededRandom(seed: seed)
         var state = initialState
         var recorded = state

@@ -35,6 +35,25 @@ struct VerifyTests {
         #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.checked < $1.checked })
     }
 
+    @Test("a session of state hash version 2 verifies by its own hash; the version-1 hash of the same state fails it")
+    func hashVersions() throws {
+        let session = try RecordedSession.make(count: 600, seed: 52, hashVersion: .v2)
+        let reader = try LogReader(path: session.path)
+        #expect(try reader.session(id: session.sessionID).hashVersion == .v2)
+        #expect(try reader.events(session: session.sessionID, from: 0, limit: 700).map(\.hash) == session.states.map(\.treeHash))
+        #expect(try Timeline(path: session.path, session: "latest").verify().passed)
+        // The version-1 hash at seq 300 is a hash of the right state, but not this session's hash.
+        let v1 = Int64(bitPattern: session.states[300].stableHash)
+        try Corruption.execute(session, "UPDATE events SET hash = \(v1) WHERE session_id = \(session.sessionID) AND seq = 300")
+        let report = try Timeline(path: session.path, session: "latest").verify()
+        #expect(report.problem?.seq == 300)
+        #expect(report.problem?.kind == .hashMismatch)
+        // And a version-1 session still verifies as it always has.
+        let older = try RecordedSession.make(count: 300, seed: 53)
+        #expect(try LogReader(path: older.path).session(id: older.sessionID).hashVersion == .v1)
+        #expect(try Timeline(path: older.path, session: "latest").verify().passed)
+    }
+
     struct Case: Sendable, CustomStringConvertible {
         var name: String
         var sql: String

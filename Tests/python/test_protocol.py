@@ -70,6 +70,60 @@ def stable_hash(value):
         h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
     return "%016x" % h
 
+# --- the tree hash, state hash version 2 (Docs/Protocol.md, "Version 2: the tree hash") ----
+
+M64 = 0xFFFFFFFFFFFFFFFF
+K1, K2, K3 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+
+def fin(x):
+    x ^= x >> 31; x = (x * 0xBF58476D1CE4E5B9) & M64
+    x ^= x >> 29; x = (x * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 32)
+
+def rotl(x, r):
+    return ((x << r) | (x >> (64 - r))) & M64
+
+def step(a, w):
+    return (rotl(a ^ ((w * K2) & M64), 31) * K1) & M64
+
+def tree_bytes(tag, data):
+    n, k = len(data), 0
+    word = lambda at: int.from_bytes(data[at:at + 8], "little")
+    acc = (tag * K3) & M64
+    if n >= 32:
+        a, b, c, d = acc ^ K1, acc ^ K2, (acc + K3) & M64, (acc - K1) & M64
+        while k + 32 <= n:
+            a, b, c, d = step(a, word(k)), step(b, word(k + 8)), step(c, word(k + 16)), step(d, word(k + 24))
+            k += 32
+        acc = (rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18)) & M64
+    while k + 8 <= n:
+        acc = step(acc, word(k))
+        k += 8
+    if k < n:
+        acc = (rotl(acc ^ ((int.from_bytes(data[k:], "little") * K3) & M64), 23) * K2) & M64
+    return fin(acc ^ ((n * K1) & M64))
+
+def tree_value(value):
+    if value is None: return fin(1 * K3)
+    if value is False: return fin((2 * K3) & M64)
+    if value is True: return fin((3 * K3) & M64)
+    if isinstance(value, (int, float, decimal.Decimal)): return tree_bytes(4, canonical(value).encode())
+    if isinstance(value, str): return tree_bytes(5, value.encode("utf-8"))
+    if isinstance(value, list):
+        acc = fin(((6 * K3) & M64) ^ len(value))
+        for element in value:
+            acc = (rotl((acc + tree_value(element) * K2) & M64, 29) * K1) & M64
+        return fin(acc)
+    if isinstance(value, dict):
+        total = 0
+        for key, member in value.items():
+            total = (total + fin((tree_bytes(5, key.encode("utf-8")) + rotl(tree_value(member), 17) * K3) & M64)) & M64
+        return fin(total ^ ((7 * K3) & M64) ^ ((len(value) * K2) & M64))
+    raise TypeError(type(value))
+
+def tree_hash(value):
+    return "%016x" % tree_value(value)
+
 # --- a tiny test runner -------------------------------------------------------------------
 
 results = {"passed": 0, "failed": 0}
@@ -155,6 +209,58 @@ async def scenario(port):
             await inspector.send("not json")
             error = await receive_until(inspector, lambda m: m.get("type") == "error")
             check("malformed JSON is an error with a code", error.get("code") == "bad-json", error)
+
+        await tree_hash_session(base, inspector)
+
+async def tree_hash_session(base, inspector):
+    """A session with state hash version 2: every hash computed here from the written rules,
+    every one checked by the server."""
+    check("tree hash of the protocol's worked example",
+          tree_hash(json.loads('{"ratio":1.50,"tags":[],"name":"Ann","count":100}', parse_float=decimal.Decimal)) == "5cb04455505f96ac")
+    session = str(uuid.uuid4())
+    async with websockets.connect(base + "/app", subprotocols=["rewind.app.v1"]) as app:
+        await app.send(json.dumps({"type": "hello", "id": 1, "session": session, "app": "python-v2", "hashVersion": 2}))
+        welcome = await receive_until(app, lambda m: m.get("type") in ("welcome", "error"))
+        check("a version-2 hello is welcomed", welcome.get("type") == "welcome", welcome)
+        state = {"users": {}, "log": [], "ratio": -0.25, "note": "ünïcödé ✓ and a long string past thirty-two bytes"}
+        events = [{"type": "event", "seq": 0, "at": 1763700000.0, "action": {"type": "@@INIT"},
+                   "keyframe": state, "hash": tree_hash(state), "durationNs": 0}]
+        for seq in range(1, 8):
+            name = f"user-{seq}"
+            user = {"name": "x" * (seq * 7), "score": seq * 1.5, "tags": ["a", "b\n"][: seq % 3], "ok": seq % 2 == 0, "gone": None}
+            state = json.loads(json.dumps(state))
+            state["users"][name] = user
+            state["log"].append(seq)
+            patch = [{"op": "add", "path": f"/users/{name}", "value": user}, {"op": "add", "path": "/log/-", "value": seq}]
+            events.append({"type": "event", "seq": seq, "at": 1763700000.0 + seq, "action": {"type": "user/add"},
+                           "patch": patch, "hash": tree_hash(state), "durationNs": 1000})
+        for event in events:
+            await app.send(json.dumps(event))
+        acked = await receive_until(app, lambda m: m.get("type") == "error" or (m.get("type") == "ack" and m.get("seq") == 7))
+        check("every version-2 event acked", acked.get("type") == "ack", acked)
+
+        wrong = {"type": "event", "seq": 8, "at": 1763700009.0, "action": {"type": "x"},
+                 "patch": [{"op": "replace", "path": "/ratio", "value": 1}], "hash": None}
+        state["ratio"] = 1
+        wrong["hash"] = stable_hash(state)  # the version-1 hash of the right state
+        await app.send(json.dumps(wrong))
+        mismatch = await receive_until(app, lambda m: m.get("type") == "error")
+        check("a version-1 hash in a version-2 session is a hash-mismatch", mismatch.get("code") == "hash-mismatch", mismatch)
+
+    await inspector.send(json.dumps({"type": "state", "id": 7, "session": session, "seq": 7}))
+    whole = await receive_until(inspector, lambda m: m.get("id") == 7)
+    state["ratio"] = -0.25
+    check("the server's state hash of a version-2 session", whole.get("hash") == tree_hash(state), whole)
+
+    async with websockets.connect(base + "/app", subprotocols=["rewind.app.v1"]) as again:
+        await again.send(json.dumps({"type": "hello", "id": 2, "session": session, "app": "python-v2"}))
+        refused = await receive_until(again, lambda m: m.get("type") in ("welcome", "error"))
+        check("resuming with another hash version is refused", refused.get("code") == "bad-message"
+              and "hash version 2" in refused.get("message", ""), refused)
+    async with websockets.connect(base + "/app", subprotocols=["rewind.app.v1"]) as other:
+        await other.send(json.dumps({"type": "hello", "id": 3, "session": str(uuid.uuid4()), "app": "x", "hashVersion": 3}))
+        refused = await receive_until(other, lambda m: m.get("type") in ("welcome", "error"))
+        check("an unknown hash version is refused", refused.get("code") == "bad-message" and "hashVersion" in refused.get("message", ""), refused)
 
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "rewind"

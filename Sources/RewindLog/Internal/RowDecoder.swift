@@ -3,7 +3,7 @@ import RewindJSON
 
 /// Turns result rows into model values.
 enum RowDecoder {
-    /// A row of ``LogReader/sessionQuery(withRun:)``.
+    /// A row of ``LogReader/sessionQuery(withRun:withHashVersion:)``.
     static func session(_ row: Statement, path: String) throws(LogError) -> SessionInfo {
         let lastSeq: Int64? = row.isNull(7) ? nil : row.int64(7)
         return SessionInfo(
@@ -18,7 +18,8 @@ enum RowDecoder {
             lastSeq: lastSeq,
             keyframeCount: Int(row.int64(8)),
             lastEventAt: row.isNull(9) ? nil : Date(timeIntervalSince1970: row.double(9)),
-            run: row.optionalString(10))
+            run: row.optionalString(10),
+            hashVersion: StateHashVersion(rawValue: Int(row.int64(11))) ?? .v1)
     }
 
     /// The columns ``event(_:path:)`` reads, from `events e` and `keyframes k` (LEFT JOINed).

@@ -156,7 +156,9 @@ enum SchemaSQL {
         END;
         """
 
-    /// Version 4 takes the full-text index off the commit path: the writer commits events
+    /// Version 4 takes the full-text index off the commit path, and records which state hash each
+    /// session's events carry (`sessions.hash_version`: 1, FNV-1a over the canonical text, for
+    /// every session before it; 2, the tree hash). The writer commits events
     /// without indexing them and fills the index in a transaction of its own soon after
     /// (``LogWriter/Options/indexInterval``). The one row of `rewind_fts_progress` holds the
     /// highest `events.id` the index covers; every event above it is still to be indexed. Files
@@ -171,6 +173,12 @@ enum SchemaSQL {
         CREATE TRIGGER rewind_fts_progress_no_delete BEFORE DELETE ON rewind_fts_progress
         BEGIN
             SELECT RAISE(ABORT, 'rewind: the full-text index progress row is never deleted');
+        END;
+        ALTER TABLE sessions ADD COLUMN hash_version INTEGER NOT NULL DEFAULT 1 CHECK (hash_version IN (1, 2));
+        DROP TRIGGER sessions_identity_fixed;
+        CREATE TRIGGER sessions_identity_fixed BEFORE UPDATE OF id, uuid, app, started_at, meta, replay_of, run, hash_version ON sessions
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: a session''s identity is fixed: only ended_at may change');
         END;
         """
 }

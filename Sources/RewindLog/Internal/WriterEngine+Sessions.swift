@@ -1,10 +1,11 @@
 import Foundation
+import RewindJSON
 
 extension WriterEngine {
     func openSession(uuid: String, app: String, startedAt: Date, meta: String, replayOf: String?,
-                     run: String? = nil) throws(LogError) -> Int64 {
+                     run: String? = nil, hashVersion: StateHashVersion = .v1) throws(LogError) -> Int64 {
         let insert = try connection.prepare("""
-            INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run, hash_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             ON CONFLICT(uuid) DO NOTHING
             """)
         try insert.bind(uuid, at: 1)
@@ -13,11 +14,17 @@ extension WriterEngine {
         try insert.bind(meta, at: 4)
         try insert.bind(replayOf, at: 5)
         try insert.bind(run, at: 6)
+        try insert.bind(Int64(hashVersion.rawValue), at: 7)
         try insert.step()
-        let select = try connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
+        let select = try connection.prepare("SELECT id, hash_version FROM sessions WHERE uuid = ?1")
         try select.bind(uuid, at: 1)
         guard try select.step() else {
             throw LogError(kind: .unknownSession(uuid), message: "it vanished right after it was recorded", path: connection.path)
+        }
+        // A session continued (an app reconnecting) keeps the hash it started with.
+        guard select.int64(1) == Int64(hashVersion.rawValue) else {
+            throw LogError(kind: .hashVersionMismatch(session: uuid, stored: Int(select.int64(1)), requested: hashVersion.rawValue),
+                           message: "", path: connection.path)
         }
         return select.int64(0)
     }

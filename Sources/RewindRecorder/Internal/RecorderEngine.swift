@@ -14,7 +14,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private let initialState: State
     private let encoder = JSONValueEncoder()
     private let actionEncoder = ActionEncoder()
-    private var builder = EventBuilder(sessionID: 0)
+    private var builder: EventBuilder
     /// States were skipped since the last recorded one: the next event is coalesced.
     private var skippedSinceLast = false
     /// Every secret (a string found at a redacted pointer or key) of the states recorded so far:
@@ -31,6 +31,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
         self.redactor = redactor
         self.status = status
         self.initialState = initialState
+        self.builder = EventBuilder(sessionID: 0, hashVersion: session.hashVersion)
     }
 
     func run() {

@@ -183,7 +183,8 @@ final class ServerLink: @unchecked Sendable {
             session: session.uuid, app: session.app, version: session.meta["version"]?.stringValue,
             meta: session.meta.objectValue ?? [:],
             lastAckedSeq: events.ackedThrough >= 0 ? events.ackedThrough : nil,
-            startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run)
+            startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run,
+            hashVersion: session.hashVersion)
         _ = client.send(text: AppMessage.hello(hello).json.serialized())
     }
 

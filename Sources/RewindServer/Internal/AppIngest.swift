@@ -266,10 +266,13 @@ final class AppIngest: @unchecked Sendable {
         do {
             let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
             id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(hello.meta),
-                                      replayOf: hello.replayOf, run: hello.run)
+                                      replayOf: hello.replayOf, run: hello.run, hashVersion: hello.hashVersion)
             try writer.commit()
             next = try writer.nextSeq(session: id)
         } catch {
+            if case .hashVersionMismatch = error.kind {
+                throw WireError(.badMessage, "hashVersion: \(error)", id: hello.id)
+            }
             throw WireError(.storage, "could not open the session in the log: \(error)", id: hello.id)
         }
         let session: LiveSession
@@ -287,11 +290,11 @@ final class AppIngest: @unchecked Sendable {
             wasLive = false
             let builder: EventBuilder
             if next == 0 {
-                builder = EventBuilder(sessionID: id)
+                builder = EventBuilder(sessionID: id, hashVersion: hello.hashVersion)
             } else {
                 do {
                     let state = try Timeline(reader: reader, session: id, options: .uncached).state(at: next - 1)
-                    builder = EventBuilder(resuming: id, nextSeq: next, state: state)
+                    builder = EventBuilder(resuming: id, nextSeq: next, state: state, hashVersion: hello.hashVersion)
                 } catch {
                     throw WireError(.storage, "could not rebuild the session's state from the log: \(error)", id: hello.id)
                 }
@@ -365,7 +368,7 @@ final class AppIngest: @unchecked Sendable {
                 } catch {
                     throw refusal(error, seq: event.seq)
                 }
-                let (hash, size) = state.stableHashAndCanonicalSize
+                let (hash, size) = state.hashAndCanonicalSize(builder.hashVersion)
                 guard hash == event.hash else {
                     throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
                 }
@@ -374,7 +377,7 @@ final class AppIngest: @unchecked Sendable {
                 // overwrites one large value many times has a huge inverse. It never needs to be
                 // larger than the state before: past that, one `replace` of the whole document
                 // takes the state back just as well.
-                let before = session.stateBytes ?? builder.state.stableHashAndCanonicalSize.size
+                let before = session.stateBytes ?? builder.state.hashAndCanonicalSize(builder.hashVersion).size
                 if !inverse.isEmpty, inverse.json.measure(byteBudget: before + 64).bytes > before + 64 {
                     inverse = JSONPatch([.replace(path: JSONPointer(tokens: []), value: builder.state)])
                 }

@@ -232,7 +232,7 @@ final class InspectorQueries: @unchecked Sendable {
             let session = try resolve(name, id: id)
             let state = try replay(session, id: id) { timeline throws(ReplayError) in try timeline.state(at: seq) }
             var members: JSONObject = ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
-                                       "seq": InspectorReplies.number(seq), "hash": .string(wireHash(state.stableHash))]
+                                       "seq": InspectorReplies.number(seq), "hash": .string(wireHash(state.hash(session.hashVersion)))]
             if let path {
                 let value = path.resolve(in: state)
                 members["path"] = .string(path.description)

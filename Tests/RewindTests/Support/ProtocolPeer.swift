@@ -33,6 +33,8 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
         var states: [JSONValue] = []
         var duplicates = 0
         var ended = false
+        /// The state hash the session's hello announced.
+        var hashVersion: StateHashVersion = .v1
     }
 
     private let lock = NSLock()
@@ -111,7 +113,7 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
             snapshot.hellos.append(hello)
             sessionOf[connection.id] = hello.session
             if snapshot.sessions[hello.session] == nil {
-                snapshot.sessions[hello.session] = Stored()
+                snapshot.sessions[hello.session] = Stored(hashVersion: hello.hashVersion)
                 snapshot.sessionOrder.append(hello.session)
             }
             let next = snapshot.sessions[hello.session]?.events.count ?? 0
@@ -158,7 +160,7 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
                 snapshot.problems.append("patch at \(event.seq): \(error)")
             }
         }
-        if state.stableHash != event.hash { snapshot.problems.append("hash at \(event.seq)") }
+        if state.hash(stored.hashVersion) != event.hash { snapshot.problems.append("hash at \(event.seq)") }
         stored.events.append(event)
         stored.states.append(state)
     }
