@@ -14,9 +14,17 @@ extension LogReader {
         try optionalInt("SELECT min(seq) FROM keyframes WHERE session_id = ?1 AND seq >= ?2", session, seq)
     }
 
-    /// The first seq whose recorded state differs between sessions `a` and `b` (their stable
+    /// The first seq whose recorded state differs between sessions `a` and `b` (their state
     /// hashes differ, or only one of them has that seq); `nil` when they hold the same states.
+    ///
+    /// Sessions of the same state hash version compare their stored hashes in one query. When
+    /// the versions differ (a session recorded before version 2 and a branch made after), `b`'s
+    /// states are rebuilt from its patches and hashed the way `a`'s were.
     public func firstDifference(between a: Int64, and b: Int64) throws(LogError) -> Int64? {
+        let version = try session(id: a).hashVersion
+        guard try session(id: b).hashVersion == version else {
+            return try firstDifferenceRehashing(a, version: version, b)
+        }
         if let seq = try optionalInt("""
             SELECT min(x.seq) FROM events x JOIN events y ON y.session_id = ?2 AND y.seq = x.seq
             WHERE x.session_id = ?1 AND x.hash != y.hash
@@ -26,6 +34,47 @@ extension LogReader {
         let lastA = try lastSeq(session: a), lastB = try lastSeq(session: b)
         guard lastA != lastB else { return nil }
         return min(lastA ?? -1, lastB ?? -1) + 1
+    }
+
+    private func firstDifferenceRehashing(_ a: Int64, version: StateHashVersion, _ b: Int64) throws(LogError) -> Int64? {
+        var hashesA: [UInt64] = []
+        try walkEvents(session: a, from: 0, to: .max) { row throws(LogError) in
+            hashesA.append(row.hash)
+            return true
+        }
+        var state: JSONValue = .null
+        var hash: UInt64 = 0
+        var next: Int64 = 0
+        var found: Int64?
+        try walkEvents(session: b, from: 0, to: .max, includeKeyframes: true) { row throws(LogError) in
+            if row.seq == 0 {
+                guard let keyframe = try row.keyframe() else {
+                    throw LogError(kind: .invalidEvent(session: b, seq: 0), message: "no keyframe holds the initial state", path: path)
+                }
+                state = keyframe.state
+                hash = state.hash(version)
+            } else {
+                let patchJSON = try row.patch()
+                if case .array(let operations) = patchJSON, operations.isEmpty {
+                    // A coalesced event: the state, and so its hash, stay as they were.
+                } else {
+                    do {
+                        try state.apply(try JSONPatch(json: patchJSON))
+                    } catch {
+                        throw LogError(kind: .invalidEvent(session: b, seq: row.seq), message: "its patch does not apply: \(error)", path: path)
+                    }
+                    hash = state.hash(version)
+                }
+            }
+            guard row.seq < Int64(hashesA.count), hash == hashesA[Int(row.seq)] else {
+                found = row.seq
+                return false
+            }
+            next = row.seq + 1
+            return true
+        }
+        if let found { return found }
+        return next < Int64(hashesA.count) ? next : nil
     }
 
     /// The last stored seq of `session`, `nil` when it has no events.

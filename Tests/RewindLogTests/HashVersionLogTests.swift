@@ -42,4 +42,46 @@ struct HashVersionLogTests {
         #expect(!sessions.isEmpty)
         #expect(sessions.allSatisfy { $0.hashVersion == .v1 })
     }
+
+    /// States 0…count-1 of a counter whose value at `changedFrom` and after is shifted by 100.
+    private func record(_ writer: LogWriter, uuid: String, version: StateHashVersion, count: Int, changedFrom: Int? = nil,
+                        coalesceAt: Int? = nil) throws -> Int64 {
+        let id = try writer.openSession(uuid: uuid, app: "A", startedAt: Fixture.start, hashVersion: version)
+        var builder = EventBuilder(sessionID: id, hashVersion: version)
+        var events = [builder.initial(state: ["n": 0, "label": "a long label that takes the four lanes of the hash"], at: Fixture.start)]
+        for seq in 1..<count {
+            if seq == coalesceAt {
+                events.append(builder.skipped(action: ["type": "tick"], at: Fixture.start))
+                continue
+            }
+            let value = seq + (changedFrom.map { seq >= $0 ? 100 : 0 } ?? 0)
+            events.append(builder.next(action: ["type": "tick"], state: ["n": .number(JSONNumber(value)),
+                                                                          "label": "a long label that takes the four lanes of the hash"],
+                                       at: Fixture.start))
+        }
+        writer.append(events)
+        return id
+    }
+
+    @Test("the first difference between sessions of different hash versions is found by rebuilding and rehashing")
+    func firstDifferenceAcrossVersions() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try LogWriter(path: directory.path("log.db"))
+        defer { writer.close() }
+        let original = try record(writer, uuid: "v1", version: .v1, count: 50, coalesceAt: 20)
+        let same = try record(writer, uuid: "v2-same", version: .v2, count: 50, coalesceAt: 20)
+        let changed = try record(writer, uuid: "v2-changed", version: .v2, count: 50, changedFrom: 31, coalesceAt: 20)
+        let shorter = try record(writer, uuid: "v2-shorter", version: .v2, count: 40, coalesceAt: 20)
+        let sameV1 = try record(writer, uuid: "v1-changed", version: .v1, count: 50, changedFrom: 31, coalesceAt: 20)
+        try writer.flush()
+        let reader = try LogReader(path: writer.path)
+        #expect(try reader.firstDifference(between: original, and: same) == nil)
+        #expect(try reader.firstDifference(between: same, and: original) == nil)
+        #expect(try reader.firstDifference(between: original, and: changed) == 31)
+        #expect(try reader.firstDifference(between: changed, and: original) == 31)
+        #expect(try reader.firstDifference(between: original, and: shorter) == 40)
+        #expect(try reader.firstDifference(between: shorter, and: original) == 40)
+        // The same answers as two sessions of one version give from their stored hashes.
+        #expect(try reader.firstDifference(between: original, and: sameV1) == 31)
+    }
 }

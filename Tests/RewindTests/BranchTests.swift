@@ -117,6 +117,16 @@ struct BranchTests {
         // Without the app: one sentence saying the branch needs it.
         #expect(await store.finishRecording(timeout: .seconds(10)))
         sink.disconnect()
+        // Once the server has seen the app go: its session is listed as not live.
+        var listing = 100
+        #expect(await waitUntil(timeout: 30) {
+            listing += 1
+            inspector.send(["type": "sessions", "id": .number(JSONNumber(listing))])
+            let deadline = Date().addingTimeInterval(5)
+            while inspector.reply(id: .number(JSONNumber(listing))) == nil && Date() < deadline { usleep(2_000) }
+            let sessions = inspector.reply(id: .number(JSONNumber(listing)))?["sessions"]?.arrayValue ?? []
+            return sessions.contains { $0["uuid"]?.stringValue == uuid && $0["live"] == false }
+        })
         inspector.send(["type": "command", "id": 4, "session": .string(uuid), "kind": "branch", "skip": [1]])
         #expect(await waitUntil(timeout: 30) { inspector.reply(id: 4) != nil })
         let offline = try #require(inspector.reply(id: 4))

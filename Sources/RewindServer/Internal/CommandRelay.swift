@@ -10,7 +10,12 @@ final class CommandRelay: @unchecked Sendable {
         var inspector: WebSocketConnection
         var requestID: JSONValue
         var app: WebSocketConnection
+        /// A branch's failure says that it needs the app's reducer.
+        var isBranch: Bool
     }
+
+    /// What an `app-offline` reply adds for a branch.
+    static let branchNeedsApp = ", and a branch needs the app's reducer: start the app (it reconnects to this session) and ask again"
 
     private let timeout: Duration
     private let state = Locked<(next: Int, pending: [String: Pending])>((1, [:]))
@@ -24,14 +29,15 @@ final class CommandRelay: @unchecked Sendable {
         let serverID = state.withLock { state -> String in
             let id = "c\(state.next)"
             state.next += 1
-            state.pending[id] = Pending(inspector: inspector, requestID: command.id, app: app)
+            state.pending[id] = Pending(inspector: inspector, requestID: command.id, app: app, isBranch: command.kind == .branch)
             return id
         }
         var relayed = command
         relayed.id = .string(serverID)
         relayed.session = nil
         if app.send(textBytes: ServerToApp.command(relayed).json.serializedBytes(.compact)) != .enqueued {
-            finish(serverID, with: WireError(.appOffline, "the session's app is not reachable", id: command.id).json)
+            let extra = command.kind == .branch ? Self.branchNeedsApp : ""
+            finish(serverID, with: WireError(.appOffline, "the session's app is not reachable\(extra)", id: command.id).json)
             return
         }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
@@ -60,7 +66,8 @@ final class CommandRelay: @unchecked Sendable {
 
     private func finish(_ serverID: String, with reply: JSONValue?) {
         guard let pending = state.withLock({ $0.pending.removeValue(forKey: serverID) }) else { return }
-        let message = reply ?? WireError(.appOffline, "the app disconnected before answering the command", id: pending.requestID).json
+        let extra = pending.isBranch ? Self.branchNeedsApp : ""
+        let message = reply ?? WireError(.appOffline, "the app disconnected before answering the command\(extra)", id: pending.requestID).json
         _ = pending.inspector.send(textBytes: message.serializedBytes(.compact))
     }
 }

@@ -303,7 +303,7 @@ final class InspectorQueries: @unchecked Sendable {
             let session = try resolve(command.session ?? "", id: id)
             guard let app = ingest.appConnection(for: session.id) else {
                 if command.kind == .branch {
-                    throw WireError(.appOffline, "no app is connected for session \(session.uuid), and a branch needs the app's reducer: start the app (it reconnects to this session) and ask again", id: id)
+                    throw WireError(.appOffline, "no app is connected for session \(session.uuid)\(CommandRelay.branchNeedsApp)", id: id)
                 }
                 throw WireError(.appOffline, "no app is connected for session \(session.uuid)", id: id)
             }
