@@ -10,6 +10,28 @@ import RewindJSON
 enum StoreBenchmarks {
     static var group: BenchGroup { BenchGroup(name: "store", run: { try MainActor.assumeIsolated { try run() } }) }
 
+    /// The recorder's thread alone at 1 MB and 10 MB (issue 18's goals: ≥ 2,000 and ≥ 200
+    /// states/s), without the rest of the store group: `rewind-bench --filter recorder`.
+    static var recorderGroup: BenchGroup {
+        BenchGroup(name: "recorder") { try MainActor.assumeIsolated { try recorderFigures() } }
+    }
+
+    @MainActor
+    static func recorderFigures() throws -> [BenchResult] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-recorder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var results: [BenchResult] = []
+        for (label, bytes, count, goal) in [("1 MB", 1_000_000, 200, "2,000"), ("10 MB", 10_000_000, 20, "200")] {
+            let state = State(bytes: bytes)
+            let size = try JSONValueEncoder().encode(state).serializedBytes().count
+            let path = directory.appendingPathComponent("\(bytes).db").path
+            results.append(BenchResult(name: "recorder/\(label) state", value: recorderThroughput(state, count: count, path: path).rounded(),
+                                       unit: "states/s", note: "\(count) states; state \(size) bytes; goal ≥ \(goal)"))
+        }
+        return results
+    }
+
     struct Item: Codable, Sendable {
         var id: Int
         var title: String

@@ -9,6 +9,7 @@ let groups: [BenchGroup] = [
     LogBenchmarks.group,
     ReplayBenchmarks.group,
     StoreBenchmarks.group,
+    StoreBenchmarks.recorderGroup,
     ServerBenchmarks.group,
     ProcessServerBenchmarks.group,
 ]
