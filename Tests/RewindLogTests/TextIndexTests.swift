@@ -12,6 +12,19 @@ struct TextIndexTests {
         try LogReader(path: path).events(session: session, text: word).map(\.seq)
     }
 
+    /// Opens session `uuid` and appends seqs `seqs`, the one at `needleAt` holding `word` in its action.
+    private func appendSession(_ writer: LogWriter, uuid: String = "s", seqs: Range<Int64>, word: String, at needleAt: Int64) throws -> Int64 {
+        let id = try writer.openSession(uuid: uuid, app: "A", startedAt: Fixture.start)
+        appendEvents(writer, session: id, seqs: seqs, word: word, at: needleAt)
+        return id
+    }
+
+    private func appendEvents(_ writer: LogWriter, session id: Int64, seqs: Range<Int64>, word: String, at needleAt: Int64) {
+        var events = Fixture.events(session: id, seqs: seqs)
+        events[Int(needleAt - seqs.lowerBound)] = Fixture.event(session: id, seq: needleAt, text: word)
+        writer.append(events)
+    }
+
     private func integrityCheck(_ path: String) throws {
         let raw = try Connection(path: path)
         try raw.execute("INSERT INTO events_fts(events_fts, rank) VALUES ('integrity-check', 1)")
@@ -22,10 +35,7 @@ struct TextIndexTests {
         let directory = try TemporaryDirectory()
         let writer = try LogWriter(path: directory.path("log.db"), options: .init(indexInterval: 0.2))
         defer { writer.close() }
-        let id = try writer.openSession(uuid: "s", app: "A", startedAt: Fixture.start)
-        var events = Fixture.events(session: id, seqs: 0..<50)
-        events[40] = Fixture.event(session: id, seq: 40, text: "needle")
-        writer.append(events)
+        let id = try appendSession(writer, seqs: 0..<50, word: "needle", at: 40)
         let committedAt = Date()
         try writer.commit()
         // Committed and readable at once…
@@ -48,10 +58,7 @@ struct TextIndexTests {
         let directory = try TemporaryDirectory()
         let writer = try LogWriter(path: directory.path("log.db"), options: .init(indexInterval: 3_600))
         defer { writer.close() }
-        let id = try writer.openSession(uuid: "s", app: "A", startedAt: Fixture.start)
-        var events = Fixture.events(session: id, seqs: 0..<20)
-        events[7] = Fixture.event(session: id, seq: 7, text: "needle")
-        writer.append(events)
+        let id = try appendSession(writer, seqs: 0..<20, word: "needle", at: 7)
         try writer.commit()
         let progress = try writer.indexProgress()
         #expect(progress.committed > progress.indexed)
@@ -75,9 +82,7 @@ struct TextIndexTests {
             id = try writer.openSession(uuid: "s", app: "A", startedAt: Fixture.start)
             writer.append([Fixture.event(session: id, seq: 0, text: "early")])
             try writer.flush()
-            var events = Fixture.events(session: id, seqs: 1..<30)
-            events[10] = Fixture.event(session: id, seq: 11, text: "late")
-            writer.append(events)
+            appendEvents(writer, session: id, seqs: 1..<30, word: "late", at: 11)
             try writer.commit()
             // The file as a crash would leave it now: the database and its WAL, copied while the
             // writer is idle (a process that dies runs no close, so nothing more is written).
@@ -104,14 +109,8 @@ struct TextIndexTests {
         let directory = try TemporaryDirectory()
         let writer = try LogWriter(path: directory.path("log.db"), options: .init(indexInterval: 3_600))
         defer { writer.close() }
-        let keep = try writer.openSession(uuid: "keep", app: "A", startedAt: Fixture.start)
-        let drop = try writer.openSession(uuid: "drop", app: "A", startedAt: Fixture.start)
-        var kept = Fixture.events(session: keep, seqs: 0..<10)
-        kept[3] = Fixture.event(session: keep, seq: 3, text: "kept")
-        writer.append(kept)
-        var dropped = Fixture.events(session: drop, seqs: 0..<10)
-        dropped[5] = Fixture.event(session: drop, seq: 5, text: "dropped")
-        writer.append(dropped)
+        let keep = try appendSession(writer, uuid: "keep", seqs: 0..<10, word: "kept", at: 3)
+        let drop = try appendSession(writer, uuid: "drop", seqs: 0..<10, word: "dropped", at: 5)
         // Committed, not indexed: the pruned session holds the highest rowids.
         try writer.commit()
         #expect(try writer.indexProgress().indexed < writer.indexProgress().committed)
@@ -120,9 +119,7 @@ struct TextIndexTests {
         let progress = try writer.indexProgress()
         #expect(progress.indexed == progress.committed)
         // The next events take the rowids the pruned session had; they must be indexed all the same.
-        var more = Fixture.events(session: keep, seqs: 10..<20)
-        more[4] = Fixture.event(session: keep, seq: 14, text: "reused")
-        writer.append(more)
+        appendEvents(writer, session: keep, seqs: 10..<20, word: "reused", at: 14)
         try writer.flush()
         #expect(try found("kept", session: keep, in: writer.path) == [3])
         #expect(try found("reused", session: keep, in: writer.path) == [14])
@@ -134,10 +131,7 @@ struct TextIndexTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("log.db")
         let writer = try LogWriter(path: path, options: .init(indexInterval: 3_600))
-        let id = try writer.openSession(uuid: "s", app: "A", startedAt: Fixture.start)
-        var events = Fixture.events(session: id, seqs: 0..<10)
-        events[9] = Fixture.event(session: id, seq: 9, text: "last")
-        writer.append(events)
+        let id = try appendSession(writer, seqs: 0..<10, word: "last", at: 9)
         writer.close()
         #expect(try found("last", session: id, in: path) == [9])
         let raw = try Connection(path: path)

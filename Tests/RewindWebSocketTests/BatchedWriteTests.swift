@@ -9,14 +9,32 @@ struct BatchedWriteTests {
     /// message that may open a batch (16 KiB with its header) and the batch's 64 KiB.
     static let lengths = [0, 1, 124, 125, 126, 127, 1_000, 16_379, 16_380, 16_381, 16_384, 40_000, 65_525, 65_535, 65_536, 70_000]
 
+    /// A server, one inspector client connected to it, and the server's side of that connection.
+    private struct Pair {
+        let server: WebSocketServer
+        let client: WebSocketClient
+        let delegate: TestClientDelegate
+        let connection: WebSocketConnection
+
+        init() throws {
+            let serverDelegate = TestServerDelegate()
+            let (server, port) = try startServer(serverDelegate)
+            self.server = server
+            (client, delegate) = try connectClient(port: port, path: "/inspect", subprotocol: "rewind.inspect.v1")
+            connection = try #require(serverDelegate.waitForConnection())
+        }
+
+        func close() {
+            client.close()
+            server.shutdown()
+        }
+    }
+
     @Test("a burst of text and binary messages of every header size arrives whole and in order; most left in batches")
     func burstArrivesWhole() throws {
-        let serverDelegate = TestServerDelegate()
-        let (server, port) = try startServer(serverDelegate)
-        defer { server.shutdown() }
-        let (client, delegate) = try connectClient(port: port, path: "/inspect", subprotocol: "rewind.inspect.v1")
-        defer { client.close() }
-        let connection = try #require(serverDelegate.waitForConnection())
+        let pair = try Pair()
+        defer { pair.close() }
+        let (connection, delegate) = (pair.connection, pair.delegate)
 
         var expected: [WebSocketMessage] = []
         for round in 0..<40 {
@@ -46,12 +64,9 @@ struct BatchedWriteTests {
 
     @Test("a close requested after a burst goes out after every message of it")
     func closeAfterBurst() throws {
-        let serverDelegate = TestServerDelegate()
-        let (server, port) = try startServer(serverDelegate)
-        defer { server.shutdown() }
-        let (client, delegate) = try connectClient(port: port, path: "/inspect", subprotocol: "rewind.inspect.v1")
-        defer { client.close() }
-        let connection = try #require(serverDelegate.waitForConnection())
+        let pair = try Pair()
+        defer { pair.close() }
+        let (connection, delegate) = (pair.connection, pair.delegate)
         let messages = (0..<500).map { WebSocketMessage.text(Array("message \($0)".utf8)) }
         for message in messages { #expect(connection.send(message) == .enqueued) }
         connection.close(code: .goingAway, reason: "done")
