@@ -8,9 +8,9 @@ import Foundation
 /// events, or before any synchronous call; completions run after the commit.
 ///
 /// The full-text index is filled in a transaction of its own, off the commit path: at the
-/// latest ``LogWriter/Options/indexInterval`` after a commit, before every synchronous call
-/// (so `flush` returns with everything committed and searchable, and `prune` deletes only
-/// indexed rows), when the writer stops, and when it opens a file a writer left unindexed.
+/// latest ``LogWriter/Options/indexInterval`` after a commit, in `flush` (which so returns with
+/// everything committed and searchable) and before a prune (which so deletes only indexed rows),
+/// when the writer stops, and when it opens a file a writer left unindexed.
 final class WriterEngine {
     let connection: Connection
     let options: LogWriter.Options
