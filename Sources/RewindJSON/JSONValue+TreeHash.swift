@@ -1,14 +1,12 @@
 /// Which function a session's state hashes use. A session keeps one for its whole life; logs say
 /// which, and a session that does not say is version 1.
-public enum StateHashVersion: Int, Sendable, Equatable, Comparable, CaseIterable {
+public enum StateHashVersion: Int, Sendable, Equatable, CaseIterable {
     /// ``JSONValue/stableHash``: FNV-1a over the canonical text. Every byte of the state is one
     /// step of a chain that cannot be split (about 1.3 ms a megabyte).
     case v1 = 1
     /// ``JSONValue/treeHash``: computed on the tree, eight bytes per step in four independent
     /// lanes for long strings, object members combined without sorting (several times faster).
     case v2 = 2
-
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 extension JSONValue {
@@ -34,7 +32,7 @@ extension JSONValue {
 
     /// A 64-bit hash of the value that is the same on every machine and in every run, equal for
     /// equal documents whatever their key order or number spelling (as ``stableHash`` is), and
-    /// computed on the tree without writing its text. `Docs/Protocol.md` ("State hashes") gives
+    /// computed on the tree without writing its text. `Docs/Protocol.md` ("Version 2: the tree hash") gives
     /// the exact rules, so a client in another language can compute it.
     ///
     /// ```swift
