@@ -22,12 +22,17 @@ enum StoreBenchmarks {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var results: [BenchResult] = []
-        for (label, bytes, count, goal) in [("1 MB", 1_000_000, 200, "2,000"), ("10 MB", 10_000_000, 20, "200")] {
+        for (label, bytes, count, goal) in [("1 MB", 1_000_000, 200, "2,000"), ("10 MB", 10_000_000, 60, "200")] {
             let state = State(bytes: bytes)
             let size = try JSONValueEncoder().encode(state).serializedBytes().count
-            let path = directory.appendingPathComponent("\(bytes).db").path
-            results.append(BenchResult(name: "recorder/\(label) state", value: recorderThroughput(state, count: count, path: path).rounded(),
-                                       unit: "states/s", note: "\(count) states; state \(size) bytes; goal ≥ \(goal)"))
+            let path = { (name: String) in directory.appendingPathComponent("\(bytes)-\(name).db").path }
+            // The baseline encodes every state whole, as recorders did before they reused the
+            // encodings of unchanged parts.
+            let whole = recorderThroughput(state, count: count, path: path("whole"), reuse: false)
+            let reusing = recorderThroughput(state, count: count, path: path("reusing"), reuse: true)
+            results.append(BenchResult(name: "recorder/\(label) state", value: reusing.rounded(), unit: "states/s",
+                                       baseline: whole.rounded(), ratio: reusing / whole,
+                                       note: "\(count) states; state \(size) bytes; baseline: every state encoded whole; goal ≥ \(goal)"))
         }
         return results
     }
@@ -227,7 +232,7 @@ enum StoreBenchmarks {
     /// States per second through the recorder's thread into a log file, from the first
     /// `record` to the end of the flush.
     @MainActor
-    static func recorderThroughput(_ state: State, count: Int, path: String) -> Double {
+    static func recorderThroughput(_ state: State, count: Int, path: String, reuse: Bool = true) -> Double {
         var states: [State] = []
         var current = state
         for index in 0..<count {
@@ -235,7 +240,7 @@ enum StoreBenchmarks {
             states.append(current)
         }
         let recorder = Recorder<State, Action>(initialState: state, to: .file(path), metadata: RecordingMetadata(app: "bench"),
-                                               options: RecorderOptions(queueCapacity: count + 1))
+                                               options: RecorderOptions(queueCapacity: count + 1, reusesUnchangedEncodings: reuse))
         recorder.flush()
         let t0 = Measure.now()
         for index in 0..<count { recorder.record(.toggle(index), state: states[index]) }

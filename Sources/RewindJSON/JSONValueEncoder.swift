@@ -116,4 +116,40 @@ public struct JSONValueEncoder: Sendable {
         let encoded = try context.encodeTopLevel(value)
         return EncodedValue(value: encoded, nonFinitePointers: context.nonFinitePointers)
     }
+
+    /// What one encoding leaves for the next, so that an encoder called again and again on
+    /// successive versions of one value (a recorder's states) skips the parts that did not change.
+    ///
+    /// It keeps, for every value that is not a scalar, a copy of the value and what it encoded to.
+    /// The next run compares each value with the copy kept at the same place, bit for bit, and
+    /// reuses the encoding when they match; the reused encoding shares its storage with the
+    /// previous result, so a diff of the two skips it too. This relies on the value having value
+    /// semantics. Values are compared without their padding, and a type that stores a class
+    /// instance, a pointer or an existential is encoded afresh every time (see `ValueLayout`);
+    /// what such a value's custom `encode(to:)` reads through a global, or an enum payload's
+    /// class instance the encoder is never handed, is not noticed. Use one memo per sequence of
+    /// values, from one thread at a time.
+    package final class Memo {
+        var root: MemoNode?
+        private var layouts: [ObjectIdentifier: ValueLayout] = [:]
+
+        package init() {}
+
+        func layout<Value>(of type: Value.Type) -> ValueLayout {
+            if let known = layouts[ObjectIdentifier(type)] { return known }
+            let layout = ValueLayout.of(type)
+            layouts[ObjectIdentifier(type)] = layout
+            return layout
+        }
+    }
+
+    /// ``encodeReportingNonFinite(_:)``, reusing what the previous call with the same memo
+    /// encoded wherever the value is unchanged. The result equals what the plain call returns.
+    package func encodeReportingNonFinite<T: Encodable>(_ value: T, reusing memo: Memo) throws -> EncodedValue {
+        let context = EncodingContext(self, reportsNonFinite: true, memo: memo)
+        let root = MemoNode(type: ObjectIdentifier(Memo.self))
+        let encoded = try context.encodeValue(value, at: { .root }, in: MemoFrame(previous: memo.root, node: root), key: .single)
+        memo.root = root
+        return EncodedValue(value: encoded, nonFinitePointers: context.nonFinitePointers)
+    }
 }

@@ -57,7 +57,8 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
             return
         }
         let engine = RecorderEngine(queue: queue, sinks: sinks, session: session, redactor: redactor,
-                                    status: status, initialState: initialState)
+                                    status: status, initialState: initialState,
+                                    reusesEncodings: options.reusesUnchangedEncodings)
         let uuid = session.uuid
         let thread = Thread {
             engine.run()

@@ -15,11 +15,23 @@ public struct RecorderOptions: Sendable, Equatable {
     /// The most state snapshots waiting for the recorder's thread. When it is full, every action
     /// is still kept but the states in between are not recorded (their events are `coalesced`).
     public var queueCapacity: Int
+    /// Whether the recorder's thread encodes only what changed since the state before (on by
+    /// default). It keeps a copy of every part of the previous state with what it encoded to,
+    /// and reuses that encoding for each part whose bits are the same; a 1 MB state with one
+    /// changed element then costs about the changed element, not the megabyte.
+    ///
+    /// This relies on the state having value semantics, as time travel does anyway. A class
+    /// instance encoded anywhere in the state is noticed and the values holding it are encoded
+    /// afresh each time. Turn this off only if a custom `encode(to:)` reads something the
+    /// state's bits do not show: through an unsafe pointer, a weak reference or a global.
+    public var reusesUnchangedEncodings: Bool
 
     /// Options; 10,000 snapshots by default.
-    public init(redacting: [String] = [], redactingKeys: [String] = [], queueCapacity: Int = 10_000) {
+    public init(redacting: [String] = [], redactingKeys: [String] = [], queueCapacity: Int = 10_000,
+                reusesUnchangedEncodings: Bool = true) {
         self.redacting = redacting
         self.redactingKeys = redactingKeys
         self.queueCapacity = max(1, queueCapacity)
+        self.reusesUnchangedEncodings = reusesUnchangedEncodings
     }
 }

@@ -33,6 +33,45 @@ struct RecorderTests {
         #expect(recorder.lastError == nil)
     }
 
+    struct Row: Codable, Sendable { var id: Int; var title: String; var done: Bool; var score: Double? }
+    final class Tally: Codable, @unchecked Sendable { var count = 0 }
+    struct Board: Codable, Sendable {
+        var rows = (0..<50).map { Row(id: $0, title: "row \($0)", done: false) }
+        var tally = Tally()
+        var byName: [String: Row] = [:]
+    }
+
+    /// The recorder reuses the encodings of unchanged parts by default; the log it writes is the
+    /// one it writes without, hashes and patches included, with a class instance in the state
+    /// changing behind the same reference.
+    @Test(arguments: [true, false])
+    func reusingEncodingsWritesTheSameLog(reuse: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("board.db")
+        var board = Board()
+        let recorder = Recorder<Board, Int>(initialState: board, to: .file(path), metadata: RecordingMetadata(app: "Board"),
+                                            options: RecorderOptions(reusesUnchangedEncodings: reuse))
+        var expected = [try LogStates.json(board)]
+        for step in 0..<40 {
+            switch step % 4 {
+            case 0: board.rows[step % 50].done.toggle()
+            case 1: board.tally.count += 1
+            case 2: board.byName["n\(step % 7)"] = board.rows[step % 50]
+            default: board.rows.append(Row(id: 100 + step, title: "new", done: true, score: step % 8 == 3 ? .nan : 2.5))
+            }
+            recorder.record(step, state: board)
+            // The class instance changes in place: wait until this state is written.
+            recorder.flush()
+            expected.append(try LogStates.json(board))
+        }
+        recorder.stop()
+        let log = try LogStates(path: path)
+        #expect(log.states == expected)
+        #expect(log.events.last?.hash == expected.last?.treeHash)
+        #expect(log.events.filter { !$0.nonFinite.isEmpty }.count == expected.filter { $0.serialized().contains("NaN") }.count)
+        #expect(recorder.lastError == nil)
+    }
+
     @Test func aFloodKeepsEveryActionAndCoalescesTheStatesInBetween() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("flood.db")

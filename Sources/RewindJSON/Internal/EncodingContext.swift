@@ -8,11 +8,16 @@ final class EncodingContext {
     let dataStrategy: JSONValueEncoder.DataEncodingStrategy
     let convertsNonFinite: Bool
     let reportsNonFinite: Bool
+    /// Where values are remembered for reuse, if they are (see ``JSONValueEncoder/Memo``).
+    private let memo: JSONValueEncoder.Memo?
+    /// Set while encoding a value when something inside it may not be reused.
+    private var sawUnreusable = false
     let userInfo: [CodingUserInfoKey: Any]
     /// Filled only when `reportsNonFinite`.
     private(set) var nonFinitePointers: [String] = []
 
-    init(_ options: JSONValueEncoder, reportsNonFinite: Bool) {
+    init(_ options: JSONValueEncoder, reportsNonFinite: Bool, memo: JSONValueEncoder.Memo? = nil) {
+        self.memo = memo
         dateStrategy = options.dateEncodingStrategy
         dataStrategy = options.dataEncodingStrategy
         convertsNonFinite = reportsNonFinite || options.nonConformingFloatEncodingStrategy == .convertToString
@@ -25,25 +30,84 @@ final class EncodingContext {
     }
 
     /// Encodes one value. `path` is only called when the value needs it (a nested encoder, an
-    /// error, a report), so the common case builds no path at all.
-    func encodeValue<T: Encodable>(_ value: T, at path: () -> CodingPathNode) throws -> JSONValue {
+    /// error, a report), so the common case builds no path at all. `frame` is the parent the
+    /// value is remembered under, when the context memoizes; `key` is where in it.
+    func encodeValue<T: Encodable>(_ value: T, at path: () -> CodingPathNode,
+                                   in frame: MemoFrame? = nil, key: MemoKey = .single) throws -> JSONValue {
+        if let scalar = try encodeScalar(value, at: path) { return scalar }
+        if memo != nil {
+            return try withUnsafePointer(to: value) { try encodeRemembering($0, at: path, in: frame, key: key) }
+        }
+        return try encodeComposite(value, at: path(), frame: nil)
+    }
+
+    /// One element of an array whose buffer is read in place, so that an unchanged element is
+    /// compared without being copied (see ``MemoizableArray``).
+    func encodeElement<E: Encodable>(_ element: UnsafePointer<E>, index: Int, of path: CodingPathNode,
+                                     in frame: MemoFrame) throws -> JSONValue {
+        if let scalar = try encodeScalar(element.pointee, at: { path.appending(index: index) }) { return scalar }
+        return try encodeRemembering(element, at: { path.appending(index: index) }, in: frame, key: .index(index))
+    }
+
+    /// The value's JSON form when it is a scalar of a type the encoder knows; `nil` otherwise.
+    private func encodeScalar<T: Encodable>(_ value: T, at path: () -> CodingPathNode) throws -> JSONValue? {
         // Standard library types first: `[Int]` and friends hand every element to this generic
         // entry point. Comparing metatypes is a pointer comparison.
         if T.self == String.self { return .string(value as! String) }
         if T.self == Int.self { return .number(JSONNumber(value as! Int)) }
         if T.self == Double.self { return try number(value as! Double, at: path) }
         if T.self == Bool.self { return .bool(value as! Bool) }
-        if T.self == JSONValue.self { return value as! JSONValue }
+        if T.self == JSONValue.self { return value as? JSONValue }
         if T.self == Date.self { return try encodeDate(value as! Date, at: path) }
         if T.self == Data.self { return try encodeData(value as! Data, at: path) }
         if T.self == URL.self { return .string((value as! URL).absoluteString) }
         if T.self == Decimal.self { return try encodeDecimal(value as! Decimal, at: path) }
         if T.self == Float.self { return try number(value as! Float, at: path) }
         if let integer = Self.integer(value) { return .number(integer) }
-        if let dictionary = value as? any RawStringKeyedEncodable, dictionary.encodesAsJSONObject {
-            return try dictionary.encodeAsJSONObject(self, at: path())
+        return nil
+    }
+
+    /// A value that is not a scalar, through its own `encode(to:)` or as a JSON object.
+    private func encodeComposite<T: Encodable>(_ value: T, at path: CodingPathNode, frame: MemoFrame?) throws -> JSONValue {
+        if T.self is any RawStringKeyedEncodable.Type, let dictionary = value as? any RawStringKeyedEncodable,
+           dictionary.encodesAsJSONObject {
+            return try dictionary.encodeAsJSONObject(self, at: path, frame: frame)
         }
-        return try encodeWithEncoder(value, at: path())
+        return try encodeWithEncoder(value, at: path, frame: frame)
+    }
+
+    /// Reuses the previous run's encoding when the value at this place has the same bits, and
+    /// otherwise encodes it and remembers it (its children are looked up under the previous
+    /// node all the same, so an unchanged element of a changed array is still reused).
+    private func encodeRemembering<T: Encodable>(_ value: UnsafePointer<T>, at path: () -> CodingPathNode,
+                                                 in frame: MemoFrame?, key: MemoKey) throws -> JSONValue {
+        guard let memo else { return try encodeComposite(value.pointee, at: path(), frame: nil) }
+        let previous = frame?.previousChild(key)
+        if let previous, previous.reusable, previous.type == ObjectIdentifier(T.self),
+           unsafeDowncast(previous, to: TypedMemoNode<T>.self).hasSameBits(as: value) {
+            frame?.node.children.append((key, previous))
+            return previous.encoded
+        }
+        let layout = memo.layout(of: T.self)
+        // A value holding a collection keeps no copy (see ``ValueLayout``), only its children.
+        let node = layout.isRememberable ? TypedMemoNode(value.pointee, layout: layout) : MemoNode(type: ObjectIdentifier(T.self))
+        let outer = sawUnreusable
+        let reportedBefore = nonFinitePointers.count
+        // A class instance (or a pointer) can change behind unchanged bytes: nothing holding
+        // one is reused, at any depth.
+        sawUnreusable = layout.holdsReference
+        defer { sawUnreusable = outer || sawUnreusable }
+        let nodeFrame = MemoFrame(previous: previous, node: node)
+        let encoded = if let array = T.self as? any MemoizableArray.Type {
+            try array.encodeElements(at: UnsafeRawPointer(value), context: self, path: path(), frame: nodeFrame)
+        } else {
+            try encodeComposite(value.pointee, at: path(), frame: nodeFrame)
+        }
+        if nonFinitePointers.count != reportedBefore { sawUnreusable = true }
+        node.encoded = encoded
+        node.reusable = !sawUnreusable && layout.isRememberable
+        frame?.node.children.append((key, node))
+        return encoded
     }
 
     /// The integer types not matched above, exactly.
@@ -65,8 +129,8 @@ final class EncodingContext {
     }
 
     /// Runs the value's own `encode(to:)`.
-    func encodeWithEncoder<T: Encodable>(_ value: T, at path: CodingPathNode) throws -> JSONValue {
-        let encoder = ValueEncoder(context: self, path: path)
+    func encodeWithEncoder<T: Encodable>(_ value: T, at path: CodingPathNode, frame: MemoFrame? = nil) throws -> JSONValue {
+        let encoder = ValueEncoder(context: self, path: path, frame: frame)
         try value.encode(to: encoder)
         return encoder.finish()
     }

@@ -7,7 +7,7 @@
 protocol RawStringKeyedEncodable {
     /// `false` when the standard library's own encoding already makes an object.
     var encodesAsJSONObject: Bool { get }
-    func encodeAsJSONObject(_ context: EncodingContext, at path: CodingPathNode) throws -> JSONValue
+    func encodeAsJSONObject(_ context: EncodingContext, at path: CodingPathNode, frame: MemoFrame?) throws -> JSONValue
 }
 
 /// The decoding side of ``RawStringKeyedEncodable``.
@@ -20,11 +20,12 @@ protocol RawStringKeyedDecodable {
 extension Dictionary: RawStringKeyedEncodable where Key: RawRepresentable, Key.RawValue == String, Value: Encodable {
     var encodesAsJSONObject: Bool { !(Key.self is any CodingKeyRepresentable.Type) }
 
-    func encodeAsJSONObject(_ context: EncodingContext, at path: CodingPathNode) throws -> JSONValue {
+    func encodeAsJSONObject(_ context: EncodingContext, at path: CodingPathNode, frame: MemoFrame?) throws -> JSONValue {
         var object = JSONObject()
         for (key, value) in self {
             let name = key.rawValue
-            object[name] = try context.encodeValue(value, at: { path.appending(JSONCodingKey(stringValue: name)) })
+            object[name] = try context.encodeValue(value, at: { path.appending(JSONCodingKey(stringValue: name)) },
+                                                   in: frame, key: .name(name))
         }
         return .object(object)
     }

@@ -5,6 +5,8 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let context: EncodingContext
     let builder: ObjectBuilder
     let path: CodingPathNode
+    /// Where member values are remembered (see ``ValueEncoder/frame``).
+    var frame: MemoFrame? = nil
 
     var codingPath: [any CodingKey] { path.keys }
 
@@ -39,7 +41,7 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        set(try context.encodeValue(value, at: { path.appending(key) }), key)
+        set(try context.encodeValue(value, at: { path.appending(key) }, in: frame, key: frame == nil ? .single : .name(key.stringValue)), key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -78,6 +80,8 @@ struct ArrayEncodingContainer: UnkeyedEncodingContainer {
     let context: EncodingContext
     let builder: ArrayBuilder
     let path: CodingPathNode
+    /// Where elements are remembered (see ``ValueEncoder/frame``).
+    var frame: MemoFrame? = nil
 
     var codingPath: [any CodingKey] { path.keys }
 
@@ -117,7 +121,7 @@ struct ArrayEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        append(try context.encodeValue(value, at: { nextPath }))
+        append(try context.encodeValue(value, at: { nextPath }, in: frame, key: .index(builder.count)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

@@ -81,11 +81,15 @@ final class ArrayBuilder {
 final class ValueEncoder: Encoder {
     let context: EncodingContext
     let path: CodingPathNode
+    /// Where the values this encoder is given are remembered; `nil` unless the context memoizes
+    /// and this encoder stands for a whole value (not a nested or super encoder).
+    let frame: MemoFrame?
     private var storage: EncodingNode?
 
-    init(context: EncodingContext, path: CodingPathNode) {
+    init(context: EncodingContext, path: CodingPathNode, frame: MemoFrame? = nil) {
         self.context = context
         self.path = path
+        self.frame = frame
     }
 
     var codingPath: [any CodingKey] { path.keys }
@@ -106,7 +110,7 @@ final class ValueEncoder: Encoder {
             builder = ObjectBuilder()
             storage = .object(builder)
         }
-        return KeyedEncodingContainer(ObjectEncodingContainer(context: context, builder: builder, path: path))
+        return KeyedEncodingContainer(ObjectEncodingContainer(context: context, builder: builder, path: path, frame: frame))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -117,7 +121,7 @@ final class ValueEncoder: Encoder {
             builder = ArrayBuilder()
             storage = .array(builder)
         }
-        return ArrayEncodingContainer(context: context, builder: builder, path: path)
+        return ArrayEncodingContainer(context: context, builder: builder, path: path, frame: frame)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -150,6 +154,6 @@ extension ValueEncoder: SingleValueEncodingContainer {
     func encode(_ value: UInt128) { storage = .value(.number(NumberBridge.number(value))) }
 
     func encode<T: Encodable>(_ value: T) throws {
-        storage = .value(try context.encodeValue(value, at: { path }))
+        storage = .value(try context.encodeValue(value, at: { path }, in: frame, key: .single))
     }
 }

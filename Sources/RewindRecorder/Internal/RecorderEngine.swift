@@ -13,6 +13,8 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private let status: RecorderStatus
     private let initialState: State
     private let encoder = JSONValueEncoder()
+    /// The previous state's parts and their encodings, when unchanged parts are reused.
+    private let memo: JSONValueEncoder.Memo?
     private let actionEncoder = ActionEncoder()
     private var builder: EventBuilder
     /// States were skipped since the last recorded one: the next event is coalesced.
@@ -24,7 +26,8 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private static var chunk: Int { 1_000 }
 
     init(queue: RecorderQueue<State, Action>, sinks: [any RecordingSink], session: RecordingSession,
-         redactor: Redactor, status: RecorderStatus, initialState: State) {
+         redactor: Redactor, status: RecorderStatus, initialState: State, reusesEncodings: Bool) {
+        self.memo = reusesEncodings ? JSONValueEncoder.Memo() : nil
         self.queue = queue
         self.sinks = sinks
         self.session = session
@@ -73,7 +76,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private func start() throws {
         let encoded: JSONValueEncoder.EncodedValue
         do {
-            encoded = try encoder.encodeReportingNonFinite(initialState)
+            encoded = try encode(initialState)
         } catch {
             throw RecorderError(kind: .sink, message: "the initial state cannot be encoded at '\(Self.pointer(of: error))': \(error)")
         }
@@ -138,7 +141,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
         }
         let encoded: JSONValueEncoder.EncodedValue
         do {
-            encoded = try encoder.encodeReportingNonFinite(snapshot)
+            encoded = try encode(snapshot)
         } catch {
             redactor.redact(&action, secrets: secretsBefore)
             status.report(RecorderError(kind: .encoding(pointer: Self.pointer(of: error)), message: "\(error)"))
@@ -158,6 +161,11 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
                                  cause: entry.cause, coalesced: skippedSinceLast || entry.afterGap)
         skippedSinceLast = false
         return finish(RecordedEvent(event: event, nonFinitePointers: nonFinite), site: entry.site)
+    }
+
+    private func encode(_ state: State) throws -> JSONValueEncoder.EncodedValue {
+        guard let memo else { return try encoder.encodeReportingNonFinite(state) }
+        return try encoder.encodeReportingNonFinite(state, reusing: memo)
     }
 
     private func finish(_ event: RecordedEvent, site: SendSite?) -> RecordedEvent {
