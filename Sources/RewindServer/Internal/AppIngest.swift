@@ -124,11 +124,18 @@ final class AppIngest: @unchecked Sendable {
         // one writer hand-over and one batched write to each inspector for all of them, instead
         // of one each (see Docs/Benchmarks.md, "Out of process"). Under a flood the drain is
         // already running and nothing waits.
-        if schedule { queue.asyncAfter(deadline: .now() + Self.gatherDelay) { self.drainInbox() } }
+        if schedule {
+            queue.async {
+                // Waiting here rather than through a dispatch timer saves a hop through
+                // libdispatch's timer thread for every burst.
+                usleep(Self.gatherMicroseconds)
+                self.drainInbox()
+            }
+        }
     }
 
     /// How long the first message of a burst waits for others before the drain starts.
-    static let gatherDelay = DispatchTimeInterval.microseconds(1_000)
+    static let gatherMicroseconds: UInt32 = 1_000
 
     /// Serializes ``applyFlow(to:)``.
     private let flowLock = NSLock()
@@ -217,7 +224,8 @@ final class AppIngest: @unchecked Sendable {
     private func handle(_ bytes: [UInt8], from connection: WebSocketConnection) {
         var app = apps[connection.id] ?? AppConnection(connection: connection)
         do throws(WireError) {
-            let message = try AppMessage(frame: bytes)
+            let json = try parseFrame(bytes)
+            let message = try AppMessage(json: json)
             if case .event = message {} else {
                 // Whatever else comes (hello, end, result) sees the events before it stored.
                 flushPending()
@@ -229,7 +237,10 @@ final class AppIngest: @unchecked Sendable {
                 guard let session = app.session else {
                     throw WireError(.helloFirst, "say hello before sending events")
                 }
-                try self.event(event, session: session)
+                // A frame that says no more than the event is forwarded to inspectors as it came.
+                var forward: [UInt8]?
+                if case .object(let object) = json, InspectorPush.canForward(event: object) { forward = bytes }
+                try self.event(event, session: session, frame: forward)
             case .result(let result):
                 relay.result(result, from: connection)
             case .end(let id):
@@ -314,7 +325,7 @@ final class AppIngest: @unchecked Sendable {
         return session
     }
 
-    private func event(_ event: WireEvent, session: LiveSession) throws(WireError) {
+    private func event(_ event: WireEvent, session: LiveSession, frame: [UInt8]?) throws(WireError) {
         if session.broken {
             throw WireError(.storage, "the log refused an earlier event of this session; say hello again to resume")
         }
@@ -398,7 +409,7 @@ final class AppIngest: @unchecked Sendable {
             pendingSession = session
         }
         pendingEvents.append(logEvent)
-        hub.publish(event: event, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
+        hub.publish(event: event, frame: frame, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
     }
 
     /// The wire error for a patch refused while applying: too deep, too large or not applicable.

@@ -54,14 +54,15 @@ final class InspectorHub: @unchecked Sendable {
         }
     }
 
-    func publish(event: WireEvent, session: String, sessionID: Int64, actionType: String) {
+    /// `frame` is the app's own frame when ``InspectorPush/canForward(event:)`` accepted it.
+    func publish(event: WireEvent, frame: [UInt8]? = nil, session: String, sessionID: Int64, actionType: String) {
         // Serialized only when someone is listening, outside the lock.
         let listening = state.withLock { state in
             state.inspectors.values.contains { !$0.lagged && ($0.all || $0.sessions.contains(sessionID)) }
         }
         guard listening else { return }
-        let bytes = InspectorPush.event(session: session, sessionID: sessionID, actionType: actionType, event: event)
-            .json.serializedBytes(.compact)
+        let bytes = frame.flatMap { InspectorPush.eventBytes(forwarding: $0, session: session, sessionID: sessionID, actionType: actionType) }
+            ?? InspectorPush.event(session: session, sessionID: sessionID, actionType: actionType, event: event).json.serializedBytes(.compact)
         deliver(bytes) { $0.all || $0.sessions.contains(sessionID) }
     }
 
