@@ -35,6 +35,10 @@ public final class LogWriter: Sendable {
         /// never wait for it. Events a writer committed but did not index before it stopped (a
         /// crash) are indexed when the next writer opens the file.
         public var indexInterval: Double
+        /// Whether a thread of the writer's copies the WAL into the main file as it grows
+        /// (checkpoints), so that commits rarely wait for one. Tests turn it off to check that
+        /// the writer alone keeps the WAL bounded.
+        package var checkpointsInBackground = true
 
         /// The house plan's figures: 20 ms or 1,000 events; the index follows within 100 ms.
         public init(commitInterval: Double = 0.020, maxEventsPerCommit: Int = 1_000, indexInterval: Double = 0.100) {

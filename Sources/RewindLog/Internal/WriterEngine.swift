@@ -39,6 +39,10 @@ final class WriterEngine {
 
     /// Checkpoints on its own thread, so commits never wait for one.
     private let checkpointer: Checkpointer
+    /// WAL frames (4 KiB pages) after which the background checkpoint is asked for, and after
+    /// which the writer checkpoints itself.
+    static let backgroundCheckpointFrames: Int32 = 1_000
+    static let writerCheckpointFrames: Int32 = 4_000
 
     init(path: String, options: LogWriter.Options, queue: WriterQueue) throws(LogError) {
         connection = try LogOpener.open(path: path, access: .write)
@@ -65,8 +69,16 @@ final class WriterEngine {
         // Last, so nothing after it can throw: a thrown init runs no deinit to stop the thread.
         let checkpointer = Checkpointer(path: path)
         self.checkpointer = checkpointer
-        connection.setWALHook { frames in
-            if frames >= 1_000 { checkpointer.request() }
+        connection.setWALHook { [unowned connection] frames in
+            if frames >= Self.backgroundCheckpointFrames, options.checkpointsInBackground { checkpointer.request() }
+            // The background checkpoint's passes copy what the WAL held when each began; when
+            // commits keep landing during its passes (a steady stream on busy cores) none covers
+            // the whole WAL, the WAL never restarts from its beginning, and it grows for as long
+            // as the stream lasts. Past this bound the writer finishes the job itself between
+            // two commits, where nothing else appends, so the next commit restarts the WAL.
+            if frames >= Self.writerCheckpointFrames {
+                try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            }
         }
     }
 
