@@ -37,7 +37,9 @@ struct ForwardedPushTests {
         #expect(JSONValue.object(got) == .object(expected))
     }
 
-    @Test("a frame with an id, an unknown member, a null patch or site, or no durationNs is not forwarded", arguments: [
+    @Test("a frame with an id, an unknown member, a null patch or site, no durationNs or a hash spelled otherwise is not forwarded", arguments: [
+        #"{"type":"event","seq":1,"at":1,"action":1,"patch":[],"hash":"00000000000000FF","durationNs":0}"#,
+        #"{"type":"event","seq":1,"at":1,"action":1,"patch":[],"hash":"ff","durationNs":0}"#,
         #"{"type":"event","id":5,"seq":1,"at":1,"action":1,"patch":[],"hash":"0000000000000000","durationNs":0}"#,
         #"{"type":"event","seq":1,"at":1,"action":1,"patch":[],"hash":"0000000000000000","durationNs":0,"sessionId":9}"#,
         #"{"type":"event","seq":0,"at":1,"action":1,"patch":null,"keyframe":{},"hash":"0000000000000000","durationNs":0}"#,
