@@ -80,7 +80,7 @@ let package = Package(
         // environment says.
         .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
         .target(name: "CFuzzSupport"),
-        .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindServer", "CFuzzSupport"]),
+        .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindWire", "RewindServer", "CFuzzSupport"]),
         .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
         .testTarget(name: "RewindWireTests", dependencies: ["RewindWire"]),
         .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindServer
+import RewindWire
 
 /// What the fuzzer drives. Each target takes any bytes; a broken promise stops the process
 /// (`fail`), which libFuzzer reports as a crash and `rewind-fuzz replay` as a failed input.
@@ -14,7 +15,8 @@ enum FuzzTarget: String, CaseIterable {
     /// its canonical text is an equal number.
     case number
     /// The server's `/app` and `/inspect` handlers, in-process: each line is one message, to
-    /// `/app` when it starts with `A`, to `/inspect` when it starts with `I`.
+    /// `/app` when it starts with `A`, to `/inspect` when it starts with `I`. An `/app` event
+    /// the server would forward to inspectors as it came must read as the push it would build.
     case server
 
     func run(_ bytes: [UInt8]) {
@@ -87,6 +89,21 @@ enum FuzzTarget: String, CaseIterable {
 
     nonisolated(unsafe) static var harness: ServerHarness?
 
+    /// An app frame the server would forward to inspectors as it came must read as the push the
+    /// server would otherwise build from the event it parsed.
+    static func forwardingAgrees(_ frame: [UInt8]) {
+        guard let json = try? parseFrame(frame), case .event(let event)? = try? AppMessage(json: json),
+              case .object(let object) = json, InspectorPush.canForward(event: object) else { return }
+        let built = InspectorPush.event(session: "fuzz \"s\"", sessionID: 7, actionType: "t\u{1b}", event: event)
+        guard let bytes = InspectorPush.eventBytes(forwarding: frame, session: "fuzz \"s\"", sessionID: 7, actionType: "t\u{1b}") else {
+            fail("an event frame the server forwards does not end its object")
+        }
+        guard let value = try? JSONValue(parsing: bytes), let read = try? InspectorPush(json: value) else {
+            fail("a forwarded push does not parse: \(bytes.count) bytes")
+        }
+        if read != built { fail("a forwarded push reads as another event than the one the server parsed") }
+    }
+
     static func server(_ bytes: [UInt8]) {
         if harness == nil {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fuzz-\(getpid()).db").path
@@ -97,7 +114,9 @@ enum FuzzTarget: String, CaseIterable {
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
             let message = Array(line.dropFirst())
             switch line.first {
-            case UInt8(ascii: "A"): harness.app(message)
+            case UInt8(ascii: "A"):
+                forwardingAgrees(message)
+                harness.app(message)
             case UInt8(ascii: "I"): harness.inspect(message)
             default: break
             }
