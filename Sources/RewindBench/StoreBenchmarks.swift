@@ -34,6 +34,14 @@ enum StoreBenchmarks {
                                        baseline: whole.rounded(), ratio: reusing / whole,
                                        note: "\(count) states; state \(size) bytes; baseline: every state encoded whole; goal ≥ \(goal)"))
         }
+        // What reuse costs when nothing can be reused: every item changes in every state.
+        let state = State(bytes: 1_000_000)
+        let path = { (name: String) in directory.appendingPathComponent("all-\(name).db").path }
+        let whole = recorderThroughput(state, count: 100, path: path("whole"), reuse: false, action: .toggleAll)
+        let reusing = recorderThroughput(state, count: 100, path: path("reusing"), reuse: true, action: .toggleAll)
+        results.append(BenchResult(name: "recorder/1 MB state, every item changed", value: reusing.rounded(), unit: "states/s",
+                                   baseline: whole.rounded(), ratio: reusing / whole,
+                                   note: "100 states; the worst case for reuse; baseline: every state encoded whole"))
         return results
     }
 
@@ -57,6 +65,7 @@ enum StoreBenchmarks {
 
     enum Action: Codable, Sendable {
         case toggle(Int)
+        case toggleAll
     }
 
     static let reducer: Reducer<State, Action> = { state, action in
@@ -65,6 +74,8 @@ enum StoreBenchmarks {
             let slot = index % state.items.count
             state.items[slot].done.toggle()
             state.selected = slot
+        case .toggleAll:
+            for index in state.items.indices { state.items[index].done.toggle() }
         }
         return .none
     }
@@ -232,18 +243,18 @@ enum StoreBenchmarks {
     /// States per second through the recorder's thread into a log file, from the first
     /// `record` to the end of the flush.
     @MainActor
-    static func recorderThroughput(_ state: State, count: Int, path: String, reuse: Bool = true) -> Double {
+    static func recorderThroughput(_ state: State, count: Int, path: String, reuse: Bool = true, action: Action? = nil) -> Double {
         var states: [State] = []
         var current = state
         for index in 0..<count {
-            _ = reducer(&current, .toggle(index))
+            _ = reducer(&current, action ?? .toggle(index))
             states.append(current)
         }
         let recorder = Recorder<State, Action>(initialState: state, to: .file(path), metadata: RecordingMetadata(app: "bench"),
                                                options: RecorderOptions(queueCapacity: count + 1, reusesUnchangedEncodings: reuse))
         recorder.flush()
         let t0 = Measure.now()
-        for index in 0..<count { recorder.record(.toggle(index), state: states[index]) }
+        for index in 0..<count { recorder.record(action ?? .toggle(index), state: states[index]) }
         recorder.flush()
         let seconds = Measure.now() - t0
         recorder.stop()
