@@ -191,15 +191,17 @@ struct WriterTests {
 
 @Suite("LogWriter: checkpoints")
 struct CheckpointTests {
+    /// The size of the file at `path`; 0 when there is none.
+    func size(_ path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
     @Test("The WAL is copied into the main file while the writer is open, and stays bounded")
     func checkpointsWhileOpen() throws {
         let directory = try TemporaryDirectory()
         let (writer, id) = try makeWriter(directory)
         defer { writer.close() }
-        func size(_ path: String) -> Int64 {
-            var info = stat()
-            return stat(path, &info) == 0 ? Int64(info.st_size) : 0
-        }
         let before = size(writer.path)
         // About 9 MB of events and keyframes: past the 1,000-page (4 MB) threshold twice.
         let big = String(repeating: "x", count: 400)
@@ -237,10 +239,6 @@ struct CheckpointTests {
         options.checkpointsInBackground = background
         let (writer, id) = try makeWriter(directory, options: options)
         defer { writer.close() }
-        func size(_ path: String) -> Int64 {
-            var info = stat()
-            return stat(path, &info) == 0 ? Int64(info.st_size) : 0
-        }
         let text = String(repeating: "y", count: 1_000)
         var seq: Int64 = 0
         // About 70 MB into the log, a few events at a time, never waiting for a flush.
