@@ -119,6 +119,12 @@ package final class Connection {
     /// The rowid of the last row inserted on this connection.
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Copies what it can of the WAL into the main file without waiting for any lock (a PASSIVE
+    /// checkpoint). Frames a reader still needs, or a busy database, only mean less is copied.
+    package func checkpointWAL() {
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
     /// Sets how long a statement waits for another connection's lock before failing with BUSY.
     package func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)

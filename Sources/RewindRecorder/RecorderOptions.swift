@@ -20,10 +20,11 @@ public struct RecorderOptions: Sendable, Equatable {
     /// and reuses that encoding for each part whose bits are the same; a 1 MB state with one
     /// changed element then costs about the changed element, not the megabyte.
     ///
-    /// This relies on the state having value semantics, as time travel does anyway. A class
-    /// instance encoded anywhere in the state is noticed and the values holding it are encoded
-    /// afresh each time. Turn this off only if a custom `encode(to:)` reads something the
-    /// state's bits do not show: through an unsafe pointer, a weak reference or a global.
+    /// This relies on the state having value semantics, as time travel does anyway. A type that
+    /// stores a class instance, a weak reference, an unsafe pointer or an existential anywhere
+    /// in its properties is encoded afresh each time, and so is anything holding it. Turn this
+    /// off only if a custom `encode(to:)` reads something the state's own bytes do not show: a
+    /// global, or a class instance in an enum case that it never hands to the encoder.
     public var reusesUnchangedEncodings: Bool
 
     /// Options; 10,000 snapshots by default.

@@ -13,14 +13,12 @@ extension InspectorPush {
     /// as the built push spells it. Such a frame is forwarded with ``eventBytes(forwarding:session:sessionID:actionType:)``
     /// instead of being built again.
     package static func canForward(event object: JSONObject) -> Bool {
-        guard object.count <= forwardableMembers.count else { return false }
         for key in object.keys where !forwardableMembers.contains(key) { return false }
         if let patch = object["patch"], object["keyframe"] != nil || patch == .null { return false }
         if object["site"] == .null || object["durationNs"] == nil { return false }
-        // The built push spells the hash as 16 lower-case digits; the app may have sent fewer or
-        // upper-case ones, which inspectors comparing hashes as text would take for another.
-        guard case .string(let hash)? = object["hash"], hash.utf8.count == 16,
-              hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return false }
+        // The built push spells the hash as `wireHash` does; the app may have sent fewer or
+        // upper-case digits, which inspectors comparing hashes as text would take for another.
+        guard case .string(let hash)? = object["hash"], parseWireHash(hash).map(wireHash) == hash else { return false }
         return true
     }
 

@@ -43,8 +43,7 @@ final class Checkpointer: @unchecked Sendable {
             let connection = try? Connection(path: path, flags: [.readWrite], serialized: false)
             try? connection?.execute("PRAGMA synchronous=NORMAL")
             while let connection, waitForRequest() {
-                // BUSY or a reader holding old frames only means this round copies less.
-                try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                connection.checkpointWAL()
             }
             if connection == nil { waitForStop() }
         }

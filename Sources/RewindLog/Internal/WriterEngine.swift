@@ -77,7 +77,7 @@ final class WriterEngine {
             // as the stream lasts. Past this bound the writer finishes the job itself between
             // two commits, where nothing else appends, so the next commit restarts the WAL.
             if frames >= Self.writerCheckpointFrames {
-                try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                connection.checkpointWAL()
             }
         }
     }
