@@ -81,26 +81,28 @@ let package = Package(
         .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
         .target(name: "CFuzzSupport"),
         .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindWire", "RewindServer", "CFuzzSupport"]),
-        .testTarget(name: "RewindJSONTests", dependencies: ["RewindJSON"]),
-        .testTarget(name: "RewindWireTests", dependencies: ["RewindWire"]),
-        .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindWebSocket"]),
-        .testTarget(name: "RewindServerTests", dependencies: ["RewindServer", "RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
-        .testTarget(name: "RewindLogTests", dependencies: ["RewindLog"]),
+        // Test-only helpers shared by the test targets (the OwnThreads trait).
+        .target(name: "RewindTestSupport", path: "Tests/RewindTestSupport"),
+        .testTarget(name: "RewindJSONTests", dependencies: ["RewindTestSupport", "RewindJSON"]),
+        .testTarget(name: "RewindWireTests", dependencies: ["RewindTestSupport", "RewindWire"]),
+        .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindTestSupport", "RewindWebSocket"]),
+        .testTarget(name: "RewindServerTests", dependencies: ["RewindTestSupport", "RewindServer", "RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
+        .testTarget(name: "RewindLogTests", dependencies: ["RewindTestSupport", "RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
-        .testTarget(name: "RewindReplayTests", dependencies: ["RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
+        .testTarget(name: "RewindReplayTests", dependencies: ["RewindTestSupport", "RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
         // An app on its own `Store` that imports RewindRecorder alone.
-        .testTarget(name: "RewindRecorderTests", dependencies: ["RewindRecorder"]),
+        .testTarget(name: "RewindRecorderTests", dependencies: ["RewindTestSupport", "RewindRecorder"]),
         // checkout-bug.jsonl is a fixture read by path beside its test (Docs/Integrating.md's recipe).
         .testTarget(
             name: "RewindTests",
-            dependencies: ["Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "RewindCLI"],
+            dependencies: ["RewindTestSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "RewindCLI"],
             exclude: ["checkout-bug.jsonl"]
         ),
-        .testTarget(name: "RewindDemoTests", dependencies: ["RewindDemo", "Rewind", "RewindLog"]),
-        .testTarget(name: "SystemLibraryTests", dependencies: ["CSQLite", "CLibWebSockets"]),
+        .testTarget(name: "RewindDemoTests", dependencies: ["RewindTestSupport", "RewindDemo", "Rewind", "RewindLog"]),
+        .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -114,7 +114,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     @usableFromInline
     func acceptCommands(from sinks: [any RecordingSink]) {
         for case let sink as ServerSink in sinks {
-            sink.onCommand { [weak self] command in
+            sink.onMainActorCommand { [weak self] command in
                 guard let self else {
                     return AppMessage.CommandResult(id: command.id, ok: false, message: "the store is gone")
                 }

@@ -11,6 +11,7 @@ enum DemoLifecycle {
 
     static func start(_ runner: DemoRunner, label: String, rate: Double, seed: UInt64, duration: Double?) {
         self.runner = runner
+        Interrupts.holdUntilCaught()
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)

@@ -47,7 +47,8 @@ final class Mailbox: @unchecked Sendable {
     /// Stops the process's default handling of SIGINT and SIGTERM and posts ``Delivery/interrupted``
     /// instead; keep the returned sources alive.
     func catchInterrupts() -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
+        Interrupts.holdUntilCaught()
+        return [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in self?.post(.interrupted) }

@@ -53,6 +53,8 @@ struct ServeCommand: ParsableCommand {
     var commandTimeout = 10.0
 
     func run() throws {
+        // Before the server starts its threads, so that they hold the signals too.
+        Interrupts.holdUntilCaught()
         guard let maxMessageSize = Self.parseSize(maxMessage), maxMessageSize >= 1024 else {
             throw CLIError("--max-message must be a size of at least 1KiB, such as 16MiB or 1048576", code: 2)
         }

@@ -45,7 +45,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     private let reportOrder = NSLock()
     // Guarded by `lock`.
     private var links: [String: ServerLink] = [:]
-    private var handler: CommandHandler?
+    private var handler: Handler?
+    private enum Handler {
+        case anywhere(CommandHandler)
+        case mainActor(@MainActor @Sendable (Command) async -> AppMessage.CommandResult)
+    }
     private var lastFlushAcked = true
     /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
     private var ending: [ServerLink] = []
@@ -105,9 +109,14 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Performs the commands the server relays with `handler` (replacing the store's, if any).
     public func onCommand(_ handler: @escaping CommandHandler) {
-        lock.lock()
-        self.handler = handler
-        lock.unlock()
+        lock.withLock { self.handler = .anywhere(handler) }
+    }
+
+    /// As ``onCommand(_:)``, for a handler isolated to the main actor (a `Store`'s): each command
+    /// goes from the connection's thread straight to the main actor, so a command reaches the
+    /// store even while every thread of Swift's shared pool is busy.
+    package func onMainActorCommand(_ handler: @escaping @MainActor @Sendable (Command) async -> AppMessage.CommandResult) {
+        lock.withLock { self.handler = .mainActor(handler) }
     }
 
     /// Opens the session's connection (in the background; the first events wait for it).
@@ -300,13 +309,13 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Runs the handler off the service thread and sends its result back.
     private func perform(_ command: Command, replyingOn link: ServerLink) {
-        lock.lock()
-        let handler = self.handler
-        lock.unlock()
-        Task {
-            let result = await handler?(command)
-                ?? AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands")
-            link.reply(result)
+        switch lock.withLock({ handler }) {
+        case .mainActor(let handler):
+            Task { @MainActor in link.reply(await handler(command)) }
+        case .anywhere(let handler):
+            Task { link.reply(await handler(command)) }
+        case nil:
+            link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands"))
         }
     }
 }

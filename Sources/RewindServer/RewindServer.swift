@@ -89,6 +89,11 @@ public final class RewindServer: Sendable {
         state.withLock { $0?.core.ingest.liveSessionIDs().count ?? 0 }
     }
 
+    /// How many inspector connections are open (the page, `rewind tail`, other clients of `/inspect`).
+    public var inspectorCount: Int {
+        state.withLock { $0?.core.hub.count ?? 0 }
+    }
+
     /// Stops accepting, closes every connection with 1001, finishes the events already received
     /// and flushes the log. Returns when it is done; calling it again does nothing.
     public func shutdown() {

@@ -1,10 +1,11 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// `rewind branch` against `rewind serve` with `rewind demo` connected: the demo's own reducer
 /// recomputes the session; without the app, one sentence.
-@Suite("rewind branch")
+@Suite("rewind branch", .ownThreads)
 struct BranchCommandTests {
     @Test("skips and edits through the live app: a linked branch whose seqs line up; with the app gone, one sentence")
     func branchThroughTheDemo() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 
 /// Runs the built `rewind` executable as a child process, the way a user would.
 struct CLIRunner {
@@ -26,39 +27,32 @@ struct CLIRunner {
     /// and waits for it to exit.
     static func run(_ arguments: [String], program: URL = executable, stdin: Data? = nil,
                     environment: [String: String] = [:]) throws -> Output {
-        let process = Process()
-        process.executableURL = program
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
-        let group = DispatchGroup()
+        let child = try Subprocess(program.path, arguments, environment: env, input: .pipe, output: .pipe, error: .pipe)
+        // Read both pipes concurrently so a chatty child never blocks on a full pipe, each on a
+        // thread of its own: a blocking read on a thread of the shared pool would hold it for as
+        // long as the child runs.
+        let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var outData = Data()
         nonisolated(unsafe) var errData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            outData = out.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
+        let out = child.standardOutput!
+        let err = child.standardError!
+        startThread(named: "test-reader") {
+            outData = out.readDataToEndOfFile()
+            done.signal()
         }
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
+        startThread(named: "test-reader") {
+            errData = err.readDataToEndOfFile()
+            done.signal()
         }
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        group.wait()
-        process.waitUntilExit()
+        let input = child.standardInput!
+        if let stdin { input.write(stdin) }
+        try input.close()
+        done.wait()
+        done.wait()
         return Output(
-            status: process.terminationStatus,
+            status: child.waitUntilExit(),
             stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self)
         )

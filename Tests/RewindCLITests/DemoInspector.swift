@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 import RewindJSON
 import RewindWebSocket
 
@@ -67,11 +68,12 @@ final class DemoInspector: WebSocketClientDelegate, @unchecked Sendable {
 
 /// A child process whose output (stdout and stderr together) is collected as it comes.
 ///
-/// Spawned with an empty signal mask and default SIGINT/SIGTERM handling: the test runner's
-/// threads block most signals and `Process` passes that mask on, so a shell script started by
-/// it could never see the SIGINT the test sends (a Ctrl-C from a terminal does reach it).
+/// Spawned (by ``Subprocess``) with an empty signal mask and default signal handling: the test
+/// runner's threads block most signals and Foundation's `Process` passes that mask on, so a shell
+/// script started by it could never see the SIGINT the test sends (a Ctrl-C from a terminal does
+/// reach it).
 final class OutputProcess: @unchecked Sendable {
-    let pid: pid_t
+    private(set) var pid: pid_t = 0
     private let condition = NSCondition()
     private var output = ""
     private var status: Int32?
@@ -81,41 +83,15 @@ final class OutputProcess: @unchecked Sendable {
     init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        close(fds[1])
-        guard spawned == 0 else {
-            close(fds[0])
-            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT)
+        let child = try Subprocess(executable, arguments, environment: env, output: .pipe, error: .standardOutput) { [self] code in
+            condition.lock()
+            status = code
+            condition.broadcast()
+            condition.unlock()
         }
-        pid = child
-        let spawnedPID = child
-        let reader = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
-        Thread.detachNewThread { [self] in
+        pid = child.pid
+        let reader = child.standardOutput!
+        startThread(named: "test-reader") { [self] in
             while true {
                 let data = reader.availableData
                 if data.isEmpty {
@@ -130,16 +106,6 @@ final class OutputProcess: @unchecked Sendable {
                 condition.broadcast()
                 condition.unlock()
             }
-        }
-        Thread.detachNewThread { [self] in
-            var raw: Int32 = 0
-            while waitpid(spawnedPID, &raw, 0) == -1 && errno == EINTR {}
-            // WIFEXITED / WEXITSTATUS, spelled out (the C macros do not import).
-            let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-            condition.lock()
-            status = code
-            condition.broadcast()
-            condition.unlock()
         }
     }
 

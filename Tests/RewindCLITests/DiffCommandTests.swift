@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import RewindTestSupport
 
-@Suite("rewind diff")
+@Suite("rewind diff", .ownThreads)
 struct DiffCommandTests {
     static let before = #"{"user":{"name":"Ada","age":36},"tags":["x","y"],"items":[{"id":1,"n":"a"},{"id":2,"n":"b"}]}"#
     static let after = #"{"user":{"name":"Grace","age":36},"tags":["y"],"items":[{"id":1,"n":"a"},{"id":3,"n":"c"},{"id":2,"n":"b"}],"new":null}"#

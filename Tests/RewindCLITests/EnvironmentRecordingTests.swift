@@ -2,11 +2,12 @@ import Foundation
 import RewindJSON
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// An app whose code names no destination records where its environment says: REWIND_SERVER
 /// (with REWIND_TOKEN) to a real `rewind serve`, else the default log. The app is a real process
 /// (`RewindRecorderChild`, built on RewindRecorder alone) with a real environment.
-@Suite("REWIND_SERVER and REWIND_TOKEN from an app's environment")
+@Suite("REWIND_SERVER and REWIND_TOKEN from an app's environment", .ownThreads)
 struct EnvironmentRecordingTests {
     static let child = CLIRunner.locate("RewindRecorderChild")
 

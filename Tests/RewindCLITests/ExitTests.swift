@@ -1,10 +1,11 @@
 import Foundation
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// An app that exits right after recording (a CLI tool, a test, a script) loses nothing: the exit
 /// hook writes what is queued, ends the sessions, and gives servers a bounded time to take them.
-@Suite("Exiting right after recording")
+@Suite("Exiting right after recording", .ownThreads)
 struct ExitTests {
     @Test("returning from main or calling exit() at once: every event is in the log file and the session is ended",
           arguments: ["return", "exit"])

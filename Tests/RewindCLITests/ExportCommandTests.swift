@@ -1,9 +1,10 @@
 import Foundation
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// `rewind export`, run as a user would run it.
-@Suite("rewind export")
+@Suite("rewind export", .ownThreads)
 struct ExportCommandTests {
     func withLog(_ body: (TemporaryDirectory, String) throws -> Void) throws {
         let directory = try TemporaryDirectory()

@@ -1,10 +1,11 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// `rewind find` on the fixture log: session 1's count goes 0, 1, 1, 1, 1, 3…; its user is
 /// renamed Grace at seq 2 and replaced by the string "anonymous" at seq 8.
-@Suite("rewind find")
+@Suite("rewind find", .ownThreads)
 struct FindCommandTests {
     @Test("prints where the condition starts to hold; --all where it stops; --json one object per hit")
     func startsAndStops() throws {

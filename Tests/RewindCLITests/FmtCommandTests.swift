@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import RewindTestSupport
 
 /// `rewind fmt`, run as a user would run it.
-@Suite("rewind fmt")
+@Suite("rewind fmt", .ownThreads)
 struct FmtCommandTests {
     static let input = #"{"b":[1,2.50,{}],"a":"é\n","c":{"z":null,"y":true}}"#
 

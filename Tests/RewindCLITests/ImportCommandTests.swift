@@ -1,9 +1,10 @@
 import Foundation
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// `rewind import`, run as a user would run it.
-@Suite("rewind import")
+@Suite("rewind import", .ownThreads)
 struct ImportCommandTests {
     static let withInitial = """
     {"state":{"todos":[]},"at":1700000000}
@@ -196,16 +197,9 @@ struct ImportCommandTests {
     /// returns what appeared there, standard output and standard error together.
     static func onTerminal(_ arguments: [String]) throws -> String {
         let command = ([CLIRunner.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let process = try Subprocess("/usr/bin/script", ["-qec", command, "/dev/null"], output: .pipe)
+        let shown = String(decoding: process.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.waitUntilExit() == 0)
         return shown
     }
 }

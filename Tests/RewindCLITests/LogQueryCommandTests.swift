@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import RewindLog
 import Testing
+import RewindTestSupport
 
-@Suite("rewind sessions and rewind log")
+@Suite("rewind sessions and rewind log", .ownThreads)
 struct LogQueryCommandTests {
     @Test("sessions lists each session with its times and counts")
     func sessions() throws {

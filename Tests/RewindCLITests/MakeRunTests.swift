@@ -1,10 +1,11 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// `make run`'s script (.ci/run-demo.sh) on a free port: a real `rewind serve`, a real
 /// `rewind demo` streaming to it, an inspector watching, jumping and resuming, then SIGINT.
-@Suite("make run")
+@Suite("make run", .ownThreads)
 struct MakeRunTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import RewindTestSupport
 
-@Suite("rewind patch")
+@Suite("rewind patch", .ownThreads)
 struct PatchCommandTests {
     func patch(_ document: String, _ patch: String, _ options: [String] = []) throws -> CLIRunner.Output {
         let dir = try TemporaryDirectory()

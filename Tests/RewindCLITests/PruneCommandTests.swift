@@ -1,9 +1,10 @@
 import Foundation
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// `rewind prune`, run as a user would run it.
-@Suite("rewind prune")
+@Suite("rewind prune", .ownThreads)
 struct PruneCommandTests {
     static let day: TimeInterval = 86_400
 

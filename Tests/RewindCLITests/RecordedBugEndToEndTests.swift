@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import RewindTestSupport
 
 /// The three commands of Docs/Integrating.md, "A recorded bug becomes a test", end to end on a
 /// small package of its own (a cart reducer, an executable that records it, a test target):
 /// record, `rewind test`, `swift test`. The test passes against the reducer that recorded the
 /// session, then fails at the right seq, naming the send site and the changed path, once the
 /// reducer changes. The package is built once; both `swift test` runs reuse that build.
-@Suite("A recorded bug becomes a failing Swift test, end to end")
+@Suite("A recorded bug becomes a failing Swift test, end to end", .ownThreads)
 struct RecordedBugEndToEndTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -90,18 +91,12 @@ struct RecordedBugEndToEndTests {
 
     /// Runs `program arguments…` in `directory`; returns its exit status and everything it printed.
     static func run(_ program: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        let process = try Subprocess("/usr/bin/env", [program] + arguments, directory: directory.path,
+                                     output: .pipe, error: .standardOutput)
         let collected = Collected()
-        PipeReader.start(pipe, onEnd: { collected.finish() }) { data in collected.append(data) }
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, collected.wait())
+        PipeReader.start(process.standardOutput!, onEnd: { collected.finish() }) { data in collected.append(data) }
+        let status = process.waitUntilExit()
+        return (status, collected.wait())
     }
 
     @Test("record, rewind test, swift test: passes, then fails at the seq the changed reducer breaks")

@@ -2,10 +2,11 @@ import Foundation
 import RewindJSON
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// `rewind replay` piped: each event's header and changes, checked against `rewind log` and
 /// `rewind diff`.
-@Suite("rewind replay (piped)")
+@Suite("rewind replay (piped)", .ownThreads)
 struct ReplayCommandTests {
     @Test("each event: a header line, then exactly the lines `rewind diff S@N-1 S@N` prints, indented")
     func pipedMatchesDiff() throws {

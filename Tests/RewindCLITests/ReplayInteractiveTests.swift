@@ -1,9 +1,10 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// The full-screen `rewind replay`, driven in a real terminal (tmux) with keys and signals.
-@Suite("rewind replay (interactive, in tmux)", .serialized)
+@Suite("rewind replay (interactive, in tmux)", .serialized, .ownThreads)
 struct ReplayInteractiveTests {
     /// Runs `rewind replay ARGS` in a tmux pane; after it exits the script saves `stty -a`,
     /// prints the exit status and stays alive so the pane can be read.

@@ -1,11 +1,12 @@
 import Foundation
 import RewindJSON
 import RewindWire
+import RewindTestSupport
 
 /// A `rewind` command running as a child process (`tail`, …), its stdout and stderr collected
 /// separately as they come, so tests can wait on what it printed.
 final class RunningCLI: @unchecked Sendable {
-    let process = Process()
+    private var process: Subprocess!
     private let condition = NSCondition()
     private var out = ""
     private var err = ""
@@ -16,19 +17,18 @@ final class RunningCLI: @unchecked Sendable {
     private var pipesEnded = 0
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = CLIRunner.executable
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["REWIND_TOKEN"] = nil
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        for (pipe, isError) in [(stdout, false), (stderr, true)] {
-            PipeReader.start(pipe, onEnd: { [weak self] in
+        process = try Subprocess(CLIRunner.executable.path, arguments, environment: env, output: .pipe, error: .pipe) { [weak self] _ in
+            guard let self else { return }
+            self.condition.lock()
+            self.exited = true
+            self.condition.broadcast()
+            self.condition.unlock()
+        }
+        for (handle, isError) in [(process.standardOutput!, false), (process.standardError!, true)] {
+            PipeReader.start(handle, onEnd: { [weak self] in
                 guard let self else { return }
                 self.condition.lock()
                 self.pipesEnded += 1
@@ -47,14 +47,6 @@ final class RunningCLI: @unchecked Sendable {
                 self.condition.unlock()
             }
         }
-        process.terminationHandler = { [weak self] _ in
-            guard let self else { return }
-            self.condition.lock()
-            self.exited = true
-            self.condition.broadcast()
-            self.condition.unlock()
-        }
-        try process.run()
     }
 
     var stdout: String { condition.withLock { out } }
@@ -90,7 +82,7 @@ final class RunningCLI: @unchecked Sendable {
     }
 
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        process.signal(number)
     }
 
     /// Waits for the process to exit and for its pipes to drain; `nil` if it has not exited
@@ -104,14 +96,13 @@ final class RunningCLI: @unchecked Sendable {
         let done = exited
         condition.unlock()
         guard done else { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.waitUntilExit()
     }
 
     /// Kills the process if it is still running (for `defer`).
     func stop() {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -2,9 +2,10 @@ import Foundation
 import RewindJSON
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// Send sites and runs as the commands show them, on a log written with `LogWriter`.
-@Suite("Send sites and runs in the command line")
+@Suite("Send sites and runs in the command line", .ownThreads)
 struct SendSiteCommandTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
 

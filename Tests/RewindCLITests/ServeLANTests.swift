@@ -3,10 +3,11 @@ import RewindLog
 import RewindWebSocket
 import Testing
 @testable import RewindCLI
+import RewindTestSupport
 
 /// `rewind serve --lan`: every interface, a token kept beside the log, and what to paste into a
 /// scheme. A real server process; a real app process connects with what it printed.
-@Suite("rewind serve --lan")
+@Suite("rewind serve --lan", .ownThreads)
 struct ServeLANTests {
     /// The lines of `--lan` output that a device's scheme takes.
     struct Printed {

@@ -2,10 +2,11 @@ import Foundation
 import RewindJSON
 import RewindWebSocket
 import RewindWire
+import RewindTestSupport
 
 /// `rewind serve` running as a child process, its output collected as it comes.
 final class ServeProcess: @unchecked Sendable {
-    let process = Process()
+    private var process: Subprocess!
     private let condition = NSCondition()
     private var output = ""
     private var exited = false
@@ -13,12 +14,14 @@ final class ServeProcess: @unchecked Sendable {
     private var outputEnded = false
 
     init(_ arguments: [String]) throws {
-        process.executableURL = CLIRunner.executable
-        process.arguments = ["serve"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        PipeReader.start(pipe, onEnd: { [weak self] in
+        process = try Subprocess(CLIRunner.executable.path, ["serve"] + arguments, output: .pipe, error: .standardOutput) { [weak self] _ in
+            guard let self else { return }
+            self.condition.lock()
+            self.exited = true
+            self.condition.broadcast()
+            self.condition.unlock()
+        }
+        PipeReader.start(process.standardOutput!, onEnd: { [weak self] in
             guard let self else { return }
             self.condition.lock()
             self.outputEnded = true
@@ -31,14 +34,6 @@ final class ServeProcess: @unchecked Sendable {
             self.condition.broadcast()
             self.condition.unlock()
         }
-        process.terminationHandler = { [weak self] _ in
-            guard let self else { return }
-            self.condition.lock()
-            self.exited = true
-            self.condition.broadcast()
-            self.condition.unlock()
-        }
-        try process.run()
     }
 
     var text: String {
@@ -67,7 +62,7 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        process.signal(number)
     }
 
     /// Waits for the process to exit and its output to be read to the end; `nil` if it has not

@@ -1,8 +1,9 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("rewind state, rewind blame and rewind diff on recorded states")
+@Suite("rewind state, rewind blame and rewind diff on recorded states", .ownThreads)
 struct StateBlameCommandTests {
     @Test("state prints the recorded state at every seq, pretty or compact")
     func state() throws {

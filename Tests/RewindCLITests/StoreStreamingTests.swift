@@ -3,6 +3,7 @@ import Rewind
 import RewindJSON
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// A small app: a Swift `Store` that records to `rewind serve` through its `ServerSink`.
 struct ShopState: Codable, Sendable, Equatable {
@@ -24,7 +25,7 @@ let shopReducer: Reducer<ShopState, ShopAction> = { state, action in
 }
 
 /// `rewind tail` and `rewind replay --into` with a real app: a `Store` streaming to a real server.
-@Suite("rewind tail and replay --into with a Store streaming", .serialized)
+@Suite("rewind tail and replay --into with a Store streaming", .serialized, .ownThreads)
 @MainActor
 struct StoreStreamingTests {
     /// Sends `count` actions, alternating the two kinds.

@@ -2,10 +2,11 @@ import Foundation
 import RewindJSON
 import RewindWire
 import Testing
+import RewindTestSupport
 
 /// `rewind tail --all` follows live sessions only: ended ones in the log are left alone, new ones
 /// are taken up as they start, and each is dropped once it ends.
-@Suite("rewind tail --all")
+@Suite("rewind tail --all", .ownThreads)
 struct TailAllTests {
     @Test("with an ended and a live session in the log, prints only the live one's events, drops it when it ends, takes up a new one")
     func liveSessionsOnly() throws {

@@ -2,9 +2,10 @@ import Foundation
 import RewindJSON
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// `rewind tail` against a real `rewind serve` child with an app streaming over a real socket.
-@Suite("rewind tail")
+@Suite("rewind tail", .ownThreads)
 struct TailCommandTests {
     /// A server on a free port with its log in a fresh folder.
     struct Server {

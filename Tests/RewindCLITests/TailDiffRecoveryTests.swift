@@ -3,11 +3,12 @@ import RewindJSON
 import RewindWebSocket
 import RewindWire
 import Testing
+import RewindTestSupport
 
 /// `rewind tail --diff` when a live patch does not apply to the state it keeps. A real server
 /// checks every patch before it pushes it, so an inspector server scripted here sends one that
 /// cannot apply.
-@Suite("rewind tail --diff: a patch that does not apply")
+@Suite("rewind tail --diff: a patch that does not apply", .ownThreads)
 struct TailDiffRecoveryTests {
     /// An inspector endpoint that lists one live session, pushes `pushes` after the subscription,
     /// answers `events` with nothing stored and `state` with `stateAnswer` (an error when nil).

@@ -2,10 +2,11 @@ import Foundation
 import RewindJSON
 import RewindWire
 import Testing
+import RewindTestSupport
 
 /// What an app recorded reaches the terminal escaped (control characters made visible) and cut
 /// by display columns (wide characters count two).
-@Suite("rewind tail and replay: terminal-safe text")
+@Suite("rewind tail and replay: terminal-safe text", .ownThreads)
 struct TerminalTextTests {
     /// Event 1 of the two-type recording with `type` as its action type.
     static func event1(type: String) -> JSONValue {

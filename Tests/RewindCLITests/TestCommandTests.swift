@@ -2,9 +2,10 @@ import Foundation
 import RewindJSON
 import RewindLog
 import Testing
+import RewindTestSupport
 
 /// `rewind test`: the files it writes, `--from`, `--server`, and what it refuses.
-@Suite("rewind test")
+@Suite("rewind test", .ownThreads)
 struct TestCommandTests {
     @Test("writes NAME.swift and NAME.jsonl; the fixture is the session's export with its causes")
     func writesBothFiles() throws {

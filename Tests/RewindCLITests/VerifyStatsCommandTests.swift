@@ -1,8 +1,9 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("rewind verify and rewind stats")
+@Suite("rewind verify and rewind stats", .ownThreads)
 struct VerifyStatsCommandTests {
     @Test("verify passes every session of a sound log and exits 0")
     func verifyPasses() throws {

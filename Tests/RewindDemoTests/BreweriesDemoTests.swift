@@ -1,9 +1,10 @@
 import Rewind
 import Testing
 @testable import RewindDemo
+import RewindTestSupport
 
 @MainActor
-@Suite struct BreweriesDemoTests {
+@Suite(.ownThreads) struct BreweriesDemoTests {
     func makeApp(failures: FakeNetwork.Failures = .none) -> BreweriesApp {
         BreweriesApp(network: FakeNetwork(seed: 8, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 8))
     }

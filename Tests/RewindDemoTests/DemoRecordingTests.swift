@@ -3,11 +3,12 @@ import Rewind
 import RewindLog
 import Testing
 @testable import RewindDemo
+import RewindTestSupport
 
 /// The runner records every app into one log: sessions named and versioned, action types
 /// named after the app, effects' answers carrying their cause, hashes as the state log says.
 @MainActor
-@Suite struct DemoRecordingTests {
+@Suite(.ownThreads) struct DemoRecordingTests {
     func temporaryPath(_ name: String) throws -> (folder: URL, path: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-demo-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

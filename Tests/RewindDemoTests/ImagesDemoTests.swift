@@ -1,9 +1,10 @@
 import Rewind
 import Testing
 @testable import RewindDemo
+import RewindTestSupport
 
 @MainActor
-@Suite struct ImagesDemoTests {
+@Suite(.ownThreads) struct ImagesDemoTests {
     func makeIntent(failures: FakeNetwork.Failures) -> ImagesIntent {
         ImagesIntent(network: FakeNetwork(seed: 11, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 11))
     }

@@ -1,9 +1,10 @@
 import Rewind
 import Testing
 @testable import RewindDemo
+import RewindTestSupport
 
 @MainActor
-@Suite struct OrdersDemoTests {
+@Suite(.ownThreads) struct OrdersDemoTests {
     func loadedViewModel(failures: FakeNetwork.Failures = .none) async -> OrdersViewModel {
         let model = OrdersViewModel(network: FakeNetwork(seed: 21, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 21))
         model.loadOrders()

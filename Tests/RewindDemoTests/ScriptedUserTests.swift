@@ -1,11 +1,12 @@
 import Rewind
 import Testing
 @testable import RewindDemo
+import RewindTestSupport
 
 /// Each app's scripted user, run step by step against an instant back end that fails now and
 /// then, reaches the screens its seed article describes.
 @MainActor
-@Suite struct ScriptedUserTests {
+@Suite(.ownThreads) struct ScriptedUserTests {
     static let steps = 400
 
     func network(_ seed: UInt64) -> FakeNetwork {

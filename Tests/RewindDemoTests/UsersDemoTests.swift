@@ -1,9 +1,10 @@
 import Rewind
 import Testing
 @testable import RewindDemo
+import RewindTestSupport
 
 @MainActor
-@Suite struct UsersDemoTests {
+@Suite(.ownThreads) struct UsersDemoTests {
     func makeApp(failures: FakeNetwork.Failures = .none) -> UsersApp {
         UsersApp(network: FakeNetwork(seed: 5, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 5))
     }

@@ -1,8 +1,9 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("Codable bridge: dates")
+@Suite("Codable bridge: dates", .ownThreads)
 struct CodableBridgeDateTests {
     enum Strategy: String, CaseIterable {
         case seconds, milliseconds, iso8601

@@ -1,8 +1,9 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("Codable bridge: errors name the path")
+@Suite("Codable bridge: errors name the path", .ownThreads)
 struct CodableBridgeErrorTests {
     static let order: JSONValue = [
         "id": 1,

@@ -1,8 +1,9 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("Codable bridge: agreement with Foundation")
+@Suite("Codable bridge: agreement with Foundation", .ownThreads)
 struct CodableBridgeFoundationTests {
     /// Checks that the bridge and Foundation's JSONEncoder give equal JSON for `value` with the
     /// given strategies, and that each side's decoder reads the other side's output back.

@@ -1,8 +1,9 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("Codable bridge: numbers")
+@Suite("Codable bridge: numbers", .ownThreads)
 struct CodableBridgeNumberTests {
     @Test("integers are exact at every width's extremes")
     func integerExtremes() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// Encodes with the bridge, checks the compact text, decodes back and checks equality.
 func expectRoundTrip<T: Codable & Equatable>(
@@ -16,7 +17,7 @@ func expectRoundTrip<T: Codable & Equatable>(
     #expect(decoded == value, sourceLocation: sourceLocation)
 }
 
-@Suite("Codable bridge: structures")
+@Suite("Codable bridge: structures", .ownThreads)
 struct CodableBridgeTests {
     let user = User(
         id: 7, name: "Ada", address: Address(street: "1 Loop", zip: nil),

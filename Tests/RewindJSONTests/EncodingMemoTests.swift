@@ -1,11 +1,12 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// `JSONValueEncoder.Memo`: an encoder called on successive versions of a state reuses the
 /// encoding of every part that did not change, and its result is always what a plain encoding
 /// gives, member order and non-finite reports included.
-@Suite("Encoding memo")
+@Suite("Encoding memo", .ownThreads)
 struct EncodingMemoTests {
     struct Card: Codable, Equatable {
         var id: Int

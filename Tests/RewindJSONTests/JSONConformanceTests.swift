@@ -1,10 +1,11 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// Every case of JSONTestSuite's `test_parsing`: `y_` must parse, `n_` must be rejected with a
 /// ``JSONError``, `i_` may go either way but must never crash.
-@Suite("JSONTestSuite conformance", .enabled(if: SharedTestData.isAvailable))
+@Suite("JSONTestSuite conformance", .enabled(if: SharedTestData.isAvailable), .ownThreads)
 struct JSONConformanceTests {
     static let directory = "JSONTestSuite/test_parsing"
 

@@ -1,9 +1,10 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// apply(diff(a, b).forward, a) == b and apply(diff(a, b).inverse, b) == a, over random
 /// documents and random mutations of them. Each seed is one test case: a failure names it.
-@Suite("JSONDiff properties")
+@Suite("JSONDiff properties", .ownThreads)
 struct JSONDiffPropertyTests {
     /// Checks both directions; a failure prints the seed, and the documents and patches unless
     /// they are too large to read.
@@ -77,7 +78,7 @@ struct JSONDiffPropertyTests {
 
 /// The three real documents of shared/testdata/json-corpus against copies of themselves with
 /// about 1% of their values changed and elements inserted and removed.
-@Suite("JSONDiff on the JSON corpus", .enabled(if: SharedTestData.isAvailable))
+@Suite("JSONDiff on the JSON corpus", .enabled(if: SharedTestData.isAvailable), .ownThreads)
 struct JSONDiffCorpusTests {
     @Test("forward and inverse round-trip", arguments: ["canada.json", "citm_catalog.json", "twitter.json"])
     func corpus(file: String) throws {

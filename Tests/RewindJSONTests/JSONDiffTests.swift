@@ -1,7 +1,8 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("JSONDiff")
+@Suite("JSONDiff", .ownThreads)
 struct JSONDiffTests {
     func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 

@@ -1,9 +1,10 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// Numbers keep their text and compare by value, whichever way they are stored inside.
-@Suite("JSON numbers")
+@Suite("JSON numbers", .ownThreads)
 struct JSONNumberTests {
     @Test("equal values compare equal across spellings", arguments: [
         ["1", "1.0", "1e0", "10e-1", "0.1e1", "1.000000000000000000000000", "100000000000000000000e-20"],

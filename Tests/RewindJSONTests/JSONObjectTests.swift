@@ -1,8 +1,9 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// Ordered members with lookups that stay right as objects grow past the index threshold.
-@Suite("JSONObject")
+@Suite("JSONObject", .ownThreads)
 struct JSONObjectTests {
     @Test("lookups agree with a dictionary through inserts, updates and removals", arguments: [5, 24, 25, 40, 300])
     func mutations(size: Int) {

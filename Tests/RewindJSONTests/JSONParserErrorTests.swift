@@ -1,9 +1,10 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// Where and why the parser rejects input, and its limits.
-@Suite("JSON parser errors")
+@Suite("JSON parser errors", .ownThreads)
 struct JSONParserErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var input: String

@@ -1,5 +1,6 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// One record of the json-patch-tests suite.
 struct PatchConformanceCase: Sendable, CustomTestStringConvertible {
@@ -26,7 +27,7 @@ struct PatchConformanceCase: Sendable, CustomTestStringConvertible {
     }()
 }
 
-@Suite("JSON Patch conformance (json-patch-tests)", .enabled(if: SharedTestData.isAvailable))
+@Suite("JSON Patch conformance (json-patch-tests)", .enabled(if: SharedTestData.isAvailable), .ownThreads)
 struct JSONPatchConformanceTests {
     @Test("the suite is present and large")
     func loaded() {

@@ -1,8 +1,9 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// The depth and growth limits, checked while a patch applies.
-@Suite("JSON Patch limits")
+@Suite("JSON Patch limits", .ownThreads)
 struct JSONPatchLimitsTests {
     /// `[[[…]]]` nested `levels` deep (0 is the scalar 1).
     static func nested(_ levels: Int) -> String {

@@ -1,7 +1,8 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("JSONPatch")
+@Suite("JSONPatch", .ownThreads)
 struct JSONPatchTests {
     func patch(_ text: String) throws -> JSONPatch {
         try JSONPatch(json: JSONValue(parsing: text))

@@ -1,7 +1,8 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("JSONPointer")
+@Suite("JSONPointer", .ownThreads)
 struct JSONPointerTests {
     /// RFC 6901 section 5: every pointer of the example and the value it names.
     static let rfcDocument: JSONValue = [

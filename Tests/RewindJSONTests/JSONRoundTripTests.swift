@@ -1,10 +1,11 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// parse → print → parse gives the same value, in every layout, on the conformance suite's valid
 /// documents and on the three benchmark corpus files.
-@Suite("JSON round trip", .enabled(if: SharedTestData.isAvailable))
+@Suite("JSON round trip", .enabled(if: SharedTestData.isAvailable), .ownThreads)
 struct JSONRoundTripTests {
     static let corpus = ["canada", "citm_catalog", "twitter"]
 

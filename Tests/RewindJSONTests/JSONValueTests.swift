@@ -1,7 +1,8 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("JSONValue")
+@Suite("JSONValue", .ownThreads)
 struct JSONValueTests {
     @Test("numbers keep their exact text")
     func exactNumbers() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("JSON writer")
+@Suite("JSON writer", .ownThreads)
 struct JSONWriterTests {
     static let document: JSONValue = [
         "name": "Ada", "tags": ["a", 1, true, nil], "empty": [:], "none": [], "nested": ["z": 1.5, "a": [[:]]],

@@ -1,7 +1,8 @@
 import RewindJSON
 import Testing
+import RewindTestSupport
 
-@Suite("State hashes: version 1 (stable hash) and the properties both versions share")
+@Suite("State hashes: version 1 (stable hash) and the properties both versions share", .ownThreads)
 struct StableHashTests {
     static let equalPairs = [
         (#"{"a":1,"b":[2,3]}"#, #"{"b":[2,3],"a":1}"#),

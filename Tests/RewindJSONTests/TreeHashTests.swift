@@ -1,10 +1,11 @@
 import Foundation
 import RewindJSON
 import Testing
+import RewindTestSupport
 
 /// State hash version 2 (`Docs/Protocol.md`, "Version 2: the tree hash"). What both versions
 /// share (equal documents, distinct documents) is checked in `StableHashTests` for each version.
-@Suite("Tree hash (state hash version 2)")
+@Suite("Tree hash (state hash version 2)", .ownThreads)
 struct TreeHashTests {
     @Test("strings of every length up to 100 bytes differ when any one byte does")
     func everyByteCounts() {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 @testable import RewindJSON
+import RewindTestSupport
 
 /// `ValueLayout`: which bytes a memoizing encoder compares, and which types it never reuses.
-@Suite("Value layout")
+@Suite("Value layout", .ownThreads)
 struct ValueLayoutTests {
     struct Padded { var id: Int; var done: Bool; var score: Double?; var flag: Bool }
     final class Box {}

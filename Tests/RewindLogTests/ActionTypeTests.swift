@@ -1,8 +1,9 @@
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Action type extraction")
+@Suite("Action type extraction", .ownThreads)
 struct ActionTypeTests {
     @Test("type string, enum case name, bare string, else ?", arguments: [
         (#"{"type":"todo/add","payload":{"title":"milk"}}"#, "todo/add"),

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Append-only, enforced by the database")
+@Suite("Append-only, enforced by the database", .ownThreads)
 struct AppendOnlyTests {
     /// A log with one session of 5 events (a keyframe at 0) and a raw connection to it.
     func fixture() throws -> (TemporaryDirectory, Connection) {

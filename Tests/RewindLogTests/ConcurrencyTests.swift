@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Readers while the writer writes")
+@Suite("Readers while the writer writes", .ownThreads)
 struct ConcurrencyTests {
     @Test("Readers on their own connections see whole batches, in order, while appends go on")
     func readersWhileWriting() async throws {

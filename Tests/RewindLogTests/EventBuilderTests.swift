@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("EventBuilder")
+@Suite("EventBuilder", .ownThreads)
 struct EventBuilderTests {
     let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 

@@ -2,9 +2,10 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
 /// Schema 4 keeps which state hash each session's events carry.
-@Suite("Log file: each session's state hash version")
+@Suite("Log file: each session's state hash version", .ownThreads)
 struct HashVersionLogTests {
     @Test("a session keeps the version it was opened with; continuing it with another is refused in one sentence")
     func keptAndChecked() throws {

@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("LogWriter.write: an import is stored whole or not at all")
+@Suite("LogWriter.write: an import is stored whole or not at all", .ownThreads)
 struct ImportWriteTests {
     static let lines = [#"{"state":{"n":0},"at":1700000000}"#, #"{"action":"inc","state":{"n":1},"at":1700000001}"#,
                         #"{"action":"inc","state":{"n":2},"at":1700000002}"#]

@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("JSONL import: lines to events")
+@Suite("JSONL import: lines to events", .ownThreads)
 struct JSONLImportTests {
     @Test("a first line without an action is the initial state, seq 0")
     func initialLine() throws {

@@ -1,7 +1,8 @@
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Keyframe policy")
+@Suite("Keyframe policy", .ownThreads)
 struct KeyframePolicyTests {
     let policy = KeyframePolicy(maxEvents: 1_000, maxPatchBytesRatio: 0.5)
 

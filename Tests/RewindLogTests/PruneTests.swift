@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Prune: the only way data leaves")
+@Suite("Prune: the only way data leaves", .ownThreads)
 struct PruneTests {
     @Test("prune(sessions:) removes only the named sessions; the others stay whole and searchable")
     func pruneNamed() throws {

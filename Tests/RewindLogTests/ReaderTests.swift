@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("LogReader: sessions, names, filters, keyframes, patches, stats")
+@Suite("LogReader: sessions, names, filters, keyframes, patches, stats", .ownThreads)
 struct ReaderTests {
     /// Three sessions: a counter with mixed actions and keyframes every 10, a login session, an empty one.
     func fixture() throws -> (TemporaryDirectory, LogReader, [Int64]) {

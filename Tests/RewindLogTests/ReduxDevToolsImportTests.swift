@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Redux DevTools import: both export shapes to events")
+@Suite("Redux DevTools import: both export shapes to events", .ownThreads)
 struct ReduxDevToolsImportTests {
     /// A lifted state as the DevTools' Export button writes it: an init action, two actions of a
     /// todo app, the third skipped (so its state repeats the one before).

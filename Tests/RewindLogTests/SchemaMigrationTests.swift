@@ -2,10 +2,11 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
 /// Schema 2 marks the events whose numbers were NaN or infinite; a schema-1 file is migrated
 /// when a writer (or a reader that may write) opens it, and nothing in it changes.
-@Suite("Log file: schema 1 to 2")
+@Suite("Log file: schema 1 to 2", .ownThreads)
 struct SchemaMigrationTests {
     /// A log as a schema-1 Rewind wrote it: its SQL, its header, one session of three events.
     static func makeVersion1(at path: String) throws {
@@ -99,7 +100,7 @@ struct SchemaMigrationTests {
 
 /// Schema 3 keeps each action's send site and each session's run; a schema-2 file is migrated
 /// when a writer opens it, and read as it stands when it cannot be written.
-@Suite("Log file: schema 2 to 3 (and on to 4)")
+@Suite("Log file: schema 2 to 3 (and on to 4)", .ownThreads)
 struct SendSiteSchemaTests {
     static func makeVersion2(at path: String) throws {
         try SchemaMigrationTests.makeVersion1(at: path)

@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Log file: schema, reopening, refusing what is not ours")
+@Suite("Log file: schema, reopening, refusing what is not ours", .ownThreads)
 struct SchemaTests {
     @Test("A new file gets schema 4, the Rewind application id, WAL and its tables; reopening keeps them")
     func createAndReopen() throws {

@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("Export: sessions back to files")
+@Suite("Export: sessions back to files", .ownThreads)
 struct SessionExportTests {
     /// Imports `bytes` into a fresh log, then exports the session in `format`.
     func roundTrip(_ bytes: [UInt8], format: ImportFormat, pageSize: Int = 1_000) throws -> [UInt8] {

@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindLog
+import RewindTestSupport
 
-@Suite("LogWriter: validation, batches, durability, group commit")
+@Suite("LogWriter: validation, batches, durability, group commit", .ownThreads)
 struct WriterTests {
     @Test("Gap and duplicate seqs are rejected without damaging what is stored")
     func gapAndDuplicate() throws {
@@ -189,7 +190,7 @@ struct WriterTests {
     }
 }
 
-@Suite("LogWriter: checkpoints")
+@Suite("LogWriter: checkpoints", .ownThreads)
 struct CheckpointTests {
     /// The size of the file at `path`; 0 when there is none.
     func size(_ path: String) -> Int64 {

@@ -1,6 +1,7 @@
 import Foundation
 import RewindRecorder
 import Testing
+import RewindTestSupport
 
 // An app with its own store, as a ReSwift or TCA app has: it imports RewindRecorder alone, and
 // its `Store`, `Reducer`, `Middleware` and `Effect` are its own, so every name below resolves to
@@ -56,7 +57,7 @@ final class Store {
     }
 }
 
-@Suite("An app on its own Store records through RewindRecorder")
+@Suite("An app on its own Store records through RewindRecorder", .ownThreads)
 struct OwnStoreTests {
     @MainActor
     @Test("the app's Store, Reducer, Middleware and Effect are its own; its actions are recorded and replay")

@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 
 /// A helper executable built beside the tests, run as a child process whose standard output is
 /// collected line by line, so a test can wait for what it reports with a deadline.
@@ -14,21 +15,16 @@ final class ChildProcess: @unchecked Sendable {
         return dir.appendingPathComponent(name)
     }
 
-    let process = Process()
+    let process: Subprocess
     private let condition = NSCondition()
     private var lines: [String] = []
     private var partial = ""
     private var closed = false
 
     init(_ name: String, arguments: [String]) throws {
-        process.executableURL = Self.executable(name)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let reader = out.fileHandleForReading
-        let thread = Thread { [self] in
+        process = try Subprocess(Self.executable(name).path, arguments, output: .pipe, error: .inherit)
+        let reader = process.standardOutput!
+        startThread(named: "child-reader") { [self] in
             while true {
                 let data = reader.availableData
                 condition.lock()
@@ -47,7 +43,6 @@ final class ChildProcess: @unchecked Sendable {
                 condition.unlock()
             }
         }
-        thread.start()
     }
 
     /// Waits until `match` returns a value for one of the lines read so far (checked from the
@@ -75,7 +70,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Sends SIGKILL and waits for the child to be gone and its output drained.
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
         condition.lock()
         while !closed { condition.wait() }

@@ -3,8 +3,9 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import RewindReplay
+import RewindTestSupport
 
-@Suite("Timeline: diff and blame")
+@Suite("Timeline: diff and blame", .ownThreads)
 struct TimelineDiffBlameTests {
     @Test("diff(from:to:) is the diff of the two recorded states, either way round")
     func diff() throws {

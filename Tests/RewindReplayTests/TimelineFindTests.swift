@@ -3,11 +3,12 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import RewindReplay
+import RewindTestSupport
 
 /// `find` against a brute force: every state rebuilt, the value resolved at every seq, the
 /// condition judged by a separate implementation, on random sessions whose array inserts and
 /// removals shift the elements a path goes through.
-@Suite("Timeline: find")
+@Suite("Timeline: find", .ownThreads)
 struct TimelineFindTests {
     /// The condition as the test judges it, apart from `FindCondition.holds`.
     struct Case: CustomStringConvertible {

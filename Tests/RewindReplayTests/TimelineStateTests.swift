@@ -3,8 +3,9 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import RewindReplay
+import RewindTestSupport
 
-@Suite("Timeline: states")
+@Suite("Timeline: states", .ownThreads)
 struct TimelineStateTests {
     @Test("state(at:) is the recorded state at every seq of a session with many keyframes")
     func everySeq() throws {

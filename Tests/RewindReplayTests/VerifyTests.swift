@@ -3,6 +3,7 @@ import RewindJSON
 @testable import RewindLog
 import Testing
 @testable import RewindReplay
+import RewindTestSupport
 
 /// Damages a log the way bit-rot or a buggy tool would: through a raw connection whose
 /// append-only triggers are dropped first (in the test's own file).
@@ -18,7 +19,7 @@ enum Corruption {
     }
 }
 
-@Suite("Timeline: verify")
+@Suite("Timeline: verify", .ownThreads)
 struct VerifyTests {
     @Test("a sound session passes, with progress reported up to the last event")
     func passes() throws {

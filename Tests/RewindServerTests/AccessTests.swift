@@ -2,8 +2,9 @@ import Foundation
 import RewindServer
 import RewindWire
 import Testing
+import RewindTestSupport
 
-@Suite("Safe by default")
+@Suite("Safe by default", .ownThreads)
 struct AccessTests {
     @Test("a WebSocket from a foreign Origin is refused; the server's own page and apps are not")
     func origin() throws {

@@ -5,8 +5,9 @@ import RewindServer
 import RewindWebSocket
 import RewindWire
 import Testing
+import RewindTestSupport
 
-@Suite("Bad input on /app")
+@Suite("Bad input on /app", .ownThreads)
 struct BadInputTests {
     struct Case: Sendable, CustomStringConvertible {
         var description: String

@@ -2,8 +2,9 @@ import Foundation
 import RewindJSON
 import RewindServer
 import Testing
+import RewindTestSupport
 
-@Suite("Events pages carry inverses")
+@Suite("Events pages carry inverses", .ownThreads)
 struct EventsInverseTests {
     @Test("each event's inverse takes its state back to the one before")
     func inverses() throws {

@@ -2,8 +2,9 @@ import Foundation
 import RewindLog
 import RewindServer
 import Testing
+import RewindTestSupport
 
-@Suite("Export route")
+@Suite("Export route", .ownThreads)
 struct ExportRouteTests {
     /// A server holding one streamed session of `count` events; returns it and the session id.
     static func streamed(_ count: Int64) throws -> (ServerFixture, Int64) {

@@ -20,21 +20,30 @@ extension HostileInput {
             // 60 events of 1 MB each: more than a connection's inbox holds (32 MiB), so reading the
             // flood is paused and resumed along the way.
             let filler = String(repeating: "f", count: 1 << 20)
+            // When the other app's first ack arrives, how far the flood's acks have come.
+            let floodAckedThen = Waitable<Int64?>(nil)
+            let floodClient = flood.client
+            other.onMessage = { json, _ in
+                guard json["type"] == "ack", json["seq"] == 0 else { return }
+                let acked = floodClient.highestAck
+                floodAckedThen.update { if $0 == nil { $0 = acked } }
+            }
+            var recording = Recording()
             var state = flood.state
             for seq in Int64(1)...60 {
                 let patch = JSONPatch([.replace(path: HostileInput.HostileStateTests.pointer("/n"), value: .number(JSONNumber(seq)))])
                 try state.apply(patch)
                 flood.client.sendWaitingForRoom(AppMessage.event(WireEvent(seq: seq, at: 1_763_700_001, action: ["type": "flood", "filler": .string(filler)],
                                                              patch: patch.json, hash: state.stableHash)).json)
+                // The other app's first event goes out in the middle of the flood, while 30 MB of
+                // it are still to be sent, read and stored (waiting for the flood's first ack could
+                // wait for all of it: acks are cumulative, and one committed batch may hold the
+                // whole flood).
+                if seq == 30 { other.send(recording.event(0)) }
             }
-            // The other app's first event comes at once, while the flood is being read and stored
-            // (waiting for the flood's first ack could wait for all of it: acks are cumulative,
-            // and one committed batch may hold the whole flood).
-            var recording = Recording()
-            other.send(recording.event(0))
             #expect(other.waitForAck(0, timeout: 60))
-            let floodAckedThen = flood.client.highestAck
-            #expect(floodAckedThen < 60, "the other app's first ack came only after the whole flood (\(floodAckedThen))")
+            let acked = try #require(floodAckedThen.value)
+            #expect(acked < 60, "the other app's first ack came only after the whole flood (\(acked))")
             // Nothing of the flood is lost.
             #expect(flood.client.waitForAck(60, timeout: 120))
             try check.expectHealthy(alsoAcked: (flood.uuid, 60))

@@ -4,10 +4,11 @@ import RewindLog
 import RewindReplay
 import RewindServer
 import Testing
+import RewindTestSupport
 
 /// The hostile-input suites (issue 13's repros), run one at a time: each drives a real server
 /// hard, and running them side by side would only measure the machine.
-@Suite("Hostile input", .serialized)
+@Suite("Hostile input", .serialized, .ownThreads)
 enum HostileInput {}
 
 /// What every hostile-input test checks after its attack: the four promises of `Docs/Security.md`.
@@ -72,7 +73,7 @@ final class HealthCheck {
     }
 }
 
-@Suite("The hostile-input health check")
+@Suite("The hostile-input health check", .ownThreads)
 struct HealthCheckTests {
     @Test("a server that stored an ordinary app's events passes the check, with that app as the attacker")
     func ordinaryAppPasses() throws {

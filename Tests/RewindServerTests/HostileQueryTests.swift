@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 import RewindJSON
 import RewindLog
 import RewindServer
@@ -91,14 +92,27 @@ extension HostileInput {
             for socket in attackers {
                 for id in 1...40 { try socket.sendText(#"{"type":"state","id":\#(id),"session":"\#(app.uuid)","seq":0}"#) }
             }
-            // Read every attacker at once: the evicted are closed with 1008 (or, as they did not read
-            // in time for the close frame, dropped after the close timeout); the rest stay open.
+            // Reading nothing until the server has let an attacker go: one that read at once would
+            // keep its queue short and never reach the cap.
+            let open = fixture.server.inspectorCount
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while fixture.server.inspectorCount == open, Date() < deadline { usleep(10_000) }
+            #expect(fixture.server.inspectorCount < open, "no inspector was let go")
+            // Then read every attacker at once: the evicted are closed with 1008 (or, as they did
+            // not read in time for the close frame, dropped after the close timeout); the rest stay
+            // open.
             let endings = Waitable<[Ending]>([])
-            nonisolated(unsafe) let sockets = attackers
-            DispatchQueue.concurrentPerform(iterations: sockets.count) { i in
-                let ending = sockets[i].ending(timeout: 12)
-                endings.update { $0.append(Ending(closeCode: ending.closeCode, dropped: ending.dropped)) }
+            // On threads of their own: these reads block for seconds, too long to hold the pool.
+            let finished = DispatchSemaphore(value: 0)
+            for socket in attackers {
+                nonisolated(unsafe) let socket = socket
+                startThread(named: "test-reader") {
+                    let ending = socket.ending(timeout: 12)
+                    endings.update { $0.append(Ending(closeCode: ending.closeCode, dropped: ending.dropped)) }
+                    finished.signal()
+                }
             }
+            for _ in attackers { finished.wait() }
             let all = endings.value
             #expect(all.contains { $0.closeCode == 1008 || $0.dropped }, "no attacker was closed: \(all)")
             #expect(all.allSatisfy { $0.closeCode == nil || $0.closeCode == 1008 }, "\(all)")

@@ -5,8 +5,9 @@ import RewindReplay
 import RewindServer
 import RewindWire
 import Testing
+import RewindTestSupport
 
-@Suite("Ingest on /app")
+@Suite("Ingest on /app", .ownThreads)
 struct IngestTests {
     @Test("events are stored exactly once, acked only once durable, and verify")
     func streamsEvents() throws {

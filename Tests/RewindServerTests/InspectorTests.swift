@@ -4,8 +4,9 @@ import RewindLog
 import RewindServer
 import RewindWire
 import Testing
+import RewindTestSupport
 
-@Suite("Inspectors on /inspect")
+@Suite("Inspectors on /inspect", .ownThreads)
 struct InspectorTests {
     /// A server with one session of `count` events, streamed by an app that stays connected.
     static func recorded(_ count: Int64, configure: (inout RewindServerConfiguration) -> Void = { _ in }) throws

@@ -4,8 +4,9 @@ import RewindServer
 import RewindWebSocket
 import RewindWire
 import Testing
+import RewindTestSupport
 
-@Suite("Fan-out and lag")
+@Suite("Fan-out and lag", .ownThreads)
 struct LagTests {
     @Test("nine inspectors get every event; one that never reads is told lagged and slows nobody")
     func tenInspectors() throws {

@@ -1,8 +1,9 @@
 import RewindJSON
 import RewindWire
 import Testing
+import RewindTestSupport
 
-@Suite("Docs/Protocol.md examples")
+@Suite("Docs/Protocol.md examples", .ownThreads)
 struct ProtocolExampleTests {
     @Test("the worked hash example")
     func hashExample() throws {

@@ -3,9 +3,10 @@ import RewindJSON
 import RewindServer
 import RewindWire
 import Testing
+import RewindTestSupport
 
 /// The in-process harness the fuzzer drives answers like the real server.
-@Suite("Server harness")
+@Suite("Server harness", .ownThreads)
 struct ServerHarnessTests {
     @Test("an app's hello and events are stored and acked; an inspector's request is answered; bad input gets an error")
     func answersLikeTheServer() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import RewindServer
 import Testing
+import RewindTestSupport
 
-@Suite("Static files")
+@Suite("Static files", .ownThreads)
 struct StaticFileTests {
     /// `<tmp>/web` with a page, a script, a style, a folder without index, and a symlink that
     /// leads out to `<tmp>/secret.txt`.

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 enum TimerAction: Codable, Sendable {
     case start, tick, reset
@@ -30,7 +31,7 @@ final class TimerIntent: ModelIntent<TimerModel, TimerAction> {
 }
 
 @MainActor
-@Suite("Adapters")
+@Suite("Adapters", .ownThreads)
 struct AdapterTests {
     @Test func anMVIIntentRecordsItsIntentsAsActions() throws {
         let directory = try TemporaryDirectory()

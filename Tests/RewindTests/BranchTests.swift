@@ -4,11 +4,12 @@ import RewindLog
 import RewindServer
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 /// Branches: a recording recomputed with actions left out or replaced, checked against the
 /// reducer run by hand, and asked for through `rewind serve` as an inspector would.
 @MainActor
-@Suite("Branches: skip and edit, recomputed by the reducer")
+@Suite("Branches: skip and edit, recomputed by the reducer", .ownThreads)
 struct BranchTests {
     let actions: [AppAction] = [.increment, .add(4), .append("a"), .add(7), .append("b"), .increment, .add(2)]
 

@@ -2,9 +2,10 @@ import Foundation
 import RewindLog
 import Testing
 @testable import RewindRecorder
+import RewindTestSupport
 
 /// Where a recording goes when the code names no destination.
-@Suite("Default destinations")
+@Suite("Default destinations", .ownThreads)
 struct DestinationTests {
     @Test("the default log on each platform: Linux's XDG place, macOS's and an iOS app's Application Support")
     func defaultLogPerPlatform() {
@@ -80,7 +81,7 @@ struct DestinationTests {
 }
 
 /// `.file(path)`: what cannot be a log gets its own sentence; `~` and missing folders just work.
-@Suite("Log file paths")
+@Suite("Log file paths", .ownThreads)
 struct LogFilePathTests {
     /// Records two actions to `.file(path)` and returns why the recording stopped, if it did.
     func record(to path: String) -> String? {

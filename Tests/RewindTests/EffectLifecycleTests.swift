@@ -4,6 +4,7 @@ import RewindLog
 import RewindServer
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 /// Opens once; every waiter, before or after, goes on.
 actor Gate {
@@ -80,7 +81,7 @@ func fetchReducer(_ gate: Gate) -> Reducer<FetchState, FetchAction> {
 }
 
 @MainActor
-@Suite("Effects and time travel")
+@Suite("Effects and time travel", .ownThreads)
 struct EffectLifecycleTests {
     func recorded(_ path: String, _ uuid: String) throws -> [LogEvent] {
         try LogStates(path: path, session: uuid).events
@@ -285,7 +286,7 @@ struct EffectLifecycleTests {
 }
 
 @MainActor
-@Suite("Send sites and runs through rewind serve")
+@Suite("Send sites and runs through rewind serve", .ownThreads)
 struct SendSiteServerTests {
     @Test("the server stores each action's send site and the run; inspectors read them back")
     func serverStoresSites() async throws {

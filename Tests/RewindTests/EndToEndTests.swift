@@ -5,9 +5,10 @@ import RewindServer
 import RewindWire
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 /// A store streaming to the real server (`RewindServer`, in process) over real sockets.
-@Suite("End to end with rewind serve", .serialized)
+@Suite("End to end with rewind serve", .serialized, .ownThreads)
 @MainActor
 struct EndToEndTests {
     private func startServer(log: String, port: Int = 0, commandTimeout: Duration = .seconds(10)) throws -> RewindServer {
@@ -173,7 +174,7 @@ struct EndToEndTests {
 }
 
 /// `finishRecording()`: the end reaches a log file and a server without blocking the main actor.
-@Suite("Finishing a recording", .serialized)
+@Suite("Finishing a recording", .serialized, .ownThreads)
 @MainActor
 struct FinishRecordingTests {
     @Test("finishRecording returns true once the server has the session's end; false when the server is away")

@@ -4,10 +4,11 @@ import RewindLog
 import RewindServer
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 /// NaN and the infinities are recorded as strings, marked in the log, and come back as the same
 /// `Double` in the verifier, replays and jumps.
-@Suite("NaN and infinity round trip", .serialized)
+@Suite("NaN and infinity round trip", .serialized, .ownThreads)
 @MainActor
 struct NonFiniteTests {
     static func drive(_ store: Store<AppState, AppAction>) {

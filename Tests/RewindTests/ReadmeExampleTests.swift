@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 // README example begin
 struct CounterState: Codable, Sendable { var count = 0 }
@@ -25,7 +26,7 @@ let counterReducer: Reducer<CounterState, CounterAction> = { state, action in
 // README example end
 
 /// The README's "Attach your app" example is this file's code, and it records as it says.
-@Suite("README example")
+@Suite("README example", .ownThreads)
 @MainActor
 struct ReadmeExampleTests {
     @Test("the README shows exactly the example compiled here")

@@ -3,12 +3,13 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 /// A session recorded by a store, exported as JSONL (what `rewind test` writes beside its test),
 /// read back and verified: its causes, send sites and redactions come back, a changed reducer is
 /// caught at the right seq with its send site, and a reducer that reads the world is named.
 @MainActor
-@Suite("A recorded bug becomes a test")
+@Suite("A recorded bug becomes a test", .ownThreads)
 struct RecordedBugTests {
     /// Records `store` sending `actions` (the load's effect too) into `path`; returns the session's uuid.
     func record(_ actions: [AppAction], into path: String, reducer: @escaping Reducer<AppState, AppAction> = appReducer,

@@ -4,9 +4,10 @@ import RewindLog
 import Testing
 @testable import Rewind
 @testable import RewindRecorder
+import RewindTestSupport
 
 @MainActor
-@Suite("Recorder")
+@Suite("Recorder", .ownThreads)
 struct RecorderTests {
     @Test func everyStateReadsBackFromTheLog() throws {
         let directory = try TemporaryDirectory()

@@ -3,6 +3,7 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 struct LoginState: Codable, Sendable, Equatable {
     struct Auth: Codable, Sendable, Equatable {
@@ -42,7 +43,7 @@ let loginReducer: Reducer<LoginState, LoginAction> = { state, action in
 
 /// A value at a redacted pointer or key never leaves the app: not in states, not in actions
 /// (whatever their shape), not in the log file, its WAL or its full-text index, not on the wire.
-@Suite("Redaction through actions", .serialized)
+@Suite("Redaction through actions", .serialized, .ownThreads)
 @MainActor
 struct RedactionTests {
     static let secrets = ["tok-SECRET-111111", "tok-SECRET-222222", "hunter-SECRET-2"]

@@ -14,9 +14,11 @@ import Testing
 }
 // Integrating.md recipe end
 
+import RewindTestSupport
+
 /// The regression recipe in Docs/Integrating.md is the code above, compiled and run here
 /// against a fixture `rewind export --format jsonl` wrote; and it catches a changed reducer.
-@Suite("The regression-test recipe")
+@Suite("The regression-test recipe", .ownThreads)
 struct RegressionRecipeTests {
     static let here = URL(fileURLWithPath: #filePath)
 

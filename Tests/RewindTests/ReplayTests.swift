@@ -3,9 +3,10 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 @MainActor
-@Suite("Replay")
+@Suite("Replay", .ownThreads)
 struct ReplayTests {
     /// Records a session of `actions` into `path` and returns the store's states.
     func recordSession(_ actions: [AppAction], into path: String) throws -> (uuid: String, states: [JSONValue]) {
@@ -111,7 +112,7 @@ extension ReplayTests {
 }
 
 @MainActor
-@Suite("ReplayVerifier")
+@Suite("ReplayVerifier", .ownThreads)
 struct ReplayVerifierTests {
     @Test func theUnchangedReducerPassesAndAChangedOneIsCaught() throws {
         let directory = try TemporaryDirectory()

@@ -3,8 +3,9 @@ import RewindJSON
 import RewindWire
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
-@Suite("Commands from the server", .serialized)
+@Suite("Commands from the server", .serialized, .ownThreads)
 @MainActor
 struct ServerCommandTests {
     /// A store recording to a fresh peer, connected.

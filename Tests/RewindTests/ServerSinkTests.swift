@@ -4,6 +4,7 @@ import RewindWire
 import Testing
 @testable import Rewind
 @testable import RewindRecorder
+import RewindTestSupport
 
 /// Sends `count` actions to `store` and returns every state the recorder should see, as JSON
 /// (seq 0 first).
@@ -20,7 +21,7 @@ func sendActions(_ count: Int, to store: Store<AppState, AppAction>) throws -> [
     return states
 }
 
-@Suite("ServerSink streaming", .serialized)
+@Suite("ServerSink streaming", .serialized, .ownThreads)
 @MainActor
 struct ServerSinkTests {
     @Test("every action reaches the server once and every state rebuilds equal")

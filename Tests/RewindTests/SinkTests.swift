@@ -3,6 +3,7 @@ import RewindJSON
 import RewindLog
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 /// Keeps what a recorder sends, in memory.
 final class MemorySink: RecordingSink, @unchecked Sendable {
@@ -38,7 +39,7 @@ final class MemorySink: RecordingSink, @unchecked Sendable {
     }
 }
 
-@Suite("Sinks and the plain Recorder API")
+@Suite("Sinks and the plain Recorder API", .ownThreads)
 struct SinkTests {
     @Test func anyStoreCanRecordThroughTheRecorderAndACustomSink() throws {
         let sink = MemorySink()

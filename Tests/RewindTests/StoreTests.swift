@@ -3,9 +3,10 @@ import Observation
 import RewindJSON
 import Testing
 @testable import Rewind
+import RewindTestSupport
 
 @MainActor
-@Suite("Store")
+@Suite("Store", .ownThreads)
 struct StoreTests {
     @Test func sendRunsTheReducer() {
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -142,7 +143,7 @@ final class Counter: @unchecked Sendable {
 
 /// A store that goes away takes its work with it: effects are cancelled, and middleware that
 /// dispatches later does nothing instead of crashing.
-@Suite("A store that goes away")
+@Suite("A store that goes away", .ownThreads)
 @MainActor
 struct StoreLifetimeTests {
     final class Flag: @unchecked Sendable {

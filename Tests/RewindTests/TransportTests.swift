@@ -8,6 +8,7 @@ import RewindServer
 import Testing
 @testable import Rewind
 @testable import RewindRecorder
+import RewindTestSupport
 
 /// Collects what a sink reports about failed connects.
 final class Reports: @unchecked Sendable {
@@ -22,7 +23,7 @@ final class Reports: @unchecked Sendable {
 }
 
 /// The two transports under the shared link, and what a developer is told when a connect fails.
-@Suite("Server transports and connect failures", .serialized)
+@Suite("Server transports and connect failures", .serialized, .ownThreads)
 @MainActor
 struct TransportTests {
     #if os(Linux)

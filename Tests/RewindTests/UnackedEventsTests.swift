@@ -4,8 +4,9 @@ import RewindLog
 import Testing
 @testable import Rewind
 @testable import RewindRecorder
+import RewindTestSupport
 
-@Suite("Unacknowledged events")
+@Suite("Unacknowledged events", .ownThreads)
 struct UnackedEventsTests {
     /// Events 0…count over a counter state, built the way the recorder builds them.
     private func events(_ count: Int) -> (events: [LogEvent], states: [JSONValue]) {

@@ -1,7 +1,8 @@
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Bounded outgoing queue")
+@Suite("Bounded outgoing queue", .ownThreads)
 struct BackpressureTests {
     @Test("a peer that never reads makes send report queueFull, and other connections carry on")
     func queueFullWhenPeerDoesNotRead() throws {

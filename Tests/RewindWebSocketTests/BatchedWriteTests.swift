@@ -1,9 +1,10 @@
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
 /// A server connection writes small messages queued together as one run of frames it lays out
 /// itself; these check the framing at every length boundary, and the order, against a real client.
-@Suite("Batched writes from the server")
+@Suite("Batched writes from the server", .ownThreads)
 struct BatchedWriteTests {
     /// Payload lengths around each header form (7-bit, 16-bit, 64-bit) and around the largest
     /// message that may open a batch (16 KiB with its header) and the batch's 64 KiB.

@@ -1,8 +1,9 @@
 import Dispatch
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Concurrent senders")
+@Suite("Concurrent senders", .ownThreads)
 struct ConcurrentSendTests {
     @Test("many threads sending to one connection lose nothing and keep each sender's order")
     func concurrentSenders() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Deferred HTTP responses")
+@Suite("Deferred HTTP responses", .ownThreads)
 struct DeferredHTTPTests {
     private static let bigBody = pseudoRandomBytes(count: 3 << 20 + 77, seed: 7)
 

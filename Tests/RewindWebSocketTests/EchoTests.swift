@@ -1,7 +1,8 @@
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Echo between server and client")
+@Suite("Echo between server and client", .ownThreads)
 struct EchoTests {
     @Test("text and binary messages round-trip, the server can speak first, and a client close reaches the server")
     func roundTrip() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Plain HTTP")
+@Suite("Plain HTTP", .ownThreads)
 struct HTTPTests {
     private static let bigBody = pseudoRandomBytes(count: 5 << 20 + 123, seed: 42)
 

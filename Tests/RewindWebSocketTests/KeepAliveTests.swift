@@ -1,7 +1,8 @@
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Idle pings and hang-up")
+@Suite("Idle pings and hang-up", .ownThreads)
 struct KeepAliveTests {
     @Test("a peer that never answers pings is hung up after the idle limit")
     func silentPeerIsHungUp() throws {

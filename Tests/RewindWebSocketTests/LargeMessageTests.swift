@@ -1,7 +1,8 @@
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Large messages and the size limit")
+@Suite("Large messages and the size limit", .ownThreads)
 struct LargeMessageTests {
     @Test("a large message arrives whole and byte-identical, both ways", arguments: [1 << 20, 16 << 20])
     func largeRoundTrip(size: Int) throws {

@@ -1,8 +1,9 @@
 import Foundation
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Start and shutdown")
+@Suite("Start and shutdown", .ownThreads)
 struct LifecycleTests {
     @Test("shutdown closes every client with 1001, ends the thread and stops listening")
     func shutdownClosesClients() throws {

@@ -1,7 +1,8 @@
 @testable import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Message assembly")
+@Suite("Message assembly", .ownThreads)
 struct MessageAssemblerTests {
     private func feed(_ assembler: inout MessageAssembler, _ bytes: [UInt8], binary: Bool = false, final: Bool, remaining: Int = 0) -> MessageAssembler.Outcome {
         bytes.withUnsafeBytes { assembler.append($0, binary: binary, final: final, remainingInFrame: remaining) }

@@ -1,7 +1,8 @@
 @testable import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Outgoing queue")
+@Suite("Outgoing queue", .ownThreads)
 struct OutgoingQueueTests {
     @Test("keeps order and refuses past the message limit")
     func messageLimit() {

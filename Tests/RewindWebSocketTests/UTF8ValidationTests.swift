@@ -1,8 +1,9 @@
 @testable import RewindWebSocket
 import Testing
+import RewindTestSupport
 
 /// Text messages are checked for UTF-8 before they are delivered (1007 otherwise).
-@Suite("UTF-8 validation")
+@Suite("UTF-8 validation", .ownThreads)
 struct UTF8ValidationTests {
     @Test("agrees with the standard library on edge cases", arguments: [
         [], [0x41], Array("héllo wörld, 日本語, 🎉".utf8), [0xC3, 0x28], [0xC0, 0x80], [0xC1, 0xBF],

@@ -1,7 +1,8 @@
 import RewindWebSocket
 import Testing
+import RewindTestSupport
 
-@Suite("Refused upgrades")
+@Suite("Refused upgrades", .ownThreads)
 struct UpgradeRefusalTests {
     /// Accepts only the server's own page as Origin, or no Origin at all (non-browser clients).
     private static func ownOriginOnly(port: Int) -> @Sendable (WebSocketUpgradeRequest) -> Bool {

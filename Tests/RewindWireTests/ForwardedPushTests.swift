@@ -2,11 +2,12 @@ import Foundation
 import RewindJSON
 import Testing
 @testable import RewindWire
+import RewindTestSupport
 
 /// An app's event frame forwarded to inspectors as it came, with the session added: it must read
 /// as the push the server would build from the parsed event, and frames that say more than the
 /// event must not be forwarded.
-@Suite("Forwarded event pushes")
+@Suite("Forwarded event pushes", .ownThreads)
 struct ForwardedPushTests {
     static let frames: [String] = [
         #"{"type":"event","seq":0,"at":1763700000.25,"action":{"type":"@@INIT"},"keyframe":{"todos":[]},"hash":"00000000000000ff","durationNs":0}"#,

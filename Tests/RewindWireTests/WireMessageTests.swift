@@ -1,8 +1,9 @@
 import RewindJSON
 import RewindWire
 import Testing
+import RewindTestSupport
 
-@Suite("Wire messages")
+@Suite("Wire messages", .ownThreads)
 struct WireMessageTests {
     @Test("app messages survive a round trip through JSON text")
     func appRoundTrip() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RewindTestSupport
 
 /// What `swift package dump-package` says about the manifest: what an iOS app that adds Rewind
 /// would link, read from the manifest itself (no Apple SDK runs here).
@@ -8,7 +9,7 @@ struct ManifestError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-@Suite("The package manifest, for Apple platforms")
+@Suite("The package manifest, for Apple platforms", .ownThreads)
 struct PackageManifestTests {
     struct Manifest: @unchecked Sendable {
         let json: [String: Any]
@@ -30,15 +31,15 @@ struct PackageManifestTests {
                 throw ManifestError(message: "cannot create \(outputURL.path)")
             }
             let output = try FileHandle(forWritingTo: outputURL)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             // A scratch path of its own: the running `swift test` holds the lock on .build.
-            process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.appendingPathComponent("build").path, "dump-package"]
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
             let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try process.run() } catch { continuation.resume(throwing: error) }
+                do {
+                    _ = try Subprocess("/usr/bin/env", ["swift", "package", "--package-path", root.path, "--scratch-path",
+                                                        scratch.appendingPathComponent("build").path, "dump-package"],
+                                       output: .descriptor(output.fileDescriptor), error: .null) { continuation.resume(returning: $0) }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
             }
             try output.close()
             guard status == 0 else { throw ManifestError(message: "swift package dump-package exited with \(status)") }

@@ -1,8 +1,9 @@
 import CLibWebSockets
 import CSQLite
 import Testing
+import RewindTestSupport
 
-@Suite("System libraries link and work")
+@Suite("System libraries link and work", .ownThreads)
 struct SystemLibraryTests {
     @Test("SQLite opens an in-memory database and runs a query")
     func sqliteInMemory() throws {

@@ -33,6 +33,11 @@ final class InspectorHub: @unchecked Sendable {
         state.withLock { _ = $0.inspectors.removeValue(forKey: connection.id) }
     }
 
+    /// How many inspector connections are open.
+    var count: Int {
+        state.withLock { $0.inspectors.count }
+    }
+
     /// Subscribes `connection` to one session (`nil`: all), then queues `reply`, so the reply
     /// comes before the first live event.
     func subscribe(_ connection: WebSocketConnection, session: Int64?, reply: [UInt8]) {

@@ -1,8 +1,9 @@
 import Foundation
+import RewindTestSupport
 
 /// `rewind serve` as a child process (the binary built beside the tests).
 final class ServeProcess: @unchecked Sendable {
-    private let process = Process()
+    private var process: Subprocess!
     private let lock = NSLock()
     private var output = ""
 
@@ -19,17 +20,13 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Starts `rewind serve --port port --db log`.
     init(port: Int, log: String) throws {
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "\(port)", "--db", log]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        PipeReader.start(pipe) { [weak self] data in
+        process = try Subprocess(Self.executable.path, ["serve", "--port", "\(port)", "--db", log],
+                                 output: .pipe, error: .standardOutput)
+        PipeReader.start(process.standardOutput!) { [weak self] data in
             let text = String(decoding: data, as: UTF8.self)
             guard let self else { return }
             self.lock.withLock { self.output += text }
         }
-        try process.run()
     }
 
     /// What it printed so far.
@@ -40,7 +37,7 @@ final class ServeProcess: @unchecked Sendable {
     /// Kills it with `signal` and waits until it has exited.
     func kill(_ signal: Int32) {
         guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, signal)
+        process.signal(signal)
         process.waitUntilExit()
     }
 
@@ -51,12 +48,5 @@ final class ServeProcess: @unchecked Sendable {
 
 /// Runs the built `rewind` with `arguments` and returns its exit status.
 func runRewind(_ arguments: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = ServeProcess.executable
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+    try Subprocess(ServeProcess.executable.path, arguments, output: .null, error: .null).waitUntilExit()
 }

@@ -6,10 +6,9 @@ import Foundation
 /// Foundation's `readabilityHandler` is avoided on purpose: on Linux, tearing down its dispatch
 /// read source can leave libdispatch's event loop with a freed entry and crash the test process
 /// (swift-corelibs-libdispatch issue 949). A blocking read registers nothing with libdispatch.
-enum PipeReader {
-    static func start(_ pipe: Pipe, onEnd: (@Sendable () -> Void)? = nil, onData: @escaping @Sendable (Data) -> Void) {
-        let handle = pipe.fileHandleForReading
-        let thread = Thread {
+public enum PipeReader {
+    public static func start(_ handle: FileHandle, onEnd: (@Sendable () -> Void)? = nil, onData: @escaping @Sendable (Data) -> Void) {
+        startThread(named: "pipe-reader") {
             while true {
                 let data = handle.availableData  // blocks until data or the end of the pipe
                 if data.isEmpty {
@@ -19,7 +18,5 @@ enum PipeReader {
                 onData(data)
             }
         }
-        thread.name = "pipe-reader"
-        thread.start()
     }
 }
