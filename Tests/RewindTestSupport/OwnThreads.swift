@@ -14,7 +14,9 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        guard testCase != nil else { return try await function() }
+        guard testCase != nil, #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
+            return try await function()
+        }
         try await withTaskExecutorPreference(ThreadPerTaskExecutor.shared) { try await function() }
     }
 }
@@ -25,7 +27,9 @@ extension Trait where Self == OwnThreads {
 }
 
 /// A task executor that runs each job on an idle thread of its own, starting a thread when none is
-/// idle: a job that blocks holds only its thread.
+/// idle: a job that blocks holds only its thread. (Task executors need macOS 15 or iOS 18; older
+/// Apple systems run the tests on the shared pool, as before.)
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 public final class ThreadPerTaskExecutor: TaskExecutor, @unchecked Sendable {
     public static let shared = ThreadPerTaskExecutor()
 

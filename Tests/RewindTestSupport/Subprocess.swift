@@ -62,6 +62,10 @@ public final class Subprocess: @unchecked Sendable {
             case .null:
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .inherit:
+                #if canImport(Darwin)
+                // POSIX_SPAWN_CLOEXEC_DEFAULT closes whatever is not named.
+                posix_spawn_file_actions_addinherit_np(&actions, target)
+                #endif
                 break
             case .descriptor(let fd):
                 posix_spawn_file_actions_adddup2(&actions, fd, target)
@@ -85,7 +89,11 @@ public final class Subprocess: @unchecked Sendable {
         var all = sigset_t()
         sigfillset(&all)
         posix_spawnattr_setsigdefault(&attributes, &all)
+        #if canImport(Darwin)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #else
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        #endif
 
         let environment = environment ?? ProcessInfo.processInfo.environment
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -126,9 +134,12 @@ public final class Subprocess: @unchecked Sendable {
         }
     }
 
-    /// Adds "close every descriptor from 3 up" to `actions`.
+    /// Adds "close every descriptor from 3 up" to `actions` (on Apple platforms the spawn flag
+    /// `POSIX_SPAWN_CLOEXEC_DEFAULT` does it instead).
     private static func closeFrom3(_ actions: inout posix_spawn_file_actions_t) {
+        #if os(Linux)
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        // RTLD_DEFAULT is the null handle on Linux.
         if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
             _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
             return
@@ -143,6 +154,7 @@ public final class Subprocess: @unchecked Sendable {
             let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if let fd = Int32(name), fd > 2, fd != own { posix_spawn_file_actions_addclose(&actions, fd) }
         }
+        #endif
     }
 
     public var isRunning: Bool { condition.withLock { status == nil } }
