@@ -22,7 +22,14 @@ struct EnvironmentRecordingTests {
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.isEmpty, "\(run.stderr)")
         let uuid = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let session = try LogReader(path: server.db).session(named: uuid)
+        // The child exits once its `end` has left it; the server stores the end a moment later.
+        let reader = try LogReader(path: server.db)
+        var session = try reader.session(named: uuid)
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while session.endedAt == nil, Date() < deadline {
+            usleep(10_000)
+            session = try reader.session(named: uuid)
+        }
         #expect(session.app == "RecorderChild")
         #expect(session.lastSeq == 12)
         #expect(session.endedAt != nil)

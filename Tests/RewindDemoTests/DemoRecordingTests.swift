@@ -134,7 +134,7 @@ import RewindTestSupport
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
         while !condition() {
             guard ContinuousClock.now < deadline else { throw TimeoutError() }
             await Task.yield()

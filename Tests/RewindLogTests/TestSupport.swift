@@ -60,7 +60,7 @@ final class Completions: @unchecked Sendable {
     }
 
     /// The results once `count` have arrived, or `nil` after `timeout` seconds.
-    func wait(for count: Int, timeout: Double = 10) -> [Result<Void, LogError>]? {
+    func wait(for count: Int, timeout: Double = 30) -> [Result<Void, LogError>]? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }

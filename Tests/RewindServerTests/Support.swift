@@ -29,7 +29,7 @@ final class Waitable<State: Sendable>: @unchecked Sendable {
 
     /// Waits until `predicate` holds or `timeout` passes; returns whether it holds.
     @discardableResult
-    func wait(timeout: Double = 10, _ predicate: (State) -> Bool) -> Bool {
+    func wait(timeout: Double = 30, _ predicate: (State) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -113,7 +113,7 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     /// Waits for a message that `match` accepts and returns it.
-    func waitFor(timeout: Double = 10, _ match: @escaping (JSONValue) -> Bool) -> JSONValue? {
+    func waitFor(timeout: Double = 30, _ match: @escaping (JSONValue) -> Bool) -> JSONValue? {
         var found: JSONValue?
         state.wait(timeout: timeout) { state in
             found = state.messages.first(where: match)
@@ -122,7 +122,7 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
         return found
     }
 
-    func waitForReply(id: Int, timeout: Double = 10) -> JSONValue? {
+    func waitForReply(id: Int, timeout: Double = 30) -> JSONValue? {
         waitFor(timeout: timeout) { $0["id"] == .number(JSONNumber(id)) }
     }
 
@@ -139,7 +139,7 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     /// Waits until every event up to `seq` is acked.
-    func waitForAck(_ seq: Int64, timeout: Double = 10) -> Bool {
+    func waitForAck(_ seq: Int64, timeout: Double = 30) -> Bool {
         state.wait(timeout: timeout) { Self.highestAck(in: $0) >= seq }
     }
 

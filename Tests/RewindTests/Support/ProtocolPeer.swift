@@ -166,9 +166,10 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass.
+/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass (generous:
+/// the whole suite runs at once on few cores, and a deadline only bounds how long a failure takes).
 @MainActor
-func waitUntil(timeout: Double = 5, _ condition: () -> Bool) async -> Bool {
+func waitUntil(timeout: Double = 20, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
         if Date() > deadline { return false }

@@ -25,7 +25,7 @@ final class Recorder<State: Sendable>: @unchecked Sendable {
     }
 
     /// Waits until `predicate` holds, for at most `timeout`; returns whether it holds.
-    func wait(timeout: Duration = .seconds(10), _ predicate: (State) -> Bool) -> Bool {
+    func wait(timeout: Duration = .seconds(30), _ predicate: (State) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
         condition.lock()
         defer { condition.unlock() }

@@ -29,7 +29,7 @@ final class TestClientDelegate: WebSocketClientDelegate {
     }
 
     /// Waits until connected or failed; returns whether it connected.
-    func waitForConnect(timeout: Duration = .seconds(10)) -> Bool {
+    func waitForConnect(timeout: Duration = .seconds(30)) -> Bool {
         _ = state.wait(timeout: timeout) { $0.connected || $0.isOver }
         return state.value.connected
     }
