@@ -47,7 +47,17 @@ struct CLIRunner {
             done.signal()
         }
         let input = child.standardInput!
-        if let stdin { input.write(stdin) }
+        // Written with write(2), not FileHandle.write, which stops the process on EPIPE: a child
+        // may exit without reading its input (an error about its arguments, say).
+        if let stdin {
+            stdin.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(input.fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { break }
+                }
+            }
+        }
         try input.close()
         done.wait()
         done.wait()
