@@ -315,7 +315,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         case .anywhere(let handler):
             Task { link.reply(await handler(command)) }
         case nil:
-            link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands"))
+            Task { link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands")) }
         }
     }
 }
