@@ -140,9 +140,14 @@ public final class DemoRunner {
         }
         stateLog?.close()
         // Stopping queued each session's `end` and close once the server held all of it; the
-        // process may exit once they have left (a missing server must not hold it for long).
-        let deadline = ContinuousClock.now + .seconds(2)
-        for sink in serverSinks { sink.waitUntilEnded(timeout: max(.zero, deadline - .now)) }
+        // process may exit once they have left. A missing server must not hold it for long (2 s);
+        // a connected one gets up to 10 s, which a loaded machine can need (it takes milliseconds
+        // otherwise) and without which the sessions would stay open in the log.
+        let start = ContinuousClock.now
+        for sink in serverSinks {
+            let budget: Duration = sink.isConnected ? .seconds(10) : .seconds(2)
+            sink.waitUntilEnded(timeout: max(.zero, start + budget - .now))
+        }
         for index in summaries.indices where index < serverSinks.count {
             summaries[index].undelivered = serverSinks[index].unacknowledgedCount
         }

@@ -135,7 +135,7 @@ struct WriterTests {
         defer { writer.close() }
         let completions = Completions()
         writer.append(Fixture.events(session: id, seqs: 0..<3), completion: completions.handler)
-        let results = try #require(completions.wait(for: 1, timeout: 5))
+        let results = try #require(completions.wait(for: 1, timeout: 30))
         #expect(results[0].error == nil)
     }
 

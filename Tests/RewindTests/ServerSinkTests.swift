@@ -33,7 +33,7 @@ struct ServerSinkTests {
         let recorder = store.record(to: .sinks([sink]), app: "Todos", version: "1.0")
         let expected = try sendActions(200, to: store)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(5)) }.value))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
         #expect(sink.unacknowledgedCount == 0)
 
         let state = peer.state
@@ -66,7 +66,7 @@ struct ServerSinkTests {
         defer { sink.disconnect() }
         let expected = try sendActions(300, to: store)
         #expect(await waitUntil(timeout: 10) { peer.state.events.count == 301 })
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(5)) }.value))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
 
         let state = peer.state
         #expect(state.events.map(\.seq) == Array(0...300))
@@ -111,7 +111,7 @@ struct ServerSinkTests {
         let peer = try ProtocolPeer(port: port)
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 15) { peer.state.events.count == 41 })
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(5)) }.value))
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
         #expect(sink.isConnected)
 
         let state = peer.state
