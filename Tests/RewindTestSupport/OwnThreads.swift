@@ -6,9 +6,9 @@ import Testing
 /// The shared pool has one thread per core. A test that blocks a thread (waiting for a child
 /// process, a socket, a condition) or computes for seconds holds one of them, and when every one
 /// is held, no other test's task, no server queue of an in-process server and no `Task.sleep`
-/// wakes until one is let go: the pool of the test process stalled for up to 80 s that way, and a
-/// test elsewhere waiting 5 s for its own work failed. Suites that block or compute for long carry
-/// this trait; their tests still run in parallel with the rest, only not on the pool.
+/// wakes until one is let go: the test process's pool stalled for up to 35 s that way here (about
+/// 85 s in CI), and a test elsewhere waiting 5 s for its own work failed. Every suite carries this
+/// trait, so the pool is left to the code under test; tests still run in parallel.
 public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
@@ -67,9 +67,9 @@ public final class ThreadPerTaskExecutor: TaskExecutor, @unchecked Sendable {
 }
 
 /// Starts a thread that, like libdispatch's own threads, takes none of the process's asynchronous
-/// signals. A child's exit (SIGCHLD, which Foundation's `Process` handles) would otherwise
-/// interrupt whatever call this thread is blocked in, and Foundation's `FileHandle` reads stop the
-/// process on the interrupted call.
+/// signals. A signal meant for the process (a child's SIGCHLD, once anything handles it) would
+/// otherwise interrupt whatever call this thread is blocked in, and Foundation's `FileHandle`
+/// reads stop the process on an interrupted call (seen with Foundation's `Process` in use).
 public func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     let thread = Thread {
         var signals = sigset_t()
