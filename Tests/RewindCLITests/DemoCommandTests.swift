@@ -118,8 +118,10 @@ struct DemoCommandTests {
 
     @Test("an unreachable server is said once on stderr; the demo runs on and exits 0")
     func unreachableServer() throws {
-        // A port nothing listens on: bind one, note it, close it.
-        let port = try TailCommandTests.unusedPort()
+        // A port nothing listens on, held so that no other test's server is given it meanwhile.
+        let reserved = try ReservedPort()
+        defer { reserved.release() }
+        let port = reserved.port
         let result = try CLIRunner.run(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "users", "--duration", "3"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "cannot reach the server").count == 2, "\(result.stderr)")

@@ -235,8 +235,10 @@ struct TailCommandTests {
         #expect(badURL.stderr.contains("is not a ws:// URL"))
         #expect(badURL.stderr.split(separator: "\n").count == 1)
 
-        // A port nobody listens on: bind one, note it, close it.
-        let closedPort = try Self.unusedPort()
+        // A port nobody listens on, held so that no other test's server is given it meanwhile.
+        let reserved = try ReservedPort()
+        defer { reserved.release() }
+        let closedPort = reserved.port
         let nothing = try CLIRunner.run(["tail", "--server", "ws://127.0.0.1:\(closedPort)/inspect"])
         #expect(nothing.status == 1)
         #expect(nothing.stderr.hasPrefix("cannot connect to ws://127.0.0.1:\(closedPort)/inspect"))
@@ -287,22 +289,6 @@ struct TailCommandTests {
         #expect(line.count == 60)
         #expect(line.hasSuffix("…"))
         #expect(line.contains("counter/increment"))
-    }
-
-    /// A TCP port that was free a moment ago.
-    static func unusedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -86,10 +86,10 @@ struct ServerSinkTests {
 
     @Test("an unreachable server: the app works on, states beyond the bound are dropped, actions are kept and sent when it appears")
     func unreachableThenAppears() async throws {
-        // A port that was free a moment ago: nothing listens on it until the peer starts.
-        let probe = try ProtocolPeer()
-        let port = probe.port
-        probe.shutdown()
+        // A port nothing listens on until the peer starts, held until then so that no other
+        // test's server is given it meanwhile.
+        let reserved = try ReservedPort()
+        let port = reserved.port
 
         let store = Store(initialState: AppState(), reducer: appReducer)
         let sink = ServerSink(url: URL(string: "ws://127.0.0.1:\(port)")!, capacity: 8, flushTimeout: .seconds(60))
@@ -108,6 +108,7 @@ struct ServerSinkTests {
         #expect(sink.unacknowledgedCount == 41)
         #expect(sink.droppedStateCount > 0)
 
+        reserved.release()
         let peer = try ProtocolPeer(port: port)
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 15) { peer.state.events.count == 41 })
