@@ -61,6 +61,7 @@ public final class LogWriter: Sendable {
         self.queue = queue
         let opened = CallResult<Bool>()
         let thread = Thread {
+            Thread.current.name = "rewind-writer"  // from inside, so that the system sees it
             queue.registerWriterThread()
             do throws(LogError) {
                 let engine = try WriterEngine(path: path, options: options, queue: queue)
@@ -72,7 +73,6 @@ public final class LogWriter: Sendable {
             // The engine and its connection are gone by now: the file is closed.
             queue.markFinished()
         }
-        thread.name = "rewind.log-writer"
         thread.start()
         if case .failure(let error) = opened.wait() {
             queue.waitUntilFinished()

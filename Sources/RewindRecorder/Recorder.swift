@@ -61,10 +61,12 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
                                     reusesEncodings: options.reusesUnchangedEncodings)
         let uuid = session.uuid
         let thread = Thread {
+            // Named from inside: on Linux, Foundation applies a name set before start to the
+            // Thread object only, so `top -H` and `perf` would show "rewind".
+            Thread.current.name = "rewind-recorder"
             engine.run()
             OpenRecordings.shared.remove(session: uuid)
         }
-        thread.name = "rewind.recorder"
         let queue = self.queue
         OpenRecordings.shared.add(session: uuid, sinks: sinks) { queue.requestStop() }
         thread.start()

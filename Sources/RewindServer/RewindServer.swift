@@ -56,6 +56,7 @@ public final class RewindServer: Sendable {
             maxMessageSize: configuration.maxMessageSize)
         socketConfiguration.queueLimits = configuration.queueLimits
         socketConfiguration.maxQueuedBytesTotal = configuration.maxQueuedOutput
+        socketConfiguration.receiveGathering = configuration.receiveGathering
         let socket = WebSocketServer(configuration: socketConfiguration, delegate: core)
         do {
             try socket.start()

@@ -42,6 +42,12 @@ public struct RewindServerConfiguration: Sendable {
     public var maxRequestsInFlight: Int = 16
     /// Seconds one query may run before it is stopped with `query-timeout` (default 5).
     public var queryTimeBudget: Double = 5
+    /// How long the socket thread waits after reading a little before it reads again (default
+    /// 1 ms, at most 100 ms; see `WebSocketServerConfiguration.receiveGathering`). At a steady
+    /// few thousand events a second it reads several at a time, and the ingest takes them in one
+    /// drain: the server's CPU per event falls by about a fifth, and an event reaches the
+    /// inspectors about 1.5 ms later (Docs/Benchmarks.md, "Out of process, fifth part").
+    public var receiveGathering: Duration = .milliseconds(1)
     /// The deepest a session's state may nest: two levels below the parser's limit, so that the
     /// state and every patch that carries a part of it (`[{"op":…,"value":…}]`) read back.
     public static let maxStateDepth = JSONParseOptions().maxDepth - 2

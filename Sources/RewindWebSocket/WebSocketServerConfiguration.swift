@@ -32,6 +32,14 @@ public struct WebSocketServerConfiguration: Sendable, Hashable {
     /// Header names outside libwebsockets' built-in list that requests should carry, e.g.
     /// `x-rewind-token` (lower case, no colon).
     public var customHeaderNames: [String]
+    /// How long the service thread waits, after a pass that read only a little, before it looks
+    /// at the sockets again (default zero: it looks at once; at most 100 ms). Frames that arrive
+    /// meanwhile are read in one pass: at a few thousand small messages a second, one wake-up of
+    /// the service thread serves several of them instead of one each, and so does each wake-up
+    /// of a thread the delegate hands them to. The price is up to this much more latency, for
+    /// input and for output queued during the wait. A pass that read a lot (half of a read's
+    /// 64 KiB buffer or more) never waits, so a flood is not slowed.
+    public var receiveGathering: Duration = .zero
 
     /// A configuration with the given endpoints and defaults for the rest.
     public init(

@@ -14,8 +14,10 @@ final class Checkpointer: @unchecked Sendable {
     private var finished = false
 
     init(path: String) {
-        let thread = Thread { [self] in run(path: path) }
-        thread.name = "rewind.log-checkpoint"
+        let thread = Thread { [self] in
+            Thread.current.name = "rewind-wal-ckpt"  // from inside, so that the system sees it
+            run(path: path)
+        }
         thread.start()
     }
 

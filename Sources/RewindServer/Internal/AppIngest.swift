@@ -119,23 +119,12 @@ final class AppIngest: @unchecked Sendable {
             return (true, pause)
         }
         if pause { applyFlow(to: connection) }
-        // The drain starts a little after the first message of a burst, so that at a steady
-        // few thousand events a second it takes several at a time: one wake-up of this queue,
-        // one writer hand-over and one batched write to each inspector for all of them, instead
-        // of one each (see Docs/Benchmarks.md, "Out of process"). Under a flood the drain is
-        // already running and nothing waits.
-        if schedule {
-            queue.async {
-                // Waiting here rather than through a dispatch timer saves a hop through
-                // libdispatch's timer thread for every burst.
-                usleep(Self.gatherMicroseconds)
-                self.drainInbox()
-            }
-        }
+        // One drain per burst: the socket thread reads a burst in one pass when the server
+        // gathers its input (`receiveGathering`), so at a steady few thousand events a second the
+        // drain takes several at a time: one wake-up of this queue, one writer hand-over and one
+        // batched write to each inspector for all of them (Docs/Benchmarks.md, "Out of process").
+        if schedule { queue.async { self.drainInbox() } }
     }
-
-    /// How long the first message of a burst waits for others before the drain starts.
-    static let gatherMicroseconds: UInt32 = 1_000
 
     /// Serializes ``applyFlow(to:)``.
     private let flowLock = NSLock()

@@ -65,7 +65,7 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         }
         guard begun else { throw .alreadyStarted }
         self.delegate = delegate  // before the thread exists, so no race
-        guard thread.start(name: "rewind-ws-client", body: { self.run() }) else { throw .alreadyStarted }
+        guard thread.start(name: "rewind-ws-conn", body: { self.run() }) else { throw .alreadyStarted }
     }
 
     // MARK: Service thread

@@ -28,10 +28,10 @@ final class DeferredHandoff: @unchecked Sendable {
     /// queues' few threads.
     func run(_ producer: HTTPResponseProducer, generation: UInt64) {
         let thread = Thread { [self] in
+            Thread.current.name = "rewind-ws-http"  // from inside, so that the system sees it
             let response = producer.produce()
             deliver(Finished(generation: generation, response: response))
         }
-        thread.name = "rewind-ws-deferred"
         thread.start()
     }
 

@@ -10,6 +10,10 @@ final class LWSContext {
     private var protocolTable: UnsafeMutablePointer<lws_protocols>?
     private var retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>?
 
+    /// The service buffer each read of a socket fills at most (libwebsockets' default is 4 KiB):
+    /// a pass reads up to this much from each connection with input.
+    static let readBufferSize = 64 << 10
+
     init(handler: any LWSEventHandler) {
         target = LWSCallbackTarget(handler: handler)
         LWSLog.configure()

@@ -62,7 +62,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             return true
         }
         guard begun else { throw .alreadyStarted }
-        guard thread.start(name: "rewind-ws-server", body: { self.run() }) else { throw .alreadyStarted }
+        guard thread.start(name: "rewind-ws-serve", body: { self.run() }) else { throw .alreadyStarted }
         _ = control.wait { $0.phase != .starting }
         switch control.withLock({ $0.phase }) {
         case .running(let port):
@@ -102,6 +102,9 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         }
         guard configuration.queueLimits.maxMessages > 0, configuration.queueLimits.maxBytes > 0 else {
             throw .invalidConfiguration("queue limits must be positive")
+        }
+        guard configuration.receiveGathering >= .zero, configuration.receiveGathering <= .milliseconds(100) else {
+            throw .invalidConfiguration("receiveGathering must be between 0 and 100 ms")
         }
         var paths = Set<String>()
         var names = Set<String>()
@@ -152,6 +155,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         info.uid = -1
         info.max_http_header_data = 16 * 1024  // cookies for localhost pile up across dev servers
         info.server_string = context.cString("rewind")
+        info.pt_serv_buf_size = UInt32(LWSContext.readBufferSize)
         guard context.create(&info), let pointer = context.pointer else {
             return .contextCreationFailed("lws_create_context failed (out of memory or file descriptors?)")
         }
@@ -183,9 +187,27 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             if force { break }
             if let requested, shutdownCode == nil { beginShutdown(code: requested) }
             if shutdownCode != nil, connections.isEmpty, transfers.isEmpty { break }
+            passBytes = 0
             if lws_service(pointer, 0) < 0 { break }
+            // A pass that read a little waits before the next look, so that what arrives
+            // meanwhile is read in one pass (see `receiveGathering`). Each wake-up of this thread
+            // costs more than reading a small frame; under a flood passes read a lot and never wait.
+            if gatheringMicroseconds > 0, passBytes > 0, passBytes < Self.lightPassBytes {
+                usleep(gatheringMicroseconds)
+            }
         }
     }
+
+    /// WebSocket payload bytes read in the current service pass (service thread).
+    private var passBytes = 0
+    /// ``WebSocketServerConfiguration/receiveGathering`` in whole microseconds.
+    private lazy var gatheringMicroseconds: UInt32 = {
+        let (seconds, attoseconds) = configuration.receiveGathering.components
+        return UInt32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+    }()
+    /// A pass that read less than this is light: less than half of what one read may take from
+    /// one connection, so no connection had more waiting than a read could take.
+    static let lightPassBytes = LWSContext.readBufferSize / 2
 
     private func beginShutdown(code: WebSocketCloseCode) {
         shutdownCode = code
@@ -242,6 +264,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
 
     private func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let connection = connections[wsi] else { return -1 }
+        passBytes += length
         var closeNow = false
         if let message = WebSocketIO.receive(on: connection.core, wsi: wsi, input: input, length: length, closeNow: &closeNow) {
             delegate?.didReceive(message, from: connection)

@@ -19,11 +19,13 @@ final class ServiceThread: @unchecked Sendable {
         }
         guard first else { return false }
         let thread = Thread { [state] in
+            // Named from inside: on Linux, Foundation applies a name set before start to the
+            // Thread object only, so `top -H` and `perf` would show the process' name.
+            Thread.current.name = name
             state.withLock { $0.thread = pthread_self() }
             body()
             state.withLock { $0.finished = true }
         }
-        thread.name = name
         thread.start()
         return true
     }

@@ -1,0 +1,90 @@
+import RewindWebSocket
+import Testing
+import RewindTestSupport
+
+/// `receiveGathering`: after a pass that read a little, the service thread waits before it reads
+/// again, so that frames arriving meanwhile are read together; a pass that read a lot never waits.
+@Suite("Receive gathering", .ownThreads)
+struct ReceiveGatheringTests {
+    /// Records when each message arrived, on the service thread.
+    private final class ArrivalDelegate: WebSocketServerDelegate {
+        struct Arrival: Sendable {
+            let message: WebSocketMessage
+            let at: ContinuousClock.Instant
+        }
+
+        let arrivals = Recorder([Arrival]())
+
+        func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+            let now = ContinuousClock.now
+            arrivals.update { $0.append(Arrival(message: message, at: now)) }
+        }
+    }
+
+    private static func start(gathering: Duration) throws -> (WebSocketServer, ArrivalDelegate, WebSocketClient) {
+        let delegate = ArrivalDelegate()
+        var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
+        configuration.receiveGathering = gathering
+        let server = WebSocketServer(configuration: configuration, delegate: delegate)
+        try server.start()
+        let (client, clientDelegate) = try connectClient(port: try #require(server.port)) { configuration in
+            configuration.queueLimits = WebSocketQueueLimits(maxMessages: 10_000, maxBytes: 64 << 20)
+        }
+        #expect(clientDelegate.waitForConnect())
+        return (server, delegate, client)
+    }
+
+    @Test("a message sent while the server waits after a light pass is read when the wait ends")
+    func lightPassWaits() throws {
+        let (server, delegate, client) = try Self.start(gathering: .milliseconds(100))
+        defer {
+            client.close()
+            server.shutdown()
+        }
+        for round in 0..<3 {
+            #expect(client.send(text: "first \(round)") == .enqueued)
+            #expect(delegate.arrivals.wait { $0.count == 2 * round + 1 })
+            // The pass that read it is over or about to be: the server now waits 100 ms, and a
+            // message sent now arrives after that wait, never sooner.
+            #expect(client.send(text: "second \(round)") == .enqueued)
+            #expect(delegate.arrivals.wait { $0.count == 2 * round + 2 })
+            let arrivals = delegate.arrivals.value
+            let gap = arrivals[2 * round + 1].at - arrivals[2 * round].at
+            #expect(gap >= .milliseconds(75), "the second message came \(gap) after the first")
+            // The next round's first message may come during the wait after this one's second:
+            // it is then read when that wait ends, and its own pass starts a new wait.
+        }
+        #expect(delegate.arrivals.value.map(\.message) == (0..<3).flatMap { [.text(Array("first \($0)".utf8)), .text(Array("second \($0)".utf8))] })
+    }
+
+    @Test("a flood is read without waits: 8 MiB arrive long before one wait per 64 KiB read could end")
+    func floodDoesNotWait() throws {
+        let (server, delegate, client) = try Self.start(gathering: .milliseconds(100))
+        defer {
+            client.close()
+            server.shutdown()
+        }
+        let count = 256
+        let messages = (0..<count).map { index in
+            WebSocketMessage.binary((0..<32_768).map { UInt8(truncatingIfNeeded: $0 &+ index) })
+        }
+        for message in messages { #expect(client.send(message) == .enqueued) }
+        #expect(delegate.arrivals.wait(timeout: .seconds(60)) { $0.count == count })
+        let arrivals = delegate.arrivals.value
+        #expect(arrivals.map(\.message) == messages)
+        // 8 MiB take at least 128 reads of 64 KiB; a 100 ms wait after each would take 12.8 s.
+        let took = (arrivals.last?.at ?? .now) - (arrivals.first?.at ?? .now)
+        #expect(took < .seconds(5), "the flood took \(took) to read")
+    }
+
+    @Test("receiveGathering outside 0...100 ms is refused before anything listens", arguments: [
+        Duration.milliseconds(-1), .milliseconds(101), .seconds(5),
+    ])
+    func outOfRange(gathering: Duration) {
+        var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
+        configuration.receiveGathering = gathering
+        let server = WebSocketServer(configuration: configuration, delegate: ArrivalDelegate())
+        #expect(throws: WebSocketError.invalidConfiguration("receiveGathering must be between 0 and 100 ms")) { try server.start() }
+        #expect(server.port == nil)
+    }
+}
