@@ -43,7 +43,11 @@ enum FaultChild {
         say("ready \(next)")
         let window = InFlightWindow(limit: 2_000)
         var random = SplitMix64(seed: seed ^ UInt64(bitPattern: next))
-        while true {
+        // A test run that dies before killing this child (a crash of the test process) must not
+        // leave it writing for ever: once the parent is gone, stop. One such orphan once used two
+        // thirds of a core for an hour and skewed a sitting of benchmarks.
+        let parent = getppid()
+        while getppid() == parent {
             var batch: [LogEvent] = []
             for _ in 0..<(1 + Int(random.next() % 20)) {
                 let seq = builder.nextSeq
@@ -79,7 +83,9 @@ enum FaultChild {
     /// Writes one line to standard output at once (a pipe takes writes this small whole).
     static func say(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        // Nobody reads any more (the test that started this child is gone): stop.
+        if written < 0 { exit(3) }
     }
 }
 

@@ -63,6 +63,30 @@ struct FaultTests {
         for script in scripts { try check(path: path, script: script, context: "final check, run seed \(runSeed)") }
     }
 
+    @Test("a child whose parent dies stops writing on its own, instead of running for ever")
+    func orphanStops() throws {
+        let directory = try TemporaryDirectory()
+        let output = directory.path("child.out")
+        // A shell starts the child, waits until it writes, prints its pid and exits: the child is
+        // then an orphan, as when a test process crashes before killing it.
+        let script = #""$0" "$1" orphan-1 7 > "$2" & pid=$!; while ! grep -q committed "$2"; do sleep 0.05; done; echo $pid"#
+        let shell = try Subprocess("/bin/sh", ["-c", script, ChildProcess.executable("RewindFaultChild").path, directory.path("orphan.db"), output],
+                                   output: .pipe)
+        let printed = String(decoding: shell.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+        #expect(shell.waitForExit(timeout: 60) == 0)
+        let pid = try #require(Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "the shell printed \(printed)")
+        defer { kill(pid, SIGKILL) }
+        // Gone, or a zombie waiting for whoever adopted it to reap it.
+        func ended() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return true }
+            return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !ended(), ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(ended(), "the orphaned child \(pid) is still running")
+    }
+
     /// The session verifies, holds every seq a child reported durable, and each seq holds the
     /// action the script sends and the state it gives.
     func check(path: String, script: Script, context: String) throws {
