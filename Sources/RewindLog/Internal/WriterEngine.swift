@@ -39,8 +39,8 @@ final class WriterEngine {
 
     /// Checkpoints on its own thread, so commits never wait for one.
     private let checkpointer: Checkpointer
-    /// WAL frames (4 KiB pages) after which the background checkpoint is asked for, and after
-    /// which the writer checkpoints itself.
+    /// WAL frames (4 KiB pages) of growth after which the background checkpoint is asked for
+    /// again, and the size after which the writer checkpoints itself.
     static let backgroundCheckpointFrames: Int32 = 1_000
     static let writerCheckpointFrames: Int32 = 4_000
 
@@ -69,8 +69,20 @@ final class WriterEngine {
         // Last, so nothing after it can throw: a thrown init runs no deinit to stop the thread.
         let checkpointer = Checkpointer(path: path)
         self.checkpointer = checkpointer
+        // A background checkpoint is asked for each time the WAL has grown by another
+        // `backgroundCheckpointFrames` since the last request (or since it restarted), not after
+        // every commit past that size: at a steady few thousand events a second, asking at every
+        // commit ran a pass, with its two fsyncs, for each commit's hundred-odd frames and cost
+        // the server 3–4 µs per event (Docs/Benchmarks.md, "Out of process, fifth part").
+        var nextRequest = Self.backgroundCheckpointFrames
+        var lastFrames: Int32 = 0
         connection.setWALHook { [unowned connection] frames in
-            if frames >= Self.backgroundCheckpointFrames, options.checkpointsInBackground { checkpointer.request() }
+            if frames < lastFrames { nextRequest = Self.backgroundCheckpointFrames }  // it restarted
+            lastFrames = frames
+            if frames >= nextRequest, options.checkpointsInBackground {
+                nextRequest = frames + Self.backgroundCheckpointFrames
+                checkpointer.request()
+            }
             // The background checkpoint's passes copy what the WAL held when each began; when
             // commits keep landing during its passes (a steady stream on busy cores) none covers
             // the whole WAL, the WAL never restarts from its beginning, and it grows for as long
