@@ -3,6 +3,7 @@
 #
 #   Tools/server-threads.sh latency   # one inspector, one app sending 15,000 events at 5,000/s
 #   Tools/server-threads.sh bulk      # one app sending 100,000 events as fast as acks allow
+#   Tools/server-threads.sh latency action   # the same with the kilobyte in each action
 #
 # Needs a release build (swift build -c release). Prints the server's CPU per event (utime +
 # stime from /proc/PID/stat) and, for each of its threads, the CPU and the voluntary and
@@ -10,6 +11,7 @@
 # is one sleep, so one wake-up. Threads that started during the run are marked "new".
 set -euo pipefail
 mode=${1:-latency}
+shape=${2:-state}
 bin=$(cd "$(dirname "$0")/.." && pwd)/.build/release
 dir=$(mktemp -d)
 trap 'kill $server 2>/dev/null || true; rm -rf "$dir"' EXIT
@@ -34,12 +36,12 @@ if [ "$mode" = latency ]; then
     inspector=$!
     for _ in $(seq 100); do grep -q ready "$dir/inspector.out" && break; sleep 0.1; done
     threads $server > "$dir/before"; t0=$(ticks $server)
-    "$bin/rewind-bench" --role app "$port" $events 5000 1 > "$dir/app.out"
+    "$bin/rewind-bench" --role app "$port" $events 5000 1 "$shape" > "$dir/app.out"
     wait $inspector
 else
     events=100000
     threads $server > "$dir/before"; t0=$(ticks $server)
-    "$bin/rewind-bench" --role app "$port" $events 0 > "$dir/app.out"
+    "$bin/rewind-bench" --role app "$port" $events 0 0 "$shape" > "$dir/app.out"
 fi
 t1=$(ticks $server); threads $server > "$dir/after"
 hz=$(getconf CLK_TCK)

@@ -28,16 +28,20 @@ enum ProcessRoles {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    /// `app PORT COUNT RATE [STAMP]`: streams COUNT ~1 KB events (RATE per second, 0: as fast as
-    /// the acks allow), waits for the last ack; with STAMP=1 each action carries its send time.
+    /// `app PORT COUNT RATE [STAMP [SHAPE]]`: streams COUNT ~1 KB events (RATE per second, 0: as
+    /// fast as the acks allow), waits for the last ack; with STAMP=1 each action carries its send
+    /// time. SHAPE is where the kilobyte goes (`EventSource.Shape`: state, the default, or action).
     static func app(_ arguments: [String]) throws -> JSONValue {
         guard arguments.count >= 3, let port = Int(arguments[0]), let count = Int(arguments[1]), let rate = Double(arguments[2]) else {
-            throw BenchFailure("app PORT COUNT RATE [STAMP]")
+            throw BenchFailure("app PORT COUNT RATE [STAMP [SHAPE]]")
         }
         let stamp = arguments.count > 3 && arguments[3] == "1"
+        guard let shape = arguments.count > 4 ? EventSource.Shape(rawValue: arguments[4]) : .state else {
+            throw BenchFailure("SHAPE is state or action")
+        }
         let app = try BenchApp(port: port)
         try app.hello()
-        var events = EventSource(payloadBytes: 900)
+        var events = EventSource(payloadBytes: 900, shape: shape)
         // Built before the clock starts, unless stamped (the stamp is the send time).
         let frames = stamp ? [] : (0..<count).map { events.frame(seq: Int64($0)) }
         let start = Measure.now()

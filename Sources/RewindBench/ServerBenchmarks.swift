@@ -117,12 +117,38 @@ enum ServerBenchmarks {
 
 /// Events whose state stays the same size: each replaces `/last` with a fresh payload.
 struct EventSource {
+    /// Where an event's ~1 KB goes.
+    enum Shape: String {
+        /// Into the state: each event replaces a 900-byte string, so the log stores the patch,
+        /// its inverse (the old string) and, every second event, a keyframe (~2.4 KB an event).
+        case state
+        /// Into the action: each event carries a 900-byte note in words and sets a counter, so the
+        /// log stores the action and two small patches (~1.1 KB an event), and the full-text index
+        /// takes the note's ~110 words.
+        case action
+    }
+
     var state: JSONValue
     let payload: String
+    let shape: Shape
 
-    init(payloadBytes: Int) {
+    init(payloadBytes: Int, shape: Shape = .state) {
         payload = String(repeating: "r", count: payloadBytes)
-        state = ["count": 0, "last": .string(payload)]
+        self.shape = shape
+        state = ["count": 0, "last": .string(shape == .state ? payload : "")]
+    }
+
+    /// A note of about `bytes` bytes in words, as a user's text would be (what the log's
+    /// full-text index takes apart): the seq, then words from a small vocabulary.
+    static func note(seq: Int64, bytes: Int) -> String {
+        let words = ["order", "shipped", "customer", "invoice", "paid", "total", "item", "address", "review", "refund", "pending", "note"]
+        var text = "event \(seq)"
+        var index = UInt64(seq)
+        while text.utf8.count < bytes - 10 {
+            text += " " + words[Int(index % UInt64(words.count))]
+            index = index &* 31 &+ 7
+        }
+        return text
     }
 
     /// The event with `seq`; with `stamp`, its action carries the send time in ns (`t`).
@@ -135,8 +161,11 @@ struct EventSource {
         }
         var text = payload
         text.replaceSubrange(text.startIndex..<text.index(text.startIndex, offsetBy: 12), with: String(seq).leftPad(12))
-        let patch: JSONValue = [["op": "replace", "path": "/count", "value": .number(JSONNumber(seq))],
-                                ["op": "replace", "path": "/last", "value": .string(text)]]
+        var patch: JSONValue = [["op": "replace", "path": "/count", "value": .number(JSONNumber(seq))]]
+        switch shape {
+        case .state: patch = [patch[0]!, ["op": "replace", "path": "/last", "value": .string(text)]]
+        case .action: action["note"] = .string(Self.note(seq: seq, bytes: payload.utf8.count))
+        }
         try? state.apply(JSONPatch(json: patch))
         return AppMessage.event(WireEvent(seq: seq, at: 1_763_700_000 + Double(seq) / 1000, action: .object(action), patch: patch,
                                           hash: state.stableHash, durationNs: 1_000)).json.serializedBytes(.compact)
