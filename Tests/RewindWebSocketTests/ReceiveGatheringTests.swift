@@ -43,11 +43,11 @@ struct ReceiveGatheringTests {
         }
         for round in 0..<3 {
             #expect(client.send(text: "first \(round)") == .enqueued)
-            #expect(delegate.arrivals.wait { $0.count == 2 * round + 1 })
+            try #require(delegate.arrivals.wait { $0.count == 2 * round + 1 })
             // The pass that read it is over or about to be: the server now waits 100 ms, and a
             // message sent now arrives after that wait, never sooner.
             #expect(client.send(text: "second \(round)") == .enqueued)
-            #expect(delegate.arrivals.wait { $0.count == 2 * round + 2 })
+            try #require(delegate.arrivals.wait { $0.count == 2 * round + 2 })
             let arrivals = delegate.arrivals.value
             let gap = arrivals[2 * round + 1].at - arrivals[2 * round].at
             #expect(gap >= .milliseconds(75), "the second message came \(gap) after the first")
