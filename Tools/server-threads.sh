@@ -14,7 +14,9 @@ mode=${1:-latency}
 shape=${2:-state}
 bin=$(cd "$(dirname "$0")/.." && pwd)/.build/release
 dir=$(mktemp -d)
-trap 'kill $server 2>/dev/null || true; rm -rf "$dir"' EXIT
+server=; inspector=
+# Whatever happens (a client that fails, Ctrl-C), no process of the run is left behind.
+trap 'kill $server $inspector 2>/dev/null || true; rm -rf "$dir"' EXIT
 
 threads() {  # TID NAME VOLUNTARY INVOLUNTARY TICKS, one line per thread
     for task in /proc/$1/task/*; do

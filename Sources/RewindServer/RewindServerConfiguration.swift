@@ -45,7 +45,7 @@ public struct RewindServerConfiguration: Sendable {
     /// How long the socket thread waits after reading a little before it reads again (default
     /// 1 ms, at most 100 ms; see `WebSocketServerConfiguration.receiveGathering`). At a steady
     /// few thousand events a second it reads several at a time, and the ingest takes them in one
-    /// drain: the server's CPU per event falls by about a fifth, and an event reaches the
+    /// drain: the server's CPU per event fell by 6–22 % where measured, and an event reaches the
     /// inspectors about 1.5 ms later (Docs/Benchmarks.md, "Out of process, fifth part").
     public var receiveGathering: Duration = .milliseconds(1)
     /// The deepest a session's state may nest: two levels below the parser's limit, so that the

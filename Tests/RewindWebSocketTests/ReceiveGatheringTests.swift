@@ -21,7 +21,19 @@ struct ReceiveGatheringTests {
         }
     }
 
-    private static func start(gathering: Duration) throws -> (WebSocketServer, ArrivalDelegate, WebSocketClient) {
+    /// A server gathering for `gathering`, and one client connected to it.
+    private struct Running {
+        let server: WebSocketServer
+        let delegate: ArrivalDelegate
+        let client: WebSocketClient
+
+        func stop() {
+            client.close()
+            server.shutdown()
+        }
+    }
+
+    private static func start(gathering: Duration) throws -> Running {
         let delegate = ArrivalDelegate()
         var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
         configuration.receiveGathering = gathering
@@ -31,16 +43,14 @@ struct ReceiveGatheringTests {
             configuration.queueLimits = WebSocketQueueLimits(maxMessages: 10_000, maxBytes: 64 << 20)
         }
         #expect(clientDelegate.waitForConnect())
-        return (server, delegate, client)
+        return Running(server: server, delegate: delegate, client: client)
     }
 
     @Test("a message sent while the server waits after a light pass is read when the wait ends")
     func lightPassWaits() throws {
-        let (server, delegate, client) = try Self.start(gathering: .milliseconds(100))
-        defer {
-            client.close()
-            server.shutdown()
-        }
+        let running = try Self.start(gathering: .milliseconds(100))
+        defer { running.stop() }
+        let (delegate, client) = (running.delegate, running.client)
         for round in 0..<3 {
             #expect(client.send(text: "first \(round)") == .enqueued)
             try #require(delegate.arrivals.wait { $0.count == 2 * round + 1 })
@@ -59,11 +69,9 @@ struct ReceiveGatheringTests {
 
     @Test("a flood is read without waits: 8 MiB arrive long before one wait per 64 KiB read could end")
     func floodDoesNotWait() throws {
-        let (server, delegate, client) = try Self.start(gathering: .milliseconds(100))
-        defer {
-            client.close()
-            server.shutdown()
-        }
+        let running = try Self.start(gathering: .milliseconds(100))
+        defer { running.stop() }
+        let (delegate, client) = (running.delegate, running.client)
         let count = 256
         let messages = (0..<count).map { index in
             WebSocketMessage.binary((0..<32_768).map { UInt8(truncatingIfNeeded: $0 &+ index) })
