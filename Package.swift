@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// `make apple-check` sets REWIND_APPLE_SHAPES to compile the Apple-only code paths on Linux:
+/// `Rewind` and `RewindRecorder` then build as on iOS (no libwebsockets, the URLSession transport
+/// and the SwiftUI binding compiled) against stand-ins with the SDK's declarations
+/// (Tests/AppleStandIns; Docs/Platforms.md). Never set on Apple platforms or in a normal build.
+let appleShapes = Context.environment["REWIND_APPLE_SHAPES"] != nil
+let appleShapesSettings: [SwiftSetting] = appleShapes ? [.define("REWIND_APPLE_SHAPES")] : []
+
 let package = Package(
     name: "Rewind",
     // The floor Observation needs; Linux builds everything but the Apple-only code paths.
@@ -62,13 +69,20 @@ let package = Package(
         // libwebsockets (not in the iOS SDK) is linked on Linux only.
         .target(
             name: "RewindRecorder",
-            dependencies: [
-                "RewindJSON", "RewindLog", "RewindWire",
-                .target(name: "RewindWebSocket", condition: .when(platforms: [.linux])),
-            ]
+            dependencies: appleShapes
+                ? ["RewindJSON", "RewindLog", "RewindWire", "FoundationNetworking"]
+                : [
+                    "RewindJSON", "RewindLog", "RewindWire",
+                    .target(name: "RewindWebSocket", condition: .when(platforms: [.linux])),
+                ],
+            swiftSettings: appleShapesSettings
         ),
         // What apps on Rewind's store import: store, effects, adapters, and RewindRecorder.
-        .target(name: "Rewind", dependencies: ["RewindRecorder", "RewindJSON", "RewindLog", "RewindWire"]),
+        .target(
+            name: "Rewind",
+            dependencies: ["RewindRecorder", "RewindJSON", "RewindLog", "RewindWire"] + (appleShapes ? ["SwiftUI"] : []),
+            swiftSettings: appleShapesSettings
+        ),
         // Sample apps after the seed articles; `rewind demo` runs them.
         .target(name: "RewindDemo", dependencies: ["Rewind"]),
         .executableTarget(
@@ -103,6 +117,12 @@ let package = Package(
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
         .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
-    ],
+    ] + (appleShapes ? [
+        // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
+        .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),
+        .target(name: "FoundationNetworking", path: "Tests/AppleStandIns/FoundationNetworking"),
+        .executableTarget(name: "AppleShapesCheck", dependencies: ["Rewind", "SwiftUI", "RewindLog"],
+                          path: "Tests/AppleStandIns/Check"),
+    ] : []),
     swiftLanguageModes: [.v6]
 )

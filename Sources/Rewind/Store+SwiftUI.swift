@@ -10,13 +10,20 @@ extension Store {
     /// TextField("City", text: store.binding(\.city, send: { .cityChanged($0) }))
     /// ```
     ///
-    /// Built on macOS and iOS only; on Linux this file compiles to nothing.
-    public func binding<Value>(_ keyPath: KeyPath<State, Value>, send action: @escaping (Value) -> Action,
+    /// SwiftUI's `Binding(get:set:)` takes `@isolated(any) @Sendable` closures, so both closures
+    /// here say that they run on the main actor, where the store lives, and capture only sendable
+    /// values: the key path (a literal such as `\.city` is one) and the action function (a
+    /// closure literal is one).
+    ///
+    /// Built on macOS and iOS; on Linux `make apple-check` compiles and runs it against a
+    /// stand-in SwiftUI with the SDK's `Binding` declaration (Docs/Platforms.md).
+    public func binding<Value>(_ keyPath: any KeyPath<State, Value> & Sendable,
+                               send action: @escaping @MainActor @Sendable (Value) -> Action,
                                fileID: String = #fileID, line: Int = #line,
                                function: String = #function) -> Binding<Value> {
         Binding(
-            get: { self.state[keyPath: keyPath] },
-            set: { value in self.send(action(value), fileID: fileID, line: line, function: function) }
+            get: { @MainActor in self.state[keyPath: keyPath] },
+            set: { @MainActor value in self.send(action(value), fileID: fileID, line: line, function: function) }
         )
     }
 }

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && !REWIND_APPLE_SHAPES
 import Foundation
 import RewindWebSocket
 

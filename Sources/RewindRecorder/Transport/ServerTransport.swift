@@ -19,7 +19,7 @@ public enum ServerTransport: Sendable, Equatable, CustomStringConvertible {
     /// The transport `automatic` stands for on this platform.
     public var resolved: ServerTransport {
         guard self == .automatic else { return self }
-        #if os(Linux)
+        #if os(Linux) && !REWIND_APPLE_SHAPES
         return .libwebsockets
         #else
         return .urlSession
@@ -40,7 +40,7 @@ public enum ServerTransport: Sendable, Equatable, CustomStringConvertible {
         case .urlSession:
             return URLSessionTransportConnection(request: request)
         case .libwebsockets, .automatic:
-            #if os(Linux)
+            #if os(Linux) && !REWIND_APPLE_SHAPES
             return LibWebSocketsTransportConnection(request: request)
             #else
             return UnavailableTransportConnection(reason: """
