@@ -4,7 +4,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: all deps build test fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
+.PHONY: all deps build test apple-check ci-config-check fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
 
 all: build
 
@@ -24,9 +24,23 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
+	$(MAKE) --no-print-directory apple-check
+	$(MAKE) --no-print-directory ci-config-check
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory python-test
 	$(MAKE) --no-print-directory browser-test
+
+# The Apple-only code paths, compiled here: `Rewind` and `RewindRecorder` built as on iOS (no
+# libwebsockets; the URLSession transport and the SwiftUI binding compiled) against stand-ins with
+# the SDK's declarations, in Swift 6 mode with warnings as errors, then the binding run
+# (Tests/AppleStandIns; Docs/Platforms.md says what only a Mac can check).
+apple-check:
+	REWIND_APPLE_SHAPES=1 $(SWIFT) build --scratch-path .build-apple --product AppleShapesCheck -Xswiftc -warnings-as-errors
+	.build-apple/debug/AppleShapesCheck
+
+# .github/workflows/ci.yml cannot run here: it is parsed as YAML and its jobs are checked.
+ci-config-check: python-deps
+	python3 Tests/ci/check_workflow.py .github/workflows/ci.yml
 
 # Every input the fuzzer ever crashed on, and every repro of issue 13, through its target again.
 fuzz-replay:
@@ -55,9 +69,9 @@ python-test: python-deps
 	python3 Tests/python/test_protocol.py "$$($(SWIFT) build --show-bin-path)/rewind"
 
 python-deps:
-	@python3 -c "import websockets" 2>/dev/null || { \
+	@python3 -c "import websockets, yaml" 2>/dev/null || { \
 	  python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip; }; \
-	  python3 -m pip install --quiet websockets 2>/dev/null || python3 -m pip install --quiet --break-system-packages websockets; }
+	  python3 -m pip install --quiet websockets pyyaml 2>/dev/null || python3 -m pip install --quiet --break-system-packages websockets pyyaml; }
 
 # The inspector page in headless Chromium against a real server and app (Tests/browser/).
 browser-test: browser-deps python-deps

@@ -10,15 +10,16 @@ extension Store {
     /// TextField("City", text: store.binding(\.city, send: { .cityChanged($0) }))
     /// ```
     ///
-    /// SwiftUI's `Binding(get:set:)` takes `@isolated(any) @Sendable` closures, so both closures
-    /// here say that they run on the main actor, where the store lives, and capture only sendable
-    /// values: the key path (a literal such as `\.city` is one) and the action function (a
-    /// closure literal is one).
+    /// SwiftUI's `Binding(get:set:)` takes `@isolated(any) @Sendable` closures. Both closures
+    /// here are explicitly `@MainActor`, where the store lives: a closure that does not say so is
+    /// nonisolated there, and could neither read `state` nor `send` (nor carry a non-Sendable
+    /// action across). Main-actor closures made on the main actor may capture the key path and
+    /// the action function as they are, so neither has to be `Sendable`.
     ///
     /// Built on macOS and iOS; on Linux `make apple-check` compiles and runs it against a
     /// stand-in SwiftUI with the SDK's `Binding` declaration (Docs/Platforms.md).
-    public func binding<Value>(_ keyPath: any KeyPath<State, Value> & Sendable,
-                               send action: @escaping @MainActor @Sendable (Value) -> Action,
+    public func binding<Value>(_ keyPath: KeyPath<State, Value>,
+                               send action: @escaping (Value) -> Action,
                                fileID: String = #fileID, line: Int = #line,
                                function: String = #function) -> Binding<Value> {
         Binding(

@@ -1,4 +1,5 @@
 import Foundation
+import RewindWebSocket
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,11 +19,7 @@ enum HTTPGet {
     static func fetch(host: String, port: Int, path: String, token: String?, timeout: Double = 60) throws -> Response {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
+        hints.ai_socktype = SocketType.stream
         var list: UnsafeMutablePointer<addrinfo>?
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         guard getaddrinfo(bare, String(port), &hints, &list) == 0, let first = list else {

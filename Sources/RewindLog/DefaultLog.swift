@@ -45,13 +45,13 @@ public enum DefaultLog {
     public static func prepareFolder(for path: String, platform: Platform = .current) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        #if canImport(Darwin)
+        // No `#if`: swift-corelibs-foundation declares the same API (and ignores the flag), so
+        // this path is compiled and run on Linux too; only a device shows the flag kept.
         if platform == .appContainer {
             var values = URLResourceValues()
             values.isExcludedFromBackup = true
             var excluded = folder
             try excluded.setResourceValues(values)
         }
-        #endif
     }
 }

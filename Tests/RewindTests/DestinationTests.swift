@@ -24,6 +24,22 @@ struct DestinationTests {
         #expect(DefaultLog.Platform.current == .linux)
     }
 
+    @Test("the app container's folder is made and marked for exclusion from backup by the same code on every platform")
+    func containerFolderIsPrepared() throws {
+        let directory = try TemporaryDirectory()
+        for platform in DefaultLog.Platform.allCases {
+            let path = directory.path("\(platform)/Library/Application Support/Rewind/rewind.db")
+            try DefaultLog.prepareFolder(for: path, platform: platform)
+            var isFolder: ObjCBool = false
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            #expect(FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue, "\(platform)")
+        }
+        // A file where the folder should be is an error, not a silent success.
+        let blocked = directory.path("file")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocked))
+        #expect(throws: (any Error).self) { try DefaultLog.prepareFolder(for: blocked + "/rewind.db", platform: .appContainer) }
+    }
+
     @Test("REWIND_SERVER: ws URLs are taken (port 7433 when none), with REWIND_TOKEN; unset or empty means none")
     func serverFromEnvironment() throws {
         #expect(try RecordingDestination.server(fromEnvironment: [:]).get() == nil)

@@ -7,7 +7,9 @@ import FoundationNetworking
 ///
 /// It compiles on Linux too (FoundationNetworking has the same API), where it fails at once:
 /// Debian's libcurl has no WebSocket support, and URLSession reports `unsupportedURL`, which this
-/// connection turns into a permanent failure with one sentence.
+/// connection turns into a permanent failure with one sentence. `make apple-check` also compiles
+/// it against a stand-in with the Apple SDK's declarations (Tests/AppleStandIns): the delegate is
+/// `Sendable` and both completion handlers are `@Sendable` there, as in FoundationNetworking.
 final class URLSessionTransportConnection: NSObject, TransportConnection, URLSessionWebSocketDelegate, @unchecked Sendable {
     /// The largest message the server sends the app: a `jump` command carries a whole state.
     static let maxReceivedMessage = 128 << 20
@@ -65,7 +67,9 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         queuedMessages += 1
         queuedBytes += size
         condition.unlock()
-        task.send(.string(text)) { [weak self] _ in
+        // @Sendable spelt out: the SDK's and FoundationNetworking's handlers are both @Sendable,
+        // and the closure must stay so whichever the compiler sees (Docs/Platforms.md).
+        task.send(.string(text)) { @Sendable [weak self] _ in
             // A failed send also fails the receive, which ends the connection.
             self?.didSend(size)
         }
@@ -135,7 +139,7 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
     // MARK: Inside
 
     private func receiveNext(on task: URLSessionWebSocketTask) {
-        task.receive { [weak self] result in
+        task.receive { @Sendable [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let message):

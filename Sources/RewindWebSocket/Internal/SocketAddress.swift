@@ -54,12 +54,7 @@ enum SocketAddress {
         guard isIPv6 || inet_pton(AF_INET, host, &address4) == 1 else {
             return "'\(host)' is not a numeric address or usable interface"
         }
-        #if canImport(Glibc)
-        let streamType = Int32(SOCK_STREAM.rawValue)  // an enum case in Glibc
-        #else
-        let streamType = SOCK_STREAM  // a plain Int32 macro in Darwin
-        #endif
-        let fd = socket(isIPv6 ? AF_INET6 : AF_INET, streamType, 0)
+        let fd = socket(isIPv6 ? AF_INET6 : AF_INET, SocketType.stream, 0)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         defer { close(fd) }
         var one: Int32 = 1
