@@ -95,7 +95,9 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
         var edits: [Int64: Action] = [:]
         if case .object(let given)? = arguments["edit"] {
             for (key, value) in given {
-                guard let seq = Int64(key) else { return done(false, "branch: \"edit\" keys must be seqs; got \"\(key)\"") }
+                guard let seq = Int64(key), String(seq) == key else {
+                    return done(false, "branch: \"edit\" keys must be seqs written in plain decimal (\"1\", not \"01\" or \"+1\"); got \"\(key.prefix(32))\"")
+                }
                 edits[seq] = try DecodeFailure.decode(Action.self, from: value, as: .action(seq: seq))
             }
         }

@@ -222,9 +222,10 @@ struct TestCommand: ParsableCommand {
 
     // MARK: Names
 
-    /// Words Swift reserves, which a bare name cannot be.
+    /// Words Swift reserves, which a bare name cannot be (each checked with `swiftc -parse` in
+    /// TestCommandTests), and `_`, which is no name.
     static let keywords: Set<String> = [
-        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+        "_", "precedencegroup", "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
         "internal", "let", "open", "operator", "private", "protocol", "public", "rethrows", "static", "struct",
         "subscript", "typealias", "var", "break", "case", "continue", "default", "defer", "do", "else",
         "fallthrough", "for", "guard", "if", "in", "repeat", "return", "switch", "where", "while", "as", "Any",

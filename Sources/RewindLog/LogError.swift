@@ -32,6 +32,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         case closed
         /// A session was continued with a different state hash than it started with.
         case hashVersionMismatch(session: String, stored: Int, requested: Int)
+        /// A session was continued under another run than the one it was recorded in.
+        case runMismatch(session: String, stored: String?, requested: String)
         /// A completion, which runs on the writer thread, called one of the writer's synchronous
         /// methods: it would wait for itself.
         case calledFromWriterThread
@@ -90,6 +92,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The log writer for \(file) is closed."
         case .hashVersionMismatch(let session, let stored, let requested):
             return "Session \(session) in \(file) records state hash version \(stored); it cannot continue with version \(requested)."
+        case .runMismatch(let session, let stored, let requested):
+            return "Session \(session) in \(file) was recorded \(stored.map { "in run \($0)" } ?? "with no run"); it cannot continue in run \(requested) (a resume names the session's own run, or none)."
         case .calledFromWriterThread:
             return "A completion on the writer thread of \(file) called the writer synchronously; it would wait for itself."
         }

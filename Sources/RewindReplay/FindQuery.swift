@@ -28,6 +28,12 @@ public enum FindCondition: Sendable, Equatable, CustomStringConvertible {
     /// Whether the condition holds for `value` (`nil`: nothing at the path). ``changed`` is
     /// judged by ``FindScan`` from two values, and is `false` here.
     public func holds(_ value: JSONValue?) -> Bool {
+        holds(value, deadline: nil) ?? false
+    }
+
+    /// Whether the condition holds, or `nil` when a regular expression ran past `deadline`
+    /// inside its match.
+    public func holds(_ value: JSONValue?, deadline: ContinuousClock.Instant?) -> Bool? {
         switch self {
         case .isEqual(let expected): return value == expected
         case .isNot(let expected): return value != nil && value != expected
@@ -39,7 +45,7 @@ public enum FindCondition: Sendable, Equatable, CustomStringConvertible {
             return number.doubleValue < bound
         case .matches(let pattern):
             guard case .string(let text)? = value else { return false }
-            return pattern.matches(text)
+            return pattern.matches(text, deadline: deadline)
         case .exists: return value != nil
         case .missing: return value == nil
         case .changed: return false
@@ -60,39 +66,73 @@ public enum FindCondition: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A regular expression for ``FindCondition/matches(_:)``, bounded: at most 256 characters of
-/// pattern, and only the first 64 KiB of a string is searched.
+/// A regular expression for ``FindCondition/matches(_:)``, bounded: at most 256 bytes of
+/// pattern (UTF-8), only the first 65,536 characters of a string are searched, and matching
+/// takes time linear in the string whatever the pattern (a Thompson NFA, no backtracking; the
+/// syntax is in Docs/CLI.md, `find`). A deadline is honoured inside one match too.
 public struct FindPattern: Sendable, Equatable {
+    /// The longest pattern, in UTF-8 bytes.
     public static let maxPatternLength = 256
+    /// The most characters (Unicode scalars) of a string that are searched.
     public static let maxSubjectLength = 64 * 1024
+    /// How much of a refused pattern an error quotes.
+    static let quotedPrefix = 32
 
     /// The pattern as given.
     public let source: String
-    private let expression: Box
+    private let regex: LinearRegex
 
-    private final class Box: @unchecked Sendable {
-        // NSRegularExpression is immutable and safe to use from several threads.
-        let regex: NSRegularExpression
-        init(_ regex: NSRegularExpression) { self.regex = regex }
-    }
-
-    /// Compiles `source`; a pattern too long or that does not compile is one sentence.
+    /// Compiles `source`; a pattern too long or that find cannot run is one sentence, which
+    /// quotes at most the pattern's first 32 characters.
     public init(_ source: String) throws(FindQueryError) {
-        guard source.count <= Self.maxPatternLength else {
-            throw FindQueryError("the pattern is \(source.count) characters; at most \(Self.maxPatternLength) are allowed")
+        let bytes = source.utf8.count
+        guard bytes <= Self.maxPatternLength else {
+            throw FindQueryError("the pattern \(Self.quoted(source)) is \(bytes) bytes; at most \(Self.maxPatternLength) are allowed")
         }
         do {
-            expression = Box(try NSRegularExpression(pattern: source))
+            regex = try LinearRegex(source)
         } catch {
-            throw FindQueryError("the pattern /\(source)/ is not a regular expression")
+            throw FindQueryError("the pattern \(Self.quoted(source)) is not a regular expression find can run: \(error.message)")
         }
         self.source = source
     }
 
+    /// Whether the pattern matches somewhere in `text` (its first ``maxSubjectLength``
+    /// characters).
     public func matches(_ text: String) -> Bool {
-        let subject = text.utf16.count > Self.maxSubjectLength ? String(text.prefix(Self.maxSubjectLength)) : text
-        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-        return expression.regex.firstMatch(in: subject, range: range) != nil
+        matches(text, deadline: nil) ?? false
+    }
+
+    /// Whether the pattern matches somewhere in `text`; `nil` when `deadline` passed first.
+    public func matches(_ text: String, deadline: ContinuousClock.Instant?) -> Bool? {
+        var subject: [Unicode.Scalar] = []
+        subject.reserveCapacity(min(text.utf8.count, Self.maxSubjectLength))
+        for scalar in text.unicodeScalars {
+            guard subject.count < Self.maxSubjectLength else { break }
+            subject.append(scalar)
+        }
+        return regex.firstMatch(in: subject, deadline: deadline)
+    }
+
+    /// `/pattern/` cut to its first 32 characters, with control characters as `\u` escapes.
+    static func quoted(_ source: String) -> String {
+        var shown = ""
+        var count = 0
+        for scalar in source.unicodeScalars {
+            guard count < quotedPrefix else {
+                shown += "…"
+                break
+            }
+            count += 1
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value) {
+                let hex = String(scalar.value, radix: 16)
+                shown += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return "/" + shown + "/"
     }
 
     public static func == (lhs: FindPattern, rhs: FindPattern) -> Bool { lhs.source == rhs.source }
@@ -156,6 +196,11 @@ public struct FindScan {
     public let condition: FindCondition
     /// Also report where the condition stops holding.
     public var all = false
+    /// Passed to each match of a regular expression, which stops inside the match once it
+    /// passes.
+    public var deadline: ContinuousClock.Instant?
+    /// A condition ran past ``deadline``: the last value was not judged, and the scan must stop.
+    public private(set) var ranOutOfTime = false
     private(set) var holding = false
     private(set) var value: JSONValue?
     private var started = false
@@ -186,8 +231,8 @@ public struct FindScan {
     public mutating func start(value: JSONValue?) -> FindHit.Kind? {
         started = true
         self.value = value
-        holding = condition.holds(value)
-        return holding && condition != .changed ? .starts : nil
+        holding = judge(value)
+        return holding && condition != .changed && !ranOutOfTime ? .starts : nil
     }
 
     /// The value after a later seq (only needed when the seq may have changed it).
@@ -197,10 +242,19 @@ public struct FindScan {
         if condition == .changed {
             return newValue != previous ? (.changed, previous) : nil
         }
-        let now = condition.holds(newValue)
+        let now = judge(newValue)
+        if ranOutOfTime { return nil }
         defer { holding = now }
         if now && !holding { return (.starts, previous) }
         if !now && holding && all { return (.stops, previous) }
         return nil
+    }
+
+    private mutating func judge(_ value: JSONValue?) -> Bool {
+        guard let holds = condition.holds(value, deadline: deadline) else {
+            ranOutOfTime = true
+            return false
+        }
+        return holds
     }
 }

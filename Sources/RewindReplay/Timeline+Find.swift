@@ -33,6 +33,7 @@ extension Timeline {
             throw .brokenChain(session: session, seq: 0, reason: "no keyframe holds the initial state")
         }
         var scan = FindScan(path: path, condition: condition, all: all)
+        scan.deadline = deadline
         var hits: [FindHit] = []
         var expected: Int64 = 0
         var failure: ReplayError?
@@ -71,6 +72,12 @@ extension Timeline {
                         hits.append(FindHit(kind: kind, seq: row.seq, at: row.at, actionType: row.actionType,
                                             action: try row.action(), value: scan.value, previous: previous))
                     }
+                }
+                if scan.ranOutOfTime {
+                    // A match stopped at the deadline inside this seq: it was not judged.
+                    expected -= 1
+                    stopped = "time"
+                    return false
                 }
                 if first, !hits.isEmpty { stopped = "first"; return false }
                 if let limit, hits.count >= limit { stopped = "limit"; return false }

@@ -233,7 +233,10 @@ public struct WireEvent: Sendable, Equatable {
                 throw f.fail("nonFinite", "an array of at most \(Self.maxNonFinite) JSON Pointers")
             }
             for item in items {
-                guard case .string(let pointer) = item, pointer.hasPrefix("/state") || pointer.hasPrefix("/action") else {
+                // A valid JSON Pointer whose first token is exactly `state` or `action`: not
+                // `/stateX/…`, `/actionable` or an invalid escape such as `/state/~9`.
+                guard case .string(let pointer) = item, let parsed = try? JSONPointer(pointer),
+                      parsed.tokens.first == "state" || parsed.tokens.first == "action" else {
                     throw f.fail("nonFinite", "JSON Pointers under /state or /action")
                 }
                 nonFinite.append(pointer)

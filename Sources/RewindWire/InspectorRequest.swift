@@ -85,7 +85,10 @@ public enum InspectorRequest: Sendable, Equatable {
             if f.object["lt"] != nil { found.append(.lessThan(try f.number("lt"))) }
             if f.object["matches"] != nil {
                 let pattern = try f.string("matches")
-                guard pattern.count <= 256 else { throw f.fail("matches", "a regular expression of at most 256 characters") }
+                // Bytes, not characters: one grapheme can hold megabytes of combining marks.
+                guard pattern.utf8.count <= 256 else {
+                    throw f.fail("matches", "a regular expression of at most 256 bytes (UTF-8); this one has \(pattern.utf8.count)")
+                }
                 found.append(.matches(pattern))
             }
             for (name, condition) in [("exists", Condition.exists), ("missing", .missing), ("changed", .changed)] {

@@ -64,7 +64,7 @@ struct FindCommandTests {
         (["find", "1", "/count", "--exists", "--missing"], "give exactly one condition"),
         (["find", "1", "count", "--exists"], "count"),
         (["find", "1", "/count", "--is", "Grace"], "--is 'Grace' is not JSON"),
-        (["find", "1", "/user/name", "--matches", "("], "--matches: the pattern /(/ is not a regular expression"),
+        (["find", "1", "/user/name", "--matches", "("], "--matches: the pattern /(/ is not a regular expression find can run: a missing ')' at character 2"),
         (["find", "/count", "--exists"], "give SESSION and PATH"),
         (["find", "nope", "/count", "--exists"], "nope"),
     ])

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+@testable import RewindCLI
 import Testing
 import RewindTestSupport
 
@@ -57,6 +58,11 @@ struct TestCommandTests {
         (["--reducer", "r", "--name", "class"], "--name 'class' must be a Swift identifier"),
         (["--reducer", "r", "--name", "9lives"], "--name '9lives' must be a Swift identifier"),
         (["--reducer", "r", "--module", "My-App"], "--module 'My-App' is not a Swift module name"),
+        (["--reducer", "r", "--name", "_"], "--name '_' must be a Swift identifier"),
+        (["--reducer", "r", "--name", "precedencegroup"], "--name 'precedencegroup' must be a Swift identifier"),
+        (["--reducer", "r", "--module", "_"], "--module '_' is not a Swift module name"),
+        (["--reducer", "_"], "--reducer '_' is not a Swift name"),
+        (["--reducer", "App._"], "--reducer 'App._' is not a Swift name"),
     ])
     func refusesBadNames(arguments: [String], message: String) throws {
         let fixture = try LogFixture()
@@ -66,6 +72,28 @@ struct TestCommandTests {
         #expect(result.status != 0)
         #expect(result.stderr.contains(message))
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("every word the name check refuses (but three) is one Swift cannot parse as a name; contextual keywords it takes parse")
+    func keywordsAreReallyReserved() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let file = directory.url.appendingPathComponent("name.swift")
+        func parses(_ name: String) throws -> Bool {
+            try Data("func \(name)() {}\nimport \(name)\n".utf8).write(to: file)
+            return try RecordedBugEndToEndTests.run("swiftc", ["-parse", file.path], in: directory.url).status == 0
+        }
+        var parsedAnyway: [String] = []
+        for word in TestCommand.keywords.sorted() where try parses(word) {
+            parsedAnyway.append(word)
+        }
+        // Three contextual keywords are refused on purpose: `await` and `async` mean something
+        // in the async code a test is, and `open` reads as the access level.
+        #expect(parsedAnyway == ["async", "await", "open"], "refused, yet Swift parses them as names: \(parsedAnyway)")
+        for word in ["Type", "some", "actor", "package", "consuming"] {
+            #expect(TestCommand.isIdentifier(word), "\(word)")
+            #expect(try parses(word), "\(word)")
+        }
     }
 
     @Test("--server takes the session from rewind serve: the same files; a missing token is one sentence")

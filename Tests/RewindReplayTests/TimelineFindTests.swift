@@ -102,7 +102,9 @@ struct TimelineFindTests {
 
     @Test("a pattern too long or broken is one sentence")
     func badPatterns() {
-        #expect(throws: FindQueryError("the pattern /(/ is not a regular expression")) { try FindPattern("(") }
-        #expect(throws: FindQueryError("the pattern is 300 characters; at most 256 are allowed")) { try FindPattern(String(repeating: "a", count: 300)) }
+        #expect(throws: FindQueryError("the pattern /(/ is not a regular expression find can run: a missing ')' at character 2")) { try FindPattern("(") }
+        #expect(throws: FindQueryError("the pattern /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…/ is 300 bytes; at most 256 are allowed")) {
+            try FindPattern(String(repeating: "a", count: 300))
+        }
     }
 }

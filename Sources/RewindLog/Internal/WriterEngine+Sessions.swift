@@ -16,7 +16,7 @@ extension WriterEngine {
         try insert.bind(run, at: 6)
         try insert.bind(Int64(hashVersion.rawValue), at: 7)
         try insert.step()
-        let select = try connection.prepare("SELECT id, hash_version FROM sessions WHERE uuid = ?1")
+        let select = try connection.prepare("SELECT id, hash_version, run FROM sessions WHERE uuid = ?1")
         try select.bind(uuid, at: 1)
         guard try select.step() else {
             throw LogError(kind: .unknownSession(uuid), message: "it vanished right after it was recorded", path: connection.path)
@@ -25,6 +25,12 @@ extension WriterEngine {
         guard select.int64(1) == Int64(hashVersion.rawValue) else {
             throw LogError(kind: .hashVersionMismatch(session: uuid, stored: Int(select.int64(1)), requested: hashVersion.rawValue),
                            message: "", path: connection.path)
+        }
+        // …and the run it was recorded in: a resume that names another run is refused, not
+        // silently filed under the first one.
+        let storedRun = select.isNull(2) ? nil : select.string(2)
+        if let run, run != storedRun {
+            throw LogError(kind: .runMismatch(session: uuid, stored: storedRun, requested: run), message: "", path: connection.path)
         }
         return select.int64(0)
     }

@@ -273,6 +273,9 @@ final class AppIngest: @unchecked Sendable {
             if case .hashVersionMismatch = error.kind {
                 throw WireError(.badMessage, "hashVersion: \(error)", id: hello.id)
             }
+            if case .runMismatch = error.kind {
+                throw WireError(.badMessage, "run: \(error)", id: hello.id)
+            }
             throw WireError(.storage, "could not open the session in the log: \(error)", id: hello.id)
         }
         let session: LiveSession

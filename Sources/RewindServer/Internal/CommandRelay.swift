@@ -35,7 +35,16 @@ final class CommandRelay: @unchecked Sendable {
         var relayed = command
         relayed.id = .string(serverID)
         relayed.session = nil
-        if app.send(textBytes: ServerToApp.command(relayed).json.serializedBytes(.compact)) != .enqueued {
+        let bytes = ServerToApp.command(relayed).json.serializedBytes(.compact)
+        switch app.send(textBytes: bytes) {
+        case .enqueued:
+            break
+        case .queueFull:
+            // The app is there; its connection's output is full (it reads slowly, or the command
+            // is large). Only a gone app is `app-offline`.
+            finish(serverID, with: WireError(.commandFailed, "the command (\(bytes.count) bytes) does not fit the app's connection now: \(app.queuedByteCount) bytes already wait to be sent to it; ask again once the app has read them", id: command.id).json)
+            return
+        case .closed:
             let extra = command.kind == .branch ? Self.branchNeedsApp : ""
             finish(serverID, with: WireError(.appOffline, "the session's app is not reachable\(extra)", id: command.id).json)
             return

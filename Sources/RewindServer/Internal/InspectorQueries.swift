@@ -69,7 +69,8 @@ final class InspectorQueries: @unchecked Sendable {
 
     init(logPath: String, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int,
          limits: Limits) throws(LogError) {
-        readers = try ReaderPool(path: logPath, count: 2)
+        // Three readers, at most two of them scanning: a quick query never waits behind scans.
+        readers = try ReaderPool(path: logPath, count: 3, maxScans: 2)
         self.hub = hub
         self.relay = relay
         self.ingest = ingest
@@ -251,7 +252,7 @@ final class InspectorQueries: @unchecked Sendable {
                                                            "patch": diff.forward.json, "inverse": diff.inverse.json])
         case .blame(_, let name, let path):
             let session = try resolve(name, id: id)
-            let entries = try replay(session, id: id) { timeline throws(ReplayError) in try timeline.blame(path: path) }
+            let entries = try replay(session, id: id, scan: true) { timeline throws(ReplayError) in try timeline.blame(path: path) }
             return InspectorReplies.reply("blame", id: id, ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
                                                             "path": .string(path.description), "entries": .array(entries.map(InspectorReplies.blame))])
         case .find(let find):
@@ -273,7 +274,7 @@ final class InspectorQueries: @unchecked Sendable {
             // Stop with what was found before the query budget interrupts the read: a partial
             // answer says how far it got.
             let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.queryTimeBudget * 900)))
-            let result = try replay(session, id: id) { timeline throws(ReplayError) in
+            let result = try replay(session, id: id, scan: true) { timeline throws(ReplayError) in
                 try timeline.find(path: find.path, condition: condition, all: find.all, first: find.first,
                                   limit: find.limit, deadline: deadline)
             }
@@ -286,7 +287,7 @@ final class InspectorQueries: @unchecked Sendable {
         case .compare(_, let name, let otherName, let seq):
             let session = try resolve(name, id: id)
             let other = try resolve(otherName, id: id)
-            let first = try read(id) { reader throws(LogError) in try reader.firstDifference(between: session.id, and: other.id) }
+            let first = try read(id, scan: true) { reader throws(LogError) in try reader.firstDifference(between: session.id, and: other.id) }
             var members: JSONObject = ["session": .string(session.uuid), "with": .string(other.uuid),
                                        "firstDifference": first.map(InspectorReplies.number) ?? .null]
             if let seq {
@@ -324,6 +325,19 @@ final class InspectorQueries: @unchecked Sendable {
 
     /// The most actions a branch recomputes.
     static let maxBranchActions = 20_000
+    /// At most 32 characters of `text` for an error sentence (a key or name sent by a client).
+    static func shortQuote(_ text: String) -> String {
+        text.unicodeScalars.count <= 32 ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(32))) + "…"
+    }
+
+    /// How many actions a branch reads at once.
+    static let branchPage: Int64 = 256
+
+    /// The most bytes a branch command carries to the app: half the app connection's output
+    /// bound (16 MiB by default), so acks and other commands still fit beside it.
+    static func branchByteLimit(maxReplyBytes: Int) -> Int {
+        maxReplyBytes / 2
+    }
 
     /// Checks a branch's `skip` and `edit` against the session, and gives the app what it
     /// recomputes: the state at seq 0 and every recorded step (action, time, cause, site).
@@ -349,7 +363,10 @@ final class InspectorQueries: @unchecked Sendable {
                 throw WireError(.badMessage, "command: \"edit\" must be an object of seq → action", id: id)
             }
             for key in object.keys {
-                guard let seq = Int64(key) else { throw WireError(.badMessage, "command: \"edit\" keys must be seqs; got \"\(key)\"", id: id) }
+                // Canonical decimal only: "01" and "+1" would name seq 1 a second time.
+                guard let seq = Int64(key), String(seq) == key else {
+                    throw WireError(.badMessage, "command: \"edit\" keys must be seqs written in plain decimal (\"1\", not \"01\" or \"+1\"); got \"\(Self.shortQuote(key))\"", id: id)
+                }
                 seqs.append(seq)
             }
         }
@@ -357,28 +374,52 @@ final class InspectorQueries: @unchecked Sendable {
         if let outside = seqs.first(where: { $0 < 1 || $0 > last }) {
             throw WireError(.badMessage, "command: seq \(outside) is not an action of session \(session.uuid) (1…\(last))", id: id)
         }
-        let (initial, events) = try read(id) { reader throws(LogError) in
-            (try reader.keyframe(atOrBefore: 0, session: session.id)?.state, try reader.events(session: session.id, from: 1, to: last))
+        // The command carries the initial state and every step to the app in one message, so it
+        // is bounded as it is read: pages of actions, each measured against what is left of the
+        // budget, and nothing past the first page that goes over is read.
+        let budget = Self.branchByteLimit(maxReplyBytes: limits.maxReplyBytes)
+        func tooLarge(_ what: String) -> WireError {
+            WireError(.replyTooLarge, "command: the branch would carry \(what) to the app, over the limit of \(budget) bytes for one command; branch a shorter session, or skip and edit on a recording with smaller states and actions", id: id)
         }
-        guard let initial, events.count == Int(last) else {
+        let initial = try read(id, scan: true) { reader throws(LogError) in try reader.keyframe(atOrBefore: 0, session: session.id)?.state }
+        guard let initial else {
             throw WireError(.storage, "session \(session.uuid) could not be read whole to branch from", id: id)
         }
-        command.arguments["state"] = initial
-        command.arguments["steps"] = .array(events.map { event in
-            var step: JSONObject = ["action": event.action, "at": InspectorReplies.time(event.at)]
-            if let cause = event.cause { step["cause"] = InspectorReplies.number(cause) }
-            if let site = event.site {
-                step["site"] = ["file": .string(site.file), "line": InspectorReplies.number(Int64(site.line)), "function": .string(site.function)]
+        var used = initial.measure(byteBudget: budget + 1).bytes
+        guard used <= budget else { throw tooLarge("an initial state of more than \(budget) bytes") }
+        var steps: [JSONValue] = []
+        steps.reserveCapacity(Int(last))
+        var from: Int64 = 1
+        while from <= last {
+            let to = min(last, from + Self.branchPage - 1)
+            let page = try read(id, scan: true) { reader throws(LogError) in try reader.events(session: session.id, from: from, to: to) }
+            guard page.count == Int(to - from + 1) else {
+                throw WireError(.storage, "session \(session.uuid) could not be read whole to branch from", id: id)
             }
-            return .object(step)
-        })
+            for event in page {
+                var step: JSONObject = ["action": event.action, "at": InspectorReplies.time(event.at)]
+                if let cause = event.cause { step["cause"] = InspectorReplies.number(cause) }
+                if let site = event.site {
+                    step["site"] = ["file": .string(site.file), "line": InspectorReplies.number(Int64(site.line)), "function": .string(site.function)]
+                }
+                let value = JSONValue.object(step)
+                used += value.measure(byteBudget: budget - used + 1).bytes + 1
+                guard used <= budget else {
+                    throw tooLarge("more than \(budget) bytes (the initial state and the actions up to seq \(event.seq) of \(last) alone)")
+                }
+                steps.append(value)
+            }
+            from = to + 1
+        }
+        command.arguments["state"] = initial
+        command.arguments["steps"] = .array(steps)
         command.arguments["of"] = .string(session.uuid)
     }
 
-    private func read<T>(_ id: JSONValue?, _ body: (LogReader) throws(LogError) -> T) throws(WireError) -> T {
+    private func read<T>(_ id: JSONValue?, scan: Bool = false, _ body: (LogReader) throws(LogError) -> T) throws(WireError) -> T {
         do {
             let seconds = limits.queryTimeBudget
-            return try readers.withReader { reader in
+            return try readers.withReader(scan: scan) { reader in
                 try reader.withTimeBudget(seconds: seconds) { () throws(LogError) in try body(reader) }
             }
         } catch let error as LogError {
@@ -392,10 +433,11 @@ final class InspectorQueries: @unchecked Sendable {
         try read(id) { reader throws(LogError) in try reader.session(named: name) }
     }
 
-    private func replay<T>(_ session: SessionInfo, id: JSONValue?, _ body: (Timeline) throws(ReplayError) -> T) throws(WireError) -> T {
+    private func replay<T>(_ session: SessionInfo, id: JSONValue?, scan: Bool = false,
+                           _ body: (Timeline) throws(ReplayError) -> T) throws(WireError) -> T {
         do {
             let seconds = limits.queryTimeBudget
-            return try readers.withReader { reader in
+            return try readers.withReader(scan: scan) { reader in
                 try reader.withTimeBudget(seconds: seconds) { () throws(ReplayError) in
                     let timeline = try Timeline(reader: reader, session: session.id, options: .uncached)
                     return try body(timeline)
