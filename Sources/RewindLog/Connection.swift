@@ -59,6 +59,10 @@ package final class Connection {
         sqlite3_busy_timeout(db, busyTimeoutMs)
     }
 
+    /// Whether SQLite opened the main database read-only (it does so silently when the file
+    /// or its file system cannot be written).
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     deinit {
         // v2 defers the close until every statement is finalized, so order never matters.
         sqlite3_close_v2(handle)

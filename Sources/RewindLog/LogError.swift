@@ -32,6 +32,12 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         case closed
         /// A session was continued with a different state hash than it started with.
         case hashVersionMismatch(session: String, stored: Int, requested: Int)
+        /// Another writer (another process, or another writer in this one) holds the log; `holder`
+        /// is what it wrote about itself (`pid 123: rewind serve`), when it could be read.
+        case writerBusy(holder: String?)
+        /// The log, or the folder it is in, cannot be written (a read-only file system, a file
+        /// without write permission).
+        case readOnly
         /// A session was continued under another run than the one it was recorded in.
         case runMismatch(session: String, stored: String?, requested: String)
         /// A completion, which runs on the writer thread, called one of the writer's synchronous
@@ -92,6 +98,10 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The log writer for \(file) is closed."
         case .hashVersionMismatch(let session, let stored, let requested):
             return "Session \(session) in \(file) records state hash version \(stored); it cannot continue with version \(requested)."
+        case .writerBusy(let holder):
+            return "\(file) is already being written by \(holder.map { "another process (\($0))" } ?? "another writer"); a log takes one writer at a time: stop that one, or read beside it (rewind serve --read-only, rewind log, …)."
+        case .readOnly:
+            return "\(file) cannot be written: \(message)."
         case .runMismatch(let session, let stored, let requested):
             return "Session \(session) in \(file) was recorded \(stored.map { "in run \($0)" } ?? "with no run"); it cannot continue in run \(requested) (a resume names the session's own run, or none)."
         case .calledFromWriterThread:

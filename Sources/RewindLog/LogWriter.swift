@@ -57,6 +57,8 @@ public final class LogWriter: Sendable {
     /// Throws when the file is not a Rewind log or was written by a newer Rewind.
     public init(path: String, options: Options = Options()) throws(LogError) {
         self.path = path
+        // One writer per log (WriterLock): refused here, before anything is opened.
+        let lock = try WriterLock.acquire(for: path)
         let queue = WriterQueue(wakeThreshold: options.maxEventsPerCommit)
         self.queue = queue
         let opened = CallResult<Bool>()
@@ -70,7 +72,9 @@ public final class LogWriter: Sendable {
             } catch {
                 opened.fulfil(.failure(error))
             }
-            // The engine and its connection are gone by now: the file is closed.
+            // The engine and its connection are gone by now: the file is closed, and the next
+            // writer may take the log.
+            lock?.release()
             queue.markFinished()
         }
         thread.start()
@@ -171,6 +175,14 @@ public final class LogWriter: Sendable {
         // From a completion (the writer thread itself) waiting would never end; the thread stops
         // once the completion returns.
         if !queue.isWriterThread { queue.waitUntilFinished() }
+    }
+
+    /// Caps the log file at `pages` pages (SQLite's `max_page_count`; `nil` lifts the cap), so
+    /// that tests meet a full disk as SQLite reports one (`SQLITE_FULL`) without filling one.
+    /// Returns the file's page count when the cap was set.
+    @discardableResult
+    package func limitPages(_ pages: Int?) throws(LogError) -> Int {
+        try call { engine throws(LogError) in try engine.limitPages(pages) }
     }
 
     /// How many transactions the writer has committed (for tests and benchmarks).

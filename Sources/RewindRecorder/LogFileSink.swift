@@ -5,7 +5,8 @@ import RewindLog
 /// Records into a Rewind log file through one ``LogWriter`` (its own thread, group commits).
 ///
 /// The file is opened when the first session begins, on the recorder's thread. Several
-/// recorders may share one sink: the file keeps one writer.
+/// recorders may share one sink, and every sink on one file in this process shares that file's
+/// one writer (a log takes one writer at a time; another process's is refused in one sentence).
 ///
 /// ```swift
 /// let sink = LogFileSink(path: "/tmp/app.db")
@@ -29,7 +30,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     }
 
     deinit {
-        writer?.close()
+        if writer != nil { SharedLogWriters.giveBack(path) }
     }
 
     /// Opens the file when needed and records the session.
@@ -96,7 +97,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
         if let writer { return writer }
         // In an iOS app's container the folder is also excluded from backup.
         try LogFileProblem.prepare(path, createFolder: createsDirectory)
-        let opened = try LogWriter(path: path)
+        let opened = try SharedLogWriters.borrow(path)
         writer = opened
         return opened
     }

@@ -68,6 +68,11 @@ public final class RewindServer: Sendable {
     }
 
     /// The port listened on, once started.
+    /// The running server's log writer (tests use it to make the log refuse writes).
+    package var logWriter: LogWriter? {
+        state.withLock { $0?.core.writer }
+    }
+
     public var port: Int? {
         state.withLock { $0?.socket.port }
     }

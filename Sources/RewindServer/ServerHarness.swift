@@ -37,7 +37,7 @@ package final class ServerHarness {
         core.didReceive(.text(bytes), from: app)
         core.ingest.drain()
         // Stored and acked before the next input, as a committed batch would be.
-        try? core.writer.flush()
+        try? core.writer?.flush()
         AckSender.waitForScheduledSends()
         let (messages, closing) = app.takeDetachedOutput()
         if closing {

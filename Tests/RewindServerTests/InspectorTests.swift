@@ -206,12 +206,34 @@ struct InspectorTests {
         inspector.close()
     }
 
-    @Test("--read-only refuses commands")
+    @Test("--read-only runs beside the log's writer: it answers queries, refuses commands and apps; a second writer is refused at start")
     func readOnly() throws {
-        let (fixture, app, uuid, _) = try Self.recorded(2) { $0.readOnly = true }
-        let inspector = try JSONClient.inspector(port: fixture.port)
-        inspector.send(["type": "command", "id": 1, "session": .string(uuid), "kind": "pause"])
-        #expect(inspector.waitForReply(id: 1)?["code"] == "read-only")
+        let (fixture, app, uuid, _) = try Self.recorded(2)
+        let beside = try ServerFixture { $0.logPath = fixture.logPath; $0.readOnly = true }
+        let inspector = try JSONClient.inspector(port: beside.port)
+        inspector.send(["type": "sessions", "id": 1])
+        let sessions = inspector.waitForReply(id: 1)?["sessions"]?.arrayValue ?? []
+        #expect(sessions.compactMap { $0["uuid"]?.stringValue } == [uuid])
+        inspector.send(["type": "command", "id": 2, "session": .string(uuid), "kind": "pause"])
+        #expect(inspector.waitForReply(id: 2)?["code"] == "read-only")
+        // An app that reaches the read-only server is told so; nothing is stored there.
+        let stray = try JSONClient.app(port: beside.port)
+        stray.send(hello(UUID().uuidString))
+        let refusal = stray.waitFor { $0["type"] == "error" }
+        #expect(refusal?["code"] == "read-only", "\(String(describing: refusal))")
+        // A second writing server on the same log does not start.
+        do {
+            _ = try ServerFixture { $0.logPath = fixture.logPath }
+            Issue.record("a second writing server started on \(fixture.logPath)")
+        } catch {
+            #expect("\(error)".contains("\(fixture.logPath) is already being written by another process (pid \(getpid()): "), "\(error)")
+        }
+        // The writer still takes events.
+        var recording = Recording()
+        _ = recording.events(0..<2)
+        app.send(recording.event(2))
+        #expect(app.waitForAck(2))
+        stray.close()
         app.close()
         inspector.close()
     }

@@ -43,6 +43,35 @@ struct EndToEndTests {
         #expect(stored.session.app == "Todos")
     }
 
+    @Test("the server's log full: the sink hears storage, keeps its events, reconnects with backoff and has them all stored once there is room")
+    func storageFailureThenRoom() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("full.db")
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+        let writer = try #require(server.logWriter)
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos")
+        let sink = try #require(recorder.sinks.first as? ServerSink)
+        var expected = try sendActions(20, to: store)
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        try writer.limitPages(0)
+        expected += try sendActions(200, to: store).dropFirst()
+        #expect(await waitUntil(timeout: 30) { sink.lastServerError?.contains("could not be stored") == true },
+                "\(String(describing: sink.lastServerError))")
+        #expect(sink.unacknowledgedCount > 0)
+        try writer.limitPages(nil)
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(60)) }.value), "\(sink.unacknowledgedCount) unacked")
+        store.stopRecording()
+        #expect(await waitUntil {
+            (try? LogReader(path: log).session(named: recorder.session.uuid).endedAt) != nil
+        })
+        server.shutdown()
+        let stored = try LogStates(path: log, session: recorder.session.uuid)
+        #expect(stored.events.map(\.seq) == Array(0...220))
+        #expect(stored.states == expected)
+    }
+
     @Test("the server away at first, then restarted mid-stream: the sink reconnects and resends, nothing lost or doubled")
     func serverRestarts() async throws {
         let directory = try TemporaryDirectory()

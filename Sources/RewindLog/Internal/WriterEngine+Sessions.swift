@@ -35,6 +35,13 @@ extension WriterEngine {
         return select.int64(0)
     }
 
+    func limitPages(_ pages: Int?) throws(LogError) -> Int {
+        let count = Int(try connection.scalarInt("PRAGMA page_count") ?? 0)
+        // SQLite never sets the cap below the file's size; 4294967294 is its own largest.
+        try connection.execute("PRAGMA max_page_count = \(pages.map { max($0, count) } ?? 4_294_967_294)")
+        return count
+    }
+
     func endSession(id: Int64, at endedAt: Date) throws(LogError) {
         let update = try connection.prepare("UPDATE sessions SET ended_at = ?2 WHERE id = ?1")
         try update.bind(id, at: 1)

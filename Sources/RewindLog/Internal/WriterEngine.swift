@@ -46,6 +46,11 @@ final class WriterEngine {
 
     init(path: String, options: LogWriter.Options, queue: WriterQueue) throws(LogError) {
         connection = try LogOpener.open(path: path, access: .write)
+        // SQLite opens a file it may not write read-only without a word; a writer must say so
+        // now rather than fail every append.
+        guard !connection.isReadOnly else {
+            throw LogError(kind: .readOnly, message: "the file or its file system is read-only", path: path)
+        }
         self.options = options
         self.queue = queue
         insertEvent = try connection.prepare("""

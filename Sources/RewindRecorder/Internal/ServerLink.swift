@@ -30,6 +30,8 @@ final class ServerLink: @unchecked Sendable {
     private var connections = 0
     private var lastError: String?
     private var lastConnectFailure: String?
+    /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
+    private var storageTrouble = false
     /// Holds the link while an ended session is still being delivered, so that it outlives the
     /// recorder and the sink.
     private var delivering: ServerLink?
@@ -219,7 +221,7 @@ final class ServerLink: @unchecked Sendable {
         case .welcome(_, _, let nextSeq):
             guard phase == .awaitingWelcome else { break }
             connections += 1
-            backoff.reset()
+            if !storageTrouble { backoff.reset() }
             // The server stores what it holds before `nextSeq`: its state is the one the last
             // sent version of `nextSeq - 1` gave.
             let holdsHash = events.indices(from: nextSeq - 1).first.flatMap { index in
@@ -231,6 +233,7 @@ final class ServerLink: @unchecked Sendable {
             condition.broadcast()
             finishIfDelivered()
         case .ack(let seq):
+            storageTrouble = false
             events.acknowledge(through: seq)
             condition.broadcast()
             finishIfDelivered()
@@ -240,6 +243,14 @@ final class ServerLink: @unchecked Sendable {
             return
         case .error(let error):
             lastError = error.message
+            if error.code == .storage, phase == .streaming {
+                // The server could not store what it was sent (its disk is full, its log
+                // read-only): the events stay here, and a new connection later resumes from the
+                // server's `nextSeq`. The backoff keeps growing until the server acks again.
+                storageTrouble = true
+                client.close(goingAway: true)
+                scheduleRetry()
+            }
         }
         condition.unlock()
     }

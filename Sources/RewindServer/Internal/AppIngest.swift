@@ -16,7 +16,9 @@ final class AppIngest: @unchecked Sendable {
     }
 
     private let queue = DispatchQueue(label: "rewind.server.ingest")
-    private let writer: LogWriter
+    /// `nil` for a server run with `--read-only`: it takes no app, and leaves the log's one
+    /// writer to whoever else has it.
+    private let writer: LogWriter?
     private let reader: LogReader
     private let hub: InspectorHub
     private let relay: CommandRelay
@@ -62,11 +64,11 @@ final class AppIngest: @unchecked Sendable {
     /// Session id → the app connection streaming it, for commands and `live`.
     private let live = Locked<[Int64: WebSocketConnection]>([:])
 
-    init(writer: LogWriter, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
+    init(writer: LogWriter?, logPath: String, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
          maxStateSize: Int = 64 << 20) throws(LogError) {
         self.stateLimits = JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize)
         self.writer = writer
-        self.reader = try LogReader(path: writer.path)
+        self.reader = try LogReader(path: logPath)
         self.hub = hub
         self.relay = relay
         self.maxErrors = maxErrors
@@ -235,7 +237,7 @@ final class AppIngest: @unchecked Sendable {
             case .end(let id):
                 guard let session = app.session else { throw WireError(.helloFirst, "say hello before ending a session", id: id) }
                 do {
-                    try writer.endSession(id: session.id, at: Date())
+                    try writer?.endSession(id: session.id, at: Date())
                 } catch {
                     throw WireError(.storage, "could not record the end of the session: \(error)", id: id)
                 }
@@ -244,7 +246,10 @@ final class AppIngest: @unchecked Sendable {
             }
             app.errors = 0
         } catch {
-            app.errors += 1
+            // A log that cannot store (a full disk, a read-only file) is the server's trouble, not
+            // the app's: it never counts toward closing the app, which keeps its events and
+            // resumes once the log takes them again.
+            if error.code != .storage { app.errors += 1 }
             _ = connection.send(textBytes: error.json.serializedBytes(.compact))
             if app.errors >= maxErrors {
                 connection.close(code: .policyViolation, reason: "\(app.errors) protocol errors in a row")
@@ -260,6 +265,9 @@ final class AppIngest: @unchecked Sendable {
             }
         }
         let connection = app.connection
+        guard let writer else {
+            throw WireError(.readOnly, "this server runs with --read-only and stores nothing; stream to a server that writes the log", id: hello.id)
+        }
         let id: Int64
         let next: Int64
         let wasLive: Bool
@@ -445,6 +453,7 @@ final class AppIngest: @unchecked Sendable {
         let events = pendingEvents
         pendingEvents = []
         let acks = session.acks
+        guard let writer else { return }
         writer.append(events) { [weak self] result in
             switch result {
             case .success:
@@ -452,7 +461,13 @@ final class AppIngest: @unchecked Sendable {
             case .failure(let error):
                 self?.queue.async { session.broken = true }
                 let which = first == last ? "event \(last)" : "events \(first)–\(last)"
-                acks.send(WireError(.storage, "\(which) could not be stored: \(error)"))
+                // A batch that follows a refused one finds the log short of its first seq: the
+                // cause is the refusal before it, not the app.
+                if case .seqOutOfOrder(_, let expected, let found) = error.kind, found > expected {
+                    acks.send(WireError(.storage, "\(which) could not be stored: the log refused the events before them (from seq \(expected)); say hello again to resume"))
+                } else {
+                    acks.send(WireError(.storage, "\(which) could not be stored: \(error)"))
+                }
             }
         }
     }

@@ -6,7 +6,8 @@ import RewindWire
 /// The server's delegate: routes each connection's traffic to ingest or to the inspector side.
 /// Every method runs on the service thread and only hands work over.
 final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
-    let writer: LogWriter
+    /// `nil` with `--read-only`: such a server only reads, beside the log's writer.
+    let writer: LogWriter?
     let hub: InspectorHub
     let relay: CommandRelay
     let ingest: AppIngest
@@ -18,11 +19,20 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     init(configuration: RewindServerConfiguration) throws(LogError) {
         let folder = (configuration.logPath as NSString).deletingLastPathComponent
         if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        writer = try LogWriter(path: configuration.logPath)
+        // A log takes one writer at a time (LogWriter refuses a second in one sentence); a
+        // read-only server opens none, so it runs beside another server on the same log.
+        if configuration.readOnly {
+            guard FileManager.default.fileExists(atPath: configuration.logPath) else {
+                throw LogError(kind: .fileNotFound, message: "", path: configuration.logPath)
+            }
+            writer = nil
+        } else {
+            writer = try LogWriter(path: configuration.logPath)
+        }
         hub = InspectorHub()
         relay = CommandRelay(timeout: configuration.commandTimeout)
         do {
-            ingest = try AppIngest(writer: writer, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
+            ingest = try AppIngest(writer: writer, logPath: configuration.logPath, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
                                    maxStateSize: configuration.maxStateSize)
             queries = try InspectorQueries(
                 logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
@@ -32,7 +42,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
                                                 queryTimeBudget: configuration.queryTimeBudget))
             export = try ExportRoute(logPath: configuration.logPath)
         } catch {
-            writer.close()
+            writer?.close()
             throw error
         }
         access = AccessPolicy(token: configuration.token)
@@ -42,7 +52,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     /// Finishes the events received, then commits and closes the log.
     func close() {
         ingest.drain()
-        writer.close()
+        writer?.close()
     }
 
     func shouldAccept(_ request: WebSocketUpgradeRequest) -> Bool {

@@ -1,0 +1,57 @@
+import Foundation
+import RewindLog
+
+/// The process's writers for log files, one per file, shared by every ``LogFileSink`` on it.
+///
+/// A log takes one writer at a time (``LogWriter`` refuses a second, in this process as in
+/// another), while an app may well record two stores into one file, or the default log twice.
+/// Sinks therefore borrow the file's one writer from here; the last to let go closes it.
+enum SharedLogWriters {
+    private struct Entry {
+        var writer: LogWriter
+        var users: Int
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var entries: [String: Entry] = [:]
+
+    /// The writer of the log at `path`, opened when no sink has it yet.
+    static func borrow(_ path: String) throws -> LogWriter {
+        let key = Self.key(path)
+        lock.lock()
+        defer { lock.unlock() }
+        if var entry = entries[key] {
+            entry.users += 1
+            entries[key] = entry
+            return entry.writer
+        }
+        let writer = try LogWriter(path: path)
+        entries[key] = Entry(writer: writer, users: 1)
+        return writer
+    }
+
+    /// Gives back a writer borrowed for `path`; the last one back closes it.
+    static func giveBack(_ path: String) {
+        let key = Self.key(path)
+        lock.lock()
+        guard var entry = entries[key] else {
+            lock.unlock()
+            return
+        }
+        entry.users -= 1
+        if entry.users > 0 {
+            entries[key] = entry
+            lock.unlock()
+            return
+        }
+        entries[key] = nil
+        lock.unlock()
+        // Outside the lock: closing commits what is pending and waits for the writer's thread.
+        entry.writer.close()
+    }
+
+    /// One spelling per file: `/tmp/a/../app.db` and `/tmp/app.db` share a writer.
+    private static func key(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}
