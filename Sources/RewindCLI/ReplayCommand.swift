@@ -140,7 +140,7 @@ struct ReplayCommand: ParsableCommand {
                                               "coalesced": .bool(event.coalesced)]
                     object["site"] = event.site.map { OutputFormat.site(file: $0.file, line: $0.line, function: $0.function) } ?? .null
                     object["changes"] = .array(changes.map(changeJSON))
-                    out += JSONValue.object(object).serialized(.compact) + "\n"
+                    out += jsonLine(.object(object))
                     continue
                 }
                 // What the app recorded is escaped: a control character must not reach the terminal.
