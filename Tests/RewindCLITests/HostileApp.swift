@@ -70,8 +70,7 @@ final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
     private var acked: Int64 = -1
     private var welcomed = false
     private var closed = false
-    /// The commands the server relayed, in order.
-    private(set) var commands: [Command] = []
+    private var received: [Command] = []
     let client: WebSocketClient
 
     init(port: Int) throws {
@@ -87,6 +86,9 @@ final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
         _ = client.send(text: AppMessage.hello(hello).json.serialized(.compact))
         return wait { $0.welcomed }
     }
+
+    /// The commands the server relayed, in order.
+    var commands: [Command] { condition.withLock { received } }
 
     func send(_ message: JSONValue) {
         _ = client.send(text: message.serialized(.compact))
@@ -116,7 +118,7 @@ final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
         switch reply {
         case .welcome: welcomed = true
         case .ack(let seq): acked = max(acked, seq)
-        case .command(let command): commands.append(command)
+        case .command(let command): received.append(command)
         case .error: break
         }
         condition.broadcast()
