@@ -51,9 +51,11 @@ struct BlameCommand: ParsableCommand {
         for entry in entries {
             rows.append([String(entry.seq), OutputFormat.time(entry.at), entry.actionType, Self.change(entry, colored: colored)])
         }
-        writeStandardOutput(OutputFormat.table(rows, rightAligned: [0]))
+        // The table escapes the type; the change is escaped before it is coloured.
+        writeStandardOutput(OutputFormat.table(rows, rightAligned: [0], styled: [3]))
     }
 
+    /// The CHANGE cell: escaped (``TerminalText``), then coloured when `colored`.
     static func change(_ entry: BlameEntry, colored: Bool) -> String {
         let (color, text): (String, String)
         switch (entry.before, entry.after) {
@@ -64,7 +66,8 @@ struct BlameCommand: ParsableCommand {
             (color, text) = (ANSI.yellow, "~ " + OutputFormat.shortened(before, width: 36) + " → " + OutputFormat.shortened(after, width: 36))
         case (nil, nil): (color, text) = ("", "= (absent)")
         }
-        return colored && !color.isEmpty ? color + text + ANSI.reset : text
+        let shown = TerminalText.escaped(text)
+        return colored && !color.isEmpty ? color + shown + ANSI.reset : shown
     }
 
     static func json(_ entry: BlameEntry) -> JSONValue {

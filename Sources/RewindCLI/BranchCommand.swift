@@ -95,7 +95,8 @@ struct BranchCommand: ParsableCommand {
             guard case .bool(true)? = reply["ok"] else { throw CLIError("the app refused the branch: \(message)", code: 1) }
             return message
         }
-        writeStandardOutput(branch + "\n")
+        // The app's answer, escaped: its words are the app's.
+        writeEscapedOutput(branch + "\n")
         // The branch session's uuid is the fourth word of the app's answer.
         guard let uuid = branch.split(separator: " ").dropFirst(3).first.map({ String($0.trimmingCharacters(in: [":"])) }) else { return }
         link.send(.compare(id: 2, session: session, with: uuid, seq: nil))
@@ -104,7 +105,7 @@ struct BranchCommand: ParsableCommand {
             if case .number(let seq)? = reply["firstDifference"] { return "first difference from the original at seq \(seq.text)" }
             return "the branch holds the same states as the original"
         }
-        if !first.isEmpty { writeStandardOutput(first + "\n") }
+        if !first.isEmpty { writeEscapedOutput(first + "\n") }
     }
 
     private func awaitReply<T>(id: JSONValue, mailbox: Mailbox, url: String, token: String?, _ handle: (JSONObject) throws -> T) throws -> T {

@@ -29,16 +29,17 @@ struct ChangeRenderer {
     }
 
     private func value(_ value: JSONValue?) -> String {
-        let text = TerminalText.escaped(value?.serialized() ?? "")
+        let text = TerminalText.escaped(value?.serialized(.terminal) ?? "")
         guard text.count > maxValueLength else { return text }
         return String(text.prefix(maxValueLength - 1)) + "…"
     }
 }
 
 extension JSONPatch {
-    /// The patch as JSON with one operation per line: valid JSON that reads well in a terminal.
+    /// The patch as JSON with one operation per line: valid JSON that reads well in a terminal
+    /// (terminal controls in keys and values as `\u` escapes).
     var lineByLineText: String {
         guard !operations.isEmpty else { return "[]\n" }
-        return "[\n" + operations.map { "  " + $0.json.serialized() }.joined(separator: ",\n") + "\n]\n"
+        return "[\n" + operations.map { "  " + $0.json.serialized(.terminal) }.joined(separator: ",\n") + "\n]\n"
     }
 }

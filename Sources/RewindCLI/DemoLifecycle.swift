@@ -68,7 +68,8 @@ enum DemoLifecycle {
         exit(0)
     }
 
+    /// Writes `text` escaped but for its line breaks: a failure's reason comes from the network.
     private static func write(_ text: String, to handle: FileHandle) {
-        handle.write(Data(text.utf8))
+        handle.write(Data(TerminalText.escapedLines(text).utf8))
     }
 }

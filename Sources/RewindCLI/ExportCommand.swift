@@ -18,8 +18,11 @@ struct ExportCommand: ParsableCommand {
 
         The default format is the one the session was imported from, else jsonl. SESSION is an \
         id, a uuid prefix or 'latest'. The output is streamed; with -o the file appears only \
-        once it is complete. An unknown session or an unusable log exits 2; a stored patch that \
-        does not rebuild its state exits 1, naming the seq.
+        once it is complete. On a terminal, the characters a terminal would act on (C0 and C1 \
+        controls, DEL, the bidirectional formatting characters) are written as JSON \\u escapes \
+        (the same JSON); to a file or a pipe the export is byte for byte. An unknown session or \
+        an unusable log exits 2; a stored patch that does not rebuild its state exits 1, naming \
+        the seq.
 
         Example: rewind export latest --format redux-devtools -o todo-devtools.json
         """
@@ -48,8 +51,14 @@ struct ExportCommand: ParsableCommand {
             let unit = chosen == .jsonl ? "events" : "actions and states"
             exporter.progress = { done, total in progress.update(done, of: total, unit: unit) }
         }
+        // An export is data: to a file or a pipe it goes byte for byte. On a terminal, whatever
+        // in it a terminal would act on is written as a JSON `\u` escape (the same JSON value).
+        var terminal = (output == nil || output == "-") && isatty(STDOUT_FILENO) == 1 ? TerminalJSONStream() : nil
         do {
-            try exporter.write(chosen) { chunk in try destination.write(chunk) }
+            try exporter.write(chosen) { chunk in
+                try destination.write(terminal?.filter(chunk) ?? chunk)
+            }
+            if let rest = terminal?.finish(), !rest.isEmpty { try destination.write(rest) }
         } catch let error as CLIError {
             throw error
         } catch let error as ExportError {

@@ -27,7 +27,8 @@ struct FmtCommand: ParsableCommand {
         let bytes = try readInput(file)
         do {
             let value = try JSONValue(parsing: bytes)
-            var out = value.serializedBytes(JSONWriteOptions(pretty: !compact, sortKeys: sortKeys))
+            // Terminal-safe: the same value, with nothing in it a terminal would act on.
+            var out = value.serializedBytes(JSONWriteOptions(pretty: !compact, sortKeys: sortKeys, escapesTerminalControls: true))
             out.append(UInt8(ascii: "\n"))
             FileHandle.standardOutput.write(Data(out))
         } catch {

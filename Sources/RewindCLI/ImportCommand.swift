@@ -80,10 +80,10 @@ struct ImportCommand: ParsableCommand {
                 "format": .string(session.importMeta.format.rawValue), "events": .number(JSONNumber(count)),
                 "syntheticInitial": .bool(session.importMeta.syntheticInitial),
             ]
-            writeStandardOutput(result.serialized(.compact) + "\n")
+            writeStandardOutput(jsonLine(result))
         } else {
             let initial = session.importMeta.syntheticInitial ? "; seq 0 is the empty initial state {}" : ""
-            writeStandardOutput("Imported \(name) as session \(id) (uuid \(uuid)): \(count) \(count == 1 ? "event" : "events"), seq 0 to \(count - 1)\(initial).\n")
+            writeEscapedOutput("Imported \(name) as session \(id) (uuid \(uuid)): \(count) \(count == 1 ? "event" : "events"), seq 0 to \(count - 1)\(initial).\n")
         }
     }
 

@@ -66,14 +66,20 @@ enum OutputFormat {
         number((date.timeIntervalSince1970 * 1e6).rounded() / 1e6)
     }
 
-    /// Compact JSON shortened to `width` characters with `…`.
+    /// Compact JSON shortened to `width` characters with `…`, terminal controls escaped.
     static func shortened(_ value: JSONValue, width: Int = 60) -> String {
-        let text = value.serialized()
+        let text = value.serialized(.terminal)
         return text.count > width ? String(text.prefix(width - 1)) + "…" : text
     }
 
     /// Lines of cells, each column padded to its widest cell (the last column is not padded).
-    static func table(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+    ///
+    /// Every cell is escaped (``TerminalText/escaped(_:)``) but those of the `styled` columns,
+    /// whose callers escaped what came from the app and added ANSI styles of their own.
+    static func table(_ rows: [[String]], rightAligned: Set<Int> = [], styled: Set<Int> = []) -> String {
+        let rows = rows.map { row in
+            row.enumerated().map { index, cell in styled.contains(index) ? cell : TerminalText.escaped(cell) }
+        }
         guard let columns = rows.map(\.count).max() else { return "" }
         var widths = [Int](repeating: 0, count: columns)
         for row in rows {
@@ -98,9 +104,23 @@ enum OutputFormat {
     }
 }
 
-/// Prints one compact JSON value per line (`--json` output).
+extension JSONWriteOptions {
+    /// Compact, with every character a terminal could act on as a `\u` escape: the JSON the
+    /// commands print (``JSONWriteOptions/escapesTerminalControls``).
+    static let terminal = JSONWriteOptions(escapesTerminalControls: true)
+    /// Pretty (two spaces), with every character a terminal could act on as a `\u` escape.
+    static let terminalPretty = JSONWriteOptions(pretty: true, escapesTerminalControls: true)
+}
+
+/// One compact JSON value and a newline, terminal-safe (`--json` output).
+func jsonLine(_ value: JSONValue) -> String {
+    value.serialized(.terminal) + "\n"
+}
+
+/// Prints one compact JSON value per line (`--json` output), terminal-safe: it parses to the same
+/// value, but no character of it can act on a terminal.
 func writeJSONLine(_ value: JSONValue) {
-    var bytes = value.serializedBytes(.compact)
+    var bytes = value.serializedBytes(.terminal)
     bytes.append(UInt8(ascii: "\n"))
     FileHandle.standardOutput.write(Data(bytes))
 }

@@ -35,7 +35,8 @@ func globMatches(_ pattern: String, _ text: String) -> Bool {
     fnmatch(pattern, text, 0) == 0
 }
 
-/// Writes one line to standard error.
+/// Writes one line to standard error, escaped (``TerminalText/escaped(_:)``): its sentences quote
+/// what apps and servers said.
 func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(text) + "\n").utf8))
 }

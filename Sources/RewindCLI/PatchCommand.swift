@@ -39,7 +39,8 @@ struct PatchCommand: ParsableCommand {
         } catch {
             throw CLIError("\(patch): \(error)", code: 1)
         }
-        var out = result.serializedBytes(compact ? .compact : .pretty)
+        // Terminal-safe: the same value, with nothing in it a terminal would act on.
+        var out = result.serializedBytes(compact ? .terminal : .terminalPretty)
         out.append(UInt8(ascii: "\n"))
         FileHandle.standardOutput.write(Data(out))
     }

@@ -18,7 +18,7 @@ final class ProgressLine {
         guard force || now - lastDraw >= 0.1 else { return }
         lastDraw = now
         drawn = true
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(TerminalText.escaped(text))".utf8))
     }
 
     /// Erases the line, so what is printed next starts clean.

@@ -31,7 +31,7 @@ final class ProgressReporter {
     /// Shows a phase that has no count (`writing…`).
     func show(_ text: String) {
         drawn = true
-        FileHandle.standardError.write(Data("\r\(label): \(text)\u{1B}[K".utf8))
+        FileHandle.standardError.write(Data("\r\(label): \(TerminalText.escaped(text))\u{1B}[K".utf8))
     }
 
     /// Erases the counter, leaving the line for what comes next.

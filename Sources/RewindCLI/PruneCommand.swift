@@ -102,12 +102,12 @@ struct PruneCommand: ParsableCommand {
                 ]
             }
             let result: JSONValue = ["dryRun": .bool(dryRun), "removed": .array(list)]
-            writeStandardOutput(result.serialized(.compact) + "\n")
+            writeStandardOutput(jsonLine(result))
             return
         }
         guard !removed.isEmpty else {
             let which = olderThan.map { "no session has been inactive for more than \(Self.days($0))" } ?? "no session matched"
-            writeStandardOutput("Nothing to remove: \(which).\n")
+            writeEscapedOutput("Nothing to remove: \(which).\n")
             return
         }
         var text = ""
@@ -118,7 +118,7 @@ struct PruneCommand: ParsableCommand {
         let events = removed.reduce(0) { $0 + $1.eventCount }
         let count = "\(removed.count) \(removed.count == 1 ? "session" : "sessions"), \(events) \(events == 1 ? "event" : "events")"
         text += dryRun ? "Would remove \(count); nothing was removed (--dry-run).\n" : "Removed \(count).\n"
-        writeStandardOutput(text)
+        writeEscapedOutput(text)
     }
 
     private static func days(_ value: Double) -> String {

@@ -26,7 +26,7 @@ struct ReplayCommand: ParsableCommand {
         the initial state and has no changes. With --json, one object per line: seq, at, type, \
         action, durationNs, cause, coalesced, site and changes: [{op: add|remove|replace, path, old, new}].
 
-        Control characters in what the app recorded (types, actions, keys) are shown escaped: \\n, \\r, \\t, \\e (ESC), other C0/C1 controls and DEL as \\u and four hex digits.
+        Control characters in what the app recorded (types, actions, keys) are shown escaped: \\n, \\r, \\t, \\e (ESC), other C0/C1 controls, DEL and the bidirectional formatting characters (U+202E …) as \\u and four hex digits.
 
         With --into TARGET, the recorded actions from --from (at least 1: seq 0 is the initial \
         state) to --to are sent to the app streaming the live session TARGET through --server, as \
@@ -140,7 +140,7 @@ struct ReplayCommand: ParsableCommand {
                                               "coalesced": .bool(event.coalesced)]
                     object["site"] = event.site.map { OutputFormat.site(file: $0.file, line: $0.line, function: $0.function) } ?? .null
                     object["changes"] = .array(changes.map(changeJSON))
-                    out += JSONValue.object(object).serialized(.compact) + "\n"
+                    out += jsonLine(.object(object))
                     continue
                 }
                 // What the app recorded is escaped: a control character must not reach the terminal.

@@ -119,12 +119,14 @@ struct ReplayScreen {
             if changes.isEmpty { return lines + [" (no change)"] }
             return lines + changes.map { " " + ChangeRenderer().line($0) }
         case .state:
-            let heading = " state after \(event.seq)" + (browser.pointer.isRoot ? "" : " at \(browser.pointer)")
+            let pointer = TerminalText.escaped(browser.pointer.description)
+            let heading = " state after \(event.seq)" + (browser.pointer.isRoot ? "" : " at \(pointer)")
             let state = try ReplayAccess.cli { () throws(ReplayError) in try timeline.state(at: event.seq) }
             guard let value = browser.pointer.resolve(in: state) else {
-                return [heading, "", " nothing at \(browser.pointer) in this state"]
+                return [heading, "", " nothing at \(pointer) in this state"]
             }
-            let text = String(decoding: value.serializedBytes(.pretty), as: UTF8.self)
+            // As `rewind state` prints it: terminal-safe JSON, then escaped as every line is.
+            let text = String(decoding: value.serializedBytes(.terminalPretty), as: UTF8.self)
             return [heading] + text.split(separator: "\n", omittingEmptySubsequences: false).map { " " + TerminalText.escaped(String($0)) }
         }
     }

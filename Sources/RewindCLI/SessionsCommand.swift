@@ -42,14 +42,15 @@ struct SessionsCommand: ParsableCommand {
             return
         }
         guard !sessions.isEmpty else {
-            FileHandle.standardError.write(Data("no sessions in \(reader.path) yet\n".utf8))
+            writeStandardError("no sessions in \(reader.path) yet")
             return
         }
         var rows = [["ID", "UUID", "RUN", "APP", "STARTED", "ENDED", "EVENTS", "KEYFRAMES"]]
         for session in grouped {
             rows.append([
+                // The table escapes every cell: the uuid, the run and the app are the app's to choose.
                 String(session.id), String(session.uuid.prefix(8)), session.run.map { String($0.prefix(8)) } ?? "-",
-                TerminalText.escaped(session.app),
+                session.app,
                 OutputFormat.time(session.startedAt), session.endedAt.map(OutputFormat.time) ?? "live",
                 OutputFormat.count(session.eventCount), OutputFormat.count(session.keyframeCount),
             ])

@@ -51,7 +51,8 @@ struct StateCommand: ParsableCommand {
                            "path": .string(pointer.description), "value": value])
             return
         }
-        var out = value.serializedBytes(compact ? .compact : .pretty)
+        // Terminal-safe: the same value, with nothing in it a terminal would act on.
+        var out = value.serializedBytes(compact ? .terminal : .terminalPretty)
         out.append(UInt8(ascii: "\n"))
         FileHandle.standardOutput.write(Data(out))
     }

@@ -13,7 +13,7 @@ struct TailCommand: ParsableCommand {
         '+ PATH: NEW', '- PATH: OLD'; '(changes unknown)' when the state could not be rebuilt \
         (said once on stderr). --actions prints each action's payload under its line, as \
         indented JSON, whole (not cut). Control characters in what the app recorded are shown escaped: \
-        \\n, \\r, \\t, \\e (ESC), other C0/C1 controls and DEL as \\u and four hex digits.
+        \\n, \\r, \\t, \\e (ESC), other C0/C1 controls, DEL and the bidirectional formatting characters (U+202E …) as \\u and four hex digits.
 
         Which session: SESSION is an id, a uuid or uuid prefix, or 'latest'. A uuid (prefix) the \
         server does not know yet is waited for ('waiting for session … to start' on stderr), then \

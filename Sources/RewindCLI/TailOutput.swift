@@ -26,7 +26,7 @@ struct TailOutput {
 
     /// The text for one event: its line, then its changes indented under it.
     func render(_ tail: TailEvent, app: String, changes: TailChanges) -> String {
-        if json { return Self.json(tail, app: app, changes: changes).serialized(.compact) + "\n" }
+        if json { return jsonLine(Self.json(tail, app: app, changes: changes)) }
         let event = tail.event
         let time = timeFormatter.string(from: Date(timeIntervalSince1970: event.at))
         var prefix = ""
@@ -54,7 +54,7 @@ struct TailOutput {
         var out = line + "\n"
         if actions {
             // Whole, indented, escaped: the payload is what the user asked to read.
-            for payloadLine in event.action.serialized(.pretty).split(separator: "\n", omittingEmptySubsequences: false) {
+            for payloadLine in event.action.serialized(.terminalPretty).split(separator: "\n", omittingEmptySubsequences: false) {
                 out += "    " + TerminalText.escaped(String(payloadLine)) + "\n"
             }
         }

@@ -23,7 +23,16 @@ enum ANSI {
     static let reset = "\u{1B}[0m"
 }
 
-/// Writes text to standard output as UTF-8, unbuffered by Swift's `print`.
+/// Writes text to standard output as UTF-8, unbuffered by Swift's `print`, as it is: for text
+/// whose parts from an app were escaped when it was put together (coloured output, whose ANSI
+/// styles must go through).
 func writeStandardOutput(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// Writes plain text to standard output with everything but its line breaks escaped
+/// (``TerminalText/escapedLines(_:)``): for sentences and lists that quote what an app, a log or
+/// a server said, and carry no styles of their own.
+func writeEscapedOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data(TerminalText.escapedLines(text).utf8))
 }

@@ -1,38 +1,62 @@
+import RewindJSON
+
 /// Text bound for a terminal (or a pipe read by one): control characters made visible, and widths
 /// counted in terminal columns rather than Characters.
 ///
-/// Escapes: newline `\n`, carriage return `\r`, tab `\t`, ESC `\e`; every other C0 control
-/// (U+0000–U+001F), DEL (U+007F) and C1 control (U+0080–U+009F) as `\u` and four hex digits,
-/// e.g. `\u0007`. A backslash already in the text is left as it is.
+/// The one escaping rule of every human-readable output of `rewind`: every string that came from
+/// an app, a log, a file or the wire goes through ``escaped(_:)`` before it is printed, to
+/// standard output or standard error. What is escaped is what a terminal may act on instead of
+/// showing (``JSONWriteOptions/isTerminalControl(_:)``): the C0 controls, DEL, the C1 controls
+/// (U+009B is a one-byte CSI, U+0085 a line break) and the Unicode bidirectional formatting
+/// characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which reorder the text
+/// around them. JSON output escapes the same characters as JSON `\u` escapes instead
+/// (``JSONWriteOptions/escapesTerminalControls``).
+///
+/// Escapes: newline `\n`, carriage return `\r`, tab `\t`, ESC `\e`; every other one as `\u`
+/// and four lowercase hex digits, e.g. `\u0007`, `\u009b`, `\u202e`. A backslash already in the
+/// text is left as it is.
 enum TerminalText {
     /// `text` with its control characters replaced by visible escapes, so what an app recorded
-    /// (an action type, an app name) cannot move the cursor, clear the screen or break a line.
+    /// (an action type, an app name) cannot move the cursor, clear the screen, retitle the
+    /// window, break a line or reorder what follows it.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard isControl(scalar) else {
+            guard needsEscape(scalar) else {
                 out.append(scalar)
                 continue
             }
-            let escape: String
-            switch scalar.value {
-            case 0x0A: escape = "\\n"
-            case 0x0D: escape = "\\r"
-            case 0x09: escape = "\\t"
-            case 0x1B: escape = "\\e"
-            default:
-                let hex = String(scalar.value, radix: 16, uppercase: false)
-                escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            }
-            out.append(contentsOf: escape.unicodeScalars)
+            out.append(contentsOf: escape(scalar).unicodeScalars)
         }
         return String(out)
     }
 
-    /// Whether `scalar` is a C0 or C1 control character or DEL.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    /// `text` escaped as ``escaped(_:)`` does, but for its newlines, which stay line breaks: for
+    /// messages of several lines (ArgumentParser's).
+    static func escapedLines(_ text: String) -> String {
+        // Split by scalars: "\r\n" is one Character, and its "\r" must be escaped too.
+        text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { escaped(String(String.UnicodeScalarView($0))) }.joined(separator: "\n")
+    }
+
+    /// The visible form of one character that ``needsEscape(_:)``.
+    static func escape(_ scalar: Unicode.Scalar) -> String {
+        switch scalar.value {
+        case 0x0A: return "\\n"
+        case 0x0D: return "\\r"
+        case 0x09: return "\\t"
+        case 0x1B: return "\\e"
+        default:
+            let hex = String(scalar.value, radix: 16, uppercase: false)
+            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+    }
+
+    /// Whether `scalar` must not reach a terminal as it is: a C0 or C1 control, DEL, or a
+    /// bidirectional formatting character.
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        JSONWriteOptions.isTerminalControl(scalar)
     }
 
     /// The columns `text` takes on a terminal: East Asian wide characters and emoji count 2,

@@ -94,7 +94,7 @@ struct TestCommand: ParsableCommand {
         } catch {
             throw CLIError("cannot write into \(directory.path): \(error.localizedDescription)", code: 2)
         }
-        writeStandardOutput("""
+        writeEscapedOutput("""
             wrote \(test.path)
             wrote \(fixture.path) (\(lines.count) states)
             run it: swift test --filter \(testName)
@@ -261,8 +261,10 @@ struct TestCommand: ParsableCommand {
         return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// What a `//` comment may hold: one line, no control characters.
+    /// What a `//` comment may hold: one line, no control characters and no bidirectional
+    /// formatting characters (which could make the code read otherwise than it runs), escaped as
+    /// `rewind` escapes what it prints.
     static func commentSafe(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        TerminalText.escaped(text)
     }
 }

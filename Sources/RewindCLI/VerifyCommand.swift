@@ -86,9 +86,9 @@ struct VerifyCommand: ParsableCommand {
                 }
                 writeJSONLine(.object(object))
             } else if case .success(let report) = outcome, report.passed {
-                writeStandardOutput("\(name): ok, \(OutputFormat.count(report.eventsChecked)) events, \(OutputFormat.count(report.keyframesChecked)) keyframes\n")
+                writeEscapedOutput("\(name): ok, \(OutputFormat.count(report.eventsChecked)) events, \(OutputFormat.count(report.keyframesChecked)) keyframes\n")
             } else {
-                writeStandardOutput("\(name): FAILED: \(problem ?? "")\n")
+                writeEscapedOutput("\(name): FAILED: \(problem ?? "")\n")
             }
         }
         if let firstFailure { throw CLIError(firstFailure, code: 1) }

@@ -4,17 +4,24 @@
 /// value.serialized(.compact)    // {"b":1,"a":[true,null]}
 /// value.serialized(.pretty)     // two-space indentation, one member per line
 /// value.serialized(.canonical)  // compact with keys sorted: {"a":[true,null],"b":1}
+/// value.serialized(JSONWriteOptions(escapesTerminalControls: true))  // "\u009b31m" for U+009B
 /// ```
 public struct JSONWriteOptions: Sendable, Equatable {
     /// Indent with two spaces and put each member and element on its own line.
     public var pretty: Bool
     /// Sort object keys by Unicode code point (UTF-8 byte order).
     public var sortKeys: Bool
+    /// Also write DEL, the C1 controls (U+0080–U+009F) and the Unicode bidirectional formatting
+    /// characters as `\u` escapes (see ``isTerminalControl(_:)``), so that the text can be shown
+    /// on a terminal without the terminal acting on them. The text still parses to the same
+    /// value; only the bytes differ. Off by default: the log and the wire keep their bytes.
+    public var escapesTerminalControls: Bool
 
     /// Options with the given layout; the default is compact with keys in their order.
-    public init(pretty: Bool = false, sortKeys: Bool = false) {
+    public init(pretty: Bool = false, sortKeys: Bool = false, escapesTerminalControls: Bool = false) {
         self.pretty = pretty
         self.sortKeys = sortKeys
+        self.escapesTerminalControls = escapesTerminalControls
     }
 
     /// No whitespace, keys in their order.
@@ -23,6 +30,20 @@ public struct JSONWriteOptions: Sendable, Equatable {
     public static let pretty = JSONWriteOptions(pretty: true)
     /// No whitespace, keys sorted: the same document always gives the same bytes.
     public static let canonical = JSONWriteOptions(sortKeys: true)
+
+    /// Whether a terminal may act on `scalar` instead of showing it: a C0 control
+    /// (U+0000–U+001F), DEL (U+007F), a C1 control (U+0080–U+009F: U+009B is a one-character
+    /// CSI, U+0085 a line break) or a Unicode bidirectional formatting character (U+061C,
+    /// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which reorders the text around it.
+    ///
+    /// The characters ``escapesTerminalControls`` writes as `\u` escapes (C0 controls are
+    /// always escaped in JSON strings), and the one rule `rewind` escapes printed text by.
+    public static func isTerminalControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
 }
 
 extension JSONValue {
@@ -30,15 +51,19 @@ extension JSONValue {
     ///
     /// Strings escape `"`, `\` and the control characters (`\b \f \n \r \t`, else `\u00XX`);
     /// everything else, non-ASCII included, is written as is. Numbers print exactly as read.
+    /// With ``JSONWriteOptions/escapesTerminalControls``, DEL, C1 controls and the bidirectional
+    /// formatting characters are escaped too (`\u007f`, `\u009b`, `\u202e`).
     public func serializedBytes(_ options: JSONWriteOptions = .compact) -> [UInt8] {
-        var writer = JSONWriter(pretty: options.pretty, sortKeys: options.sortKeys)
+        var writer = JSONWriter(pretty: options.pretty, sortKeys: options.sortKeys,
+                                escapesTerminalControls: options.escapesTerminalControls)
         writer.write(self, depth: 0)
         return writer.out.array
     }
 
     /// The JSON text of this value.
     public func serialized(_ options: JSONWriteOptions = .compact) -> String {
-        var writer = JSONWriter(pretty: options.pretty, sortKeys: options.sortKeys)
+        var writer = JSONWriter(pretty: options.pretty, sortKeys: options.sortKeys,
+                                escapesTerminalControls: options.escapesTerminalControls)
         writer.write(self, depth: 0)
         return String(decoding: writer.out.bytes, as: UTF8.self)
     }
@@ -56,11 +81,14 @@ struct JSONWriter: ~Copyable {
     let sortKeys: Bool
     /// Write numbers in ``JSONNumber/canonicalText`` form (for the stable hash).
     let canonicalNumbers: Bool
+    /// Escape DEL, C1 controls and bidirectional formatting characters too.
+    let escapesTerminalControls: Bool
 
-    init(pretty: Bool, sortKeys: Bool, canonicalNumbers: Bool = false) {
+    init(pretty: Bool, sortKeys: Bool, canonicalNumbers: Bool = false, escapesTerminalControls: Bool = false) {
         self.pretty = pretty
         self.sortKeys = sortKeys
         self.canonicalNumbers = canonicalNumbers
+        self.escapesTerminalControls = escapesTerminalControls
     }
 
     mutating func write(_ value: JSONValue, depth: Int) {
@@ -227,6 +255,10 @@ struct JSONWriter: ~Copyable {
     /// Plain bytes are copied eight at a time as they are scanned: room for the whole string is
     /// reserved first (and again after each escape), so a full 8-byte store never overruns.
     mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        if escapesTerminalControls {
+            writeEscapedForTerminal(utf8)
+            return
+        }
         let n = utf8.count
         out.reserve(n &+ 2)
         out.appendUnchecked(UInt8(ascii: "\""))
@@ -277,6 +309,57 @@ struct JSONWriter: ~Copyable {
             k &+= 1
         }
         out.appendUnchecked(UInt8(ascii: "\""))
+    }
+
+    /// Writes `utf8` (valid UTF-8, as a String's) as a quoted JSON string that a terminal cannot
+    /// act on: what ``writeEscaped(_:)`` escapes, and DEL, C1 controls and the bidirectional
+    /// formatting characters as `\uXXXX`. A scalar at a time: this is for printed output, not
+    /// the log's hot path.
+    private mutating func writeEscapedForTerminal(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let n = utf8.count
+        out.reserve(n &+ 2)
+        out.appendUnchecked(UInt8(ascii: "\""))
+        var k = 0
+        while k < n {
+            let b = utf8[k]
+            if b < 0x80 {
+                switch b {
+                case 0x22: out.append("\\\"")
+                case 0x5C: out.append("\\\\")
+                case 0x0A: out.append("\\n")
+                case 0x0D: out.append("\\r")
+                case 0x09: out.append("\\t")
+                case 0x08: out.append("\\b")
+                case 0x0C: out.append("\\f")
+                case 0x00..<0x20, 0x7F: writeUnicodeEscape(UInt32(b))
+                default: out.append(b)
+                }
+                k &+= 1
+                continue
+            }
+            // A multi-byte scalar: its length from the lead byte, its value from all its bytes.
+            let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
+            let end = Swift.min(k &+ length, n)
+            var value = UInt32(b) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+            for j in (k &+ 1)..<end { value = value << 6 | UInt32(utf8[j] & 0x3F) }
+            if let scalar = Unicode.Scalar(value), JSONWriteOptions.isTerminalControl(scalar) {
+                writeUnicodeEscape(value)
+            } else {
+                out.append(utf8.baseAddress! + k, end &- k)
+            }
+            k = end
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// `\u` and four lowercase hex digits (the value is in the Basic Multilingual Plane).
+    private mutating func writeUnicodeEscape(_ value: UInt32) {
+        out.reserve(6)
+        out.appendUnchecked(UInt8(ascii: "\\"))
+        out.appendUnchecked(UInt8(ascii: "u"))
+        for shift in stride(from: 12, through: 0, by: -4) {
+            out.appendUnchecked(Self.hexDigit(UInt8(truncatingIfNeeded: value >> UInt32(shift)) & 0xF))
+        }
     }
 
     @inline(__always) private static func hexDigit(_ v: UInt8) -> UInt8 {

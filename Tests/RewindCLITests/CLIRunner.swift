@@ -7,6 +7,9 @@ struct CLIRunner {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// The bytes the command wrote, exactly (`stdout` and `stderr` are decoded from them).
+        var stdoutBytes: [UInt8] = []
+        var stderrBytes: [UInt8] = []
     }
 
     /// The `rewind` binary beside the test bundle (both live in `.build/<triple>/<config>/`).
@@ -64,7 +67,9 @@ struct CLIRunner {
         return Output(
             status: child.waitUntilExit(),
             stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self)
+            stderr: String(decoding: errData, as: UTF8.self),
+            stdoutBytes: Array(outData),
+            stderrBytes: Array(errData)
         )
     }
 }

@@ -10,6 +10,9 @@ final class RunningCLI: @unchecked Sendable {
     private let condition = NSCondition()
     private var out = ""
     private var err = ""
+    /// What it wrote, byte for byte.
+    private var outBytes: [UInt8] = []
+    private var errBytes: [UInt8] = []
     /// Lines (newlines) on stdout so far, counted as they come: cheaper than splitting `out`.
     private var lines = 0
     private var exited = false
@@ -39,8 +42,10 @@ final class RunningCLI: @unchecked Sendable {
                 self.condition.lock()
                 if isError {
                     self.err += String(decoding: data, as: UTF8.self)
+                    self.errBytes += data
                 } else {
                     self.out += String(decoding: data, as: UTF8.self)
+                    self.outBytes += data
                     self.lines += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
                 }
                 self.condition.broadcast()
@@ -51,6 +56,10 @@ final class RunningCLI: @unchecked Sendable {
 
     var stdout: String { condition.withLock { out } }
     var stderr: String { condition.withLock { err } }
+    /// Standard output and error so far, byte for byte (a chunk may end inside a character, which
+    /// `stdout` and `stderr` would decode as U+FFFD).
+    var stdoutBytes: [UInt8] { condition.withLock { outBytes } }
+    var stderrBytes: [UInt8] { condition.withLock { errBytes } }
 
     /// Waits until `check(stdout, stderr)` holds or `timeout` seconds pass; returns whether it held.
     func wait(timeout: Double = 30, until check: (String, String) -> Bool) -> Bool {

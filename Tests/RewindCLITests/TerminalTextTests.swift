@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import RewindWire
 import Testing
+@testable import RewindCLI
 import RewindTestSupport
 
 /// What an app recorded reaches the terminal escaped (control characters made visible) and cut
@@ -98,5 +99,68 @@ struct TerminalTextTests {
         // The list row and the pane's heading, one row each; the title row is still on top.
         #expect(shown.lines.filter { $0.contains(escaped) }.count == 2)
         #expect(!shown.lines.contains { $0.hasPrefix("second line") })
+    }
+
+    // MARK: the rule itself
+
+    @Test("escaped: C0 controls, DEL, C1 controls and the bidi formatting characters become visible escapes", arguments: [
+        ("\u{1B}[2J", "\\e[2J"), ("a\nb\rc\td", "a\\nb\\rc\\td"), ("\u{0}", "\\u0000"), ("\u{7}", "\\u0007"),
+        ("\u{1F}", "\\u001f"), ("\u{7F}", "\\u007f"), ("\u{80}", "\\u0080"), ("\u{85}", "\\u0085"), ("\u{9B}31m", "\\u009b31m"),
+        ("\u{9F}", "\\u009f"), ("\u{061C}", "\\u061c"), ("\u{200E}", "\\u200e"), ("\u{200F}", "\\u200f"),
+        ("\u{202A}", "\\u202a"), ("\u{202B}", "\\u202b"), ("\u{202C}", "\\u202c"), ("\u{202D}", "\\u202d"),
+        ("\u{202E}evil", "\\u202eevil"), ("\u{2066}", "\\u2066"), ("\u{2067}", "\\u2067"), ("\u{2068}", "\\u2068"),
+        ("\u{2069}", "\\u2069"),
+    ])
+    func escapesEachControl(text: String, expected: String) {
+        #expect(TerminalText.escaped(text) == expected)
+        // Escaping what is escaped changes nothing: the escapes are plain characters.
+        #expect(TerminalText.escaped(expected) == expected)
+    }
+
+    @Test("escaped: plain text, backslashes and the neighbours of the escaped ranges are left as they are")
+    func leavesTheRest() {
+        for text in ["user/rename", #"a\b \e"#, "é漢😀", " ~", "\u{A0}", "\u{061B}\u{061D}", "\u{200B}\u{200C}\u{200D}", "\u{2010}",
+                     "\u{2028}\u{2029}", "\u{202F}", "\u{2065}", "\u{206A}", "\u{FEFF}"] {
+            #expect(TerminalText.escaped(text) == text, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
+    @Test("escapedLines keeps line breaks and escapes the rest of each line")
+    func escapedLines() {
+        #expect(TerminalText.escapedLines("one \u{1B}[2J\ntwo \u{202E}\n") == "one \\e[2J\ntwo \\u202e\n")
+        #expect(TerminalText.escapedLines("\r\n") == "\\r\n")
+    }
+
+    @Test("tables escape every cell but the styled columns, and align the escaped text")
+    func tableCells() {
+        let rows = [["A", "B", "C"], ["\u{1B}[2J", "\u{9B}x", ANSI.green + "ok" + ANSI.reset]]
+        let text = OutputFormat.table(rows, styled: [2])
+        #expect(text == "A      B        C\n\\e[2J  \\u009bx  \(ANSI.green)ok\(ANSI.reset)\n")
+    }
+
+    @Test("a generated test's comment holds no control or bidi character")
+    func commentSafe() {
+        #expect(TestCommand.commentSafe("app \u{1B}[2J\n\u{202E}x") == "app \\e[2J\\n\\u202ex")
+    }
+
+    @Test("export on a terminal: the stream escapes as JSON wherever the chunks are cut, and the value is the same")
+    func jsonStream() throws {
+        let payload = "\u{1B}[2J\u{1B}]0;PWNED\u{07}\u{9B}31m\u{85}\u{202E}evil\u{7F}😀é"
+        let value: JSONValue = ["type": .string(payload), "list": [.string(payload)]]
+        let text = Array((value.serialized() + "\n" + value.serialized() + "\n").utf8)
+        var whole = TerminalJSONStream()
+        let expected = whole.filter(text) + whole.finish()
+        #expect(String(decoding: expected, as: UTF8.self).contains(#"\u001b[2J\u001b]0;PWNED\u0007\u009b31m\u0085\u202eevil\u007f😀é"#))
+        #expect(try jsonLines(String(decoding: expected, as: UTF8.self)) == [value, value])
+        #expect(!String(decoding: expected, as: UTF8.self).unicodeScalars.contains { $0 != "\n" && TerminalText.needsEscape($0) })
+        // Cut anywhere, even inside a character: the same bytes come out.
+        for cut in 0...text.count {
+            var stream = TerminalJSONStream()
+            let out = stream.filter(Array(text[..<cut])) + stream.filter(Array(text[cut...])) + stream.finish()
+            #expect(out == expected, "cut at \(cut)")
+        }
+        // One byte at a time.
+        var bytewise = TerminalJSONStream()
+        #expect(text.flatMap { bytewise.filter([$0]) } + bytewise.finish() == expected)
     }
 }

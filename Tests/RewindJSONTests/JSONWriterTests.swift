@@ -144,4 +144,78 @@ struct JSONWriterTests {
         #expect(try JSONValue(parsing: text) == big)
         #expect(text.utf8.count > 20_000 * 15)
     }
+
+    // MARK: escapesTerminalControls
+
+    static let terminal = JSONWriteOptions(escapesTerminalControls: true)
+
+    /// Every scalar the terminal-safe writer must escape, with how it writes it.
+    static let terminalControls: [(Unicode.Scalar, String)] =
+        (0x7F...0x9F).map { (Unicode.Scalar($0)!, "\\u00" + String($0, radix: 16)) }
+        + [(0x061C, "\\u061c"), (0x200E, "\\u200e"), (0x200F, "\\u200f"), (0x202A, "\\u202a"), (0x202B, "\\u202b"),
+           (0x202C, "\\u202c"), (0x202D, "\\u202d"), (0x202E, "\\u202e"), (0x2066, "\\u2066"), (0x2067, "\\u2067"),
+           (0x2068, "\\u2068"), (0x2069, "\\u2069")].map { (Unicode.Scalar(UInt32($0.0))!, $0.1) }
+
+    @Test("terminal-safe: DEL, every C1 control and every bidi formatting character become \\u escapes that parse back")
+    func terminalControlsEscaped() throws {
+        for (scalar, escape) in Self.terminalControls {
+            let value = JSONValue.string("a" + String(Character(scalar)) + "b")
+            let text = value.serialized(Self.terminal)
+            #expect(text == "\"a\(escape)b\"", "U+\(String(scalar.value, radix: 16))")
+            #expect(!text.unicodeScalars.contains(scalar))
+            #expect(try JSONValue(parsing: text) == value)
+            #expect(JSONWriteOptions.isTerminalControl(scalar))
+            // The default keeps the character as it is.
+            #expect(value.serialized() == "\"a" + String(Character(scalar)) + "b\"")
+        }
+    }
+
+    @Test("terminal-safe: C0 controls, quotes and backslashes as by default; neighbours of the escaped ranges pass through")
+    func terminalPassThrough() throws {
+        for code in 0..<0x20 {
+            let value = JSONValue.string(String(Character(Unicode.Scalar(UInt8(code)))))
+            #expect(value.serialized(Self.terminal) == value.serialized(), "U+\(String(code, radix: 16))")
+        }
+        #expect(JSONValue.string(#"a"b\c/"#).serialized(Self.terminal) == #""a\"b\\c/""#)
+        // Just outside the escaped ranges, and scalars of every UTF-8 length.
+        let neighbours = "~\u{A0}\u{061B}\u{061D}\u{200D}\u{2010}\u{2029}\u{202F}\u{2065}\u{206A}é漢😀"
+        #expect(JSONValue.string(neighbours).serialized(Self.terminal) == "\"" + neighbours + "\"")
+        for scalar in neighbours.unicodeScalars { #expect(!JSONWriteOptions.isTerminalControl(scalar)) }
+    }
+
+    @Test("terminal-safe: keys too, pretty and sorted, and the value parses back unchanged")
+    func terminalKeysAndLayouts() throws {
+        let payload = "\u{1B}[2J\u{1B}]0;PWNED\u{07}\u{9B}31m\u{85}\u{202E}evil\u{7F}"
+        let nested: JSONValue = [.string(payload), ["nested": .string(payload)]]
+        let members: [(String, JSONValue)] = [("plain", "x"), (payload, nested)]
+        let value = JSONValue.object(JSONObject(members))
+        for options in [Self.terminal, JSONWriteOptions(pretty: true, escapesTerminalControls: true),
+                        JSONWriteOptions(sortKeys: true, escapesTerminalControls: true)] {
+            let bytes = value.serializedBytes(options)
+            #expect(try JSONValue(parsing: bytes) == value)
+            #expect(!bytes.contains(0x1B) && !bytes.contains(0x07) && !bytes.contains(0x7F))
+            #expect(!String(decoding: bytes, as: UTF8.self).unicodeScalars.contains { JSONWriteOptions.isTerminalControl($0) && $0 != "\n" })
+            #expect(String(decoding: bytes, as: UTF8.self).contains(#"\u001b[2J\u001b]0;PWNED\u0007\u009b31m\u0085\u202eevil\u007f"#))
+            #expect(value.serialized(options) == String(decoding: bytes, as: UTF8.self))
+        }
+        // Without the option the bytes are exactly the default's.
+        #expect(value.serializedBytes(JSONWriteOptions(pretty: true)) == value.serializedBytes(JSONWriteOptions.pretty))
+        #expect(value.serialized().unicodeScalars.contains("\u{202E}"))
+    }
+
+    @Test("terminal-safe escaping is right at every position of strings of every length")
+    func terminalEscapingPositions() throws {
+        for length in 0..<20 {
+            for position in 0..<max(length, 1) {
+                for special in ["\u{9B}", "\u{202E}", "\u{7F}", "\"", "\u{1}", "é", "😀"] {
+                    var characters = Array(repeating: "x", count: length)
+                    if length > 0 { characters[position] = special }
+                    let s = characters.joined()
+                    let text = JSONValue.string(s).serialized(Self.terminal)
+                    #expect(try JSONValue(parsing: text) == .string(s))
+                    #expect(!text.unicodeScalars.contains { JSONWriteOptions.isTerminalControl($0) })
+                }
+            }
+        }
+    }
 }
