@@ -59,6 +59,7 @@ let package = Package(
                 "RewindReplay",
                 "RewindServer",
                 "RewindDemo",
+                "RewindRecorder",
                 "RewindWire",
                 "RewindWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -66,15 +66,19 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     }
 
     /// Ends the recording without blocking the main actor, and returns once the session's end is
-    /// written to a log file and taken by a server (at most `timeout` for the server); `true`
-    /// when every sink has it. Sends after the call are no longer recorded.
+    /// written to a log file and taken by a server (at most `timeout` for the server), saying
+    /// what became of it: ``RecordingResult/delivered`` when every sink has it, how many events
+    /// the server acknowledged and how many the device keeps for later. Sends after the call are
+    /// no longer recorded.
     ///
     /// ```swift
-    /// await store.finishRecording()   // then exit, or show "saved"
+    /// let result = await store.finishRecording()   // then exit, or show "saved"
     /// ```
     @discardableResult
-    public func finishRecording(timeout: Duration = .seconds(2)) async -> Bool {
-        guard let recorder else { return true }
+    public func finishRecording(timeout: Duration = .seconds(2)) async -> RecordingResult {
+        guard let recorder else {
+            return RecordingResult(delivered: true, acknowledged: 0, recorded: 0, keptOnDevice: 0, lastError: nil)
+        }
         self.recorder = nil
         tap = nil
         return await recorder.finish(timeout: timeout)

@@ -10,7 +10,7 @@ struct RewindCommand: ParsableCommand {
             SessionsCommand.self, LogCommand.self, StateCommand.self, DiffCommand.self, BlameCommand.self,
             VerifyCommand.self, StatsCommand.self, ImportCommand.self, ExportCommand.self, PruneCommand.self,
             PatchCommand.self, FmtCommand.self, ServeCommand.self, DemoCommand.self, TailCommand.self,
-            ReplayCommand.self, TestCommand.self, FindCommand.self, BranchCommand.self,
+            ReplayCommand.self, TestCommand.self, FindCommand.self, BranchCommand.self, PushCommand.self,
         ]
     )
 

@@ -177,6 +177,15 @@ public final class LogWriter: Sendable {
         if !queue.isWriterThread { queue.waitUntilFinished() }
     }
 
+    /// Records that `server` holds `session` through `seq` (store and forward: the events after
+    /// it are still to be delivered). The highest seq recorded stays; `-1` marks the session as
+    /// meant for `server` before anything is acknowledged. Durable when it returns.
+    public func markDelivered(session: Int64, server: String, through seq: Int64) throws(LogError) {
+        try call { engine throws(LogError) in
+            try engine.markDelivered(session: session, server: server, through: seq)
+        }
+    }
+
     /// Caps the log file at `pages` pages (SQLite's `max_page_count`; `nil` lifts the cap), so
     /// that tests meet a full disk as SQLite reports one (`SQLITE_FULL`) without filling one.
     /// Returns the file's page count when the cap was set.

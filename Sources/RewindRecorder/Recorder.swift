@@ -130,37 +130,56 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     }
 
     /// Stops as ``stop()`` does, on another thread, then waits up to `timeout` for every server
-    /// sink to have the session's end; `true` when every sink has it. The caller's actor is never
-    /// blocked:
+    /// sink to have the session's end, and says what became of the recording: whether every sink
+    /// has it, how many events the server acknowledged, and how many the device keeps for later
+    /// (a server sink with a local log). The caller's actor is never blocked:
     ///
     /// ```swift
-    /// let delivered = await recorder.finish()
+    /// let result = await recorder.finish()
+    /// if !result.delivered { print(result) }
     /// ```
     @discardableResult
-    public func finish(timeout: Duration = .seconds(2)) async -> Bool {
+    public func finish(timeout: Duration = .seconds(2)) async -> RecordingResult {
         await withCheckedContinuation { continuation in
             finishInBackground(timeout: timeout) { continuation.resume(returning: $0) }
         }
     }
 
     /// The non-blocking form of ``finish(timeout:)``: returns at once; `completion` runs on
-    /// another thread with whether every sink has the session's end.
-    public func finishInBackground(timeout: Duration = .seconds(2), completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
+    /// another thread with the result.
+    public func finishInBackground(timeout: Duration = .seconds(2),
+                                   completion: @escaping @Sendable (RecordingResult) -> Void = { _ in }) {
         let queue = self.queue
         let sinks = self.sinks
         let status = self.status
+        let uuid = session.uuid
         Thread {
             let deadline = Date(timeIntervalSinceNow: timeout.seconds)
             queue.requestStop()?.wait()
             // Only a sink's failure means the end did not get through; a state that could not be
             // encoded was skipped, and the session still ended.
             var delivered = true
-            if let error = status.lastError, !error.isEncodingSkip { delivered = false }
+            var lastError: String?
+            if let error = status.lastError {
+                lastError = error.description
+                if !error.isEncodingSkip { delivered = false }
+            }
+            let recorded = queue.pushed + 1
+            var acknowledged = recorded
+            var kept = 0
             for case let server as ServerSink in sinks {
                 let remaining = max(0, deadline.timeIntervalSinceNow)
                 if !server.waitUntilEnded(timeout: .milliseconds(Int64(remaining * 1000))) { delivered = false }
+                if let counts = server.delivery(of: uuid) {
+                    acknowledged = min(acknowledged, counts.acknowledged)
+                    let missing = max(0, counts.recorded - counts.acknowledged)
+                    if server.keepsLocalLog { kept = max(kept, missing) }
+                    if missing > 0 { delivered = false }
+                }
+                if !delivered, let failure = server.lastFailure { lastError = failure }
             }
-            completion(delivered)
+            completion(RecordingResult(delivered: delivered, acknowledged: delivered ? recorded : acknowledged,
+                                       recorded: recorded, keptOnDevice: delivered ? 0 : kept, lastError: delivered ? nil : lastError))
         }.start()
     }
 

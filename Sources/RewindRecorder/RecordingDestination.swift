@@ -27,8 +27,11 @@ public enum RecordingDestination: Sendable {
     case file(String)
     /// These sinks (a log file, the server connection, your own).
     case sinks([any RecordingSink])
-    /// `rewind serve` at this address (``ServerSink``), with its token when it requires one; the
-    /// sink keeps as many unacknowledged states as the recorder's `queueCapacity`. The address
+    /// `rewind serve` at this address (``ServerSink``), with its token when it requires one. Every
+    /// event is kept on the device first, in a local log beside the default log (`outbox/`, or
+    /// `$REWIND_OUTBOX`), until the server has it: what the server lacks when the app exits is
+    /// delivered the next time the app reaches it (store and forward). In memory the sink keeps
+    /// as many unacknowledged states as the recorder's `queueCapacity`. The address
     /// is `ws://host:port/app`, or what the server prints for the browser (`http://host:port/`,
     /// whose `?token=` is used when `token` is `nil`). Another scheme (`wss`, `https`) or path is
     /// one sentence on standard error, and the recording goes to the default log instead.
@@ -43,7 +46,8 @@ public enum RecordingDestination: Sendable {
         case .automatic:
             switch Self.server(fromEnvironment: environment) {
             case .success(let server?):
-                return [ServerSink(url: server.url, token: server.token, capacity: queueCapacity)]
+                return [ServerSink(url: server.url, token: server.token, capacity: queueCapacity,
+                                   localLog: Outbox.defaultFolder(environment: environment))]
             case .success(nil):
                 return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
             case .failure(let problem):
@@ -63,7 +67,8 @@ public enum RecordingDestination: Sendable {
                 report("\(problem.message); recording to \(path) instead")
                 return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
             }
-            return [ServerSink(url: url, token: token, capacity: queueCapacity)]
+            return [ServerSink(url: url, token: token, capacity: queueCapacity,
+                               localLog: Outbox.defaultFolder(environment: environment))]
         }
     }
 

@@ -23,6 +23,13 @@ import RewindWire
 /// bounded by one state plus the actions. Nothing here waits on the network: the recorder's
 /// thread only appends, and the app is never slowed.
 ///
+/// With a local log (`localLog`, which ``RecordingDestination/server(_:token:)`` and
+/// ``RecordingDestination/automatic`` give it), every event goes into that file on the device
+/// first (store and forward): what the server has not acknowledged when the app exits (the
+/// server down or unreachable, the token wrong, the app killed) stays there, and the next sink of
+/// this app that reaches the server delivers it first, each session resumed from the server's
+/// `nextSeq`. `rewind push` does the same from the terminal.
+///
 /// A ``Store`` that records to a server sink performs its commands (jump, resume, dispatch,
 /// replay, pause). With another store, give the sink a handler: ``onCommand(_:)``.
 public final class ServerSink: RecordingSink, @unchecked Sendable {
@@ -63,6 +70,18 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     private var gaveUp = false
     /// Attempts of the links already let go.
     private var retiredAttempts = 0
+    /// The device's copy of what is streamed, when the sink keeps one (made at the first
+    /// session, which names the app).
+    private var outbox: Outbox?
+    private let outboxFolder: String?
+    private let outboxLimit: Int64
+    /// Sessions of earlier runs being delivered from the local log.
+    private var catchingUp: [ServerLink] = []
+    private var caughtUp = false
+    /// The last trouble with the local log or the server's refusals, in one sentence.
+    private var localProblem: String?
+    /// How far the server got with sessions whose links were let go: acked through, last seq.
+    private var finals: [String: (acked: Int64, last: Int64)] = [:]
 
     /// A sink for the server at `url`: `ws://host:port/app` (`/app` is added when no path is
     /// given), or the address `rewind serve` prints for the browser, `http://host:port/`, which
@@ -79,8 +98,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///     refused, unreachable, timed out (also when the first attempt has no answer within 2 s)
     ///     or a wrong token. Once, and again only when the reason changes. Standard error by
     ///     default, `nil` for silence.
+    ///   - localLog: a folder for the device's copy of every event (store and forward; one
+    ///     file per app and server in it, at most `localLogLimit` bytes), or `nil` to keep
+    ///     unacknowledged events in memory only.
     public init(url: URL, token: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2),
-                transport: ServerTransport = .automatic,
+                transport: ServerTransport = .automatic, localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
                 report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
         var url = url
         var token = token
@@ -93,6 +115,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             addressProblem = problem.message
         }
         self.url = url
+        outboxFolder = localLog
+        outboxLimit = localLogLimit
+        outbox = nil
         self.capacity = max(1, capacity)
         self.flushTimeout = flushTimeout
         self.transport = transport
@@ -125,14 +150,22 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             didFail(TransportFailure(reason: addressProblem, isPermanent: true), kind: .unsupported, sentence: addressProblem)
             return
         }
+        // The device's copy first: once it is committed the events survive whatever happens.
+        let (outbox, localID) = keepLocally(session)
+        var acknowledged: (@Sendable (Int64) -> Void)?
+        if let outbox, let localID {
+            acknowledged = { seq in outbox.acknowledged(session: localID, through: seq) }
+        }
         let link = ServerLink(
             session: session, transport: transport, request: request, capacity: capacity,
             commands: { [weak self] command, link in self?.perform(command, replyingOn: link) },
-            failures: { [weak self] failure in self?.didFail(failure) })
+            failures: { [weak self] failure in self?.didFail(failure) },
+            acknowledged: acknowledged)
         lock.lock()
         links[session.uuid]?.stop()
         links[session.uuid] = link
         lock.unlock()
+        if let outbox { catchUp(outbox, app: session.app) }
         link.connect()
         // A first attempt with no answer within 2 s is said at once; it goes on trying.
         DispatchQueue.global().asyncAfter(deadline: .now() + 2) { [weak self, weak link] in
@@ -143,9 +176,120 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         }
     }
 
-    /// Keeps the events and sends them when the session's connection is up.
+    /// Keeps the events (in the local log, when the sink has one, and in memory) and sends them
+    /// when the session's connection is up.
     public func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
+        lock.withLock { outbox }?.write(events, of: session)
         link(for: session.uuid)?.append(events)
+    }
+
+    /// Opens the local log (once) and records the session in it; a local log that cannot be
+    /// used is said once, and the session streams from memory only.
+    private func keepLocally(_ session: RecordingSession) -> (Outbox?, Int64?) {
+        guard let folder = outboxFolder else { return (nil, nil) }
+        let outbox = lock.withLock { () -> Outbox in
+            if let outbox = self.outbox { return outbox }
+            let made = Outbox(path: Outbox.path(folder: folder, app: session.app, server: url), server: url.absoluteString,
+                              limitBytes: outboxLimit)
+            self.outbox = made
+            return made
+        }
+        do {
+            let id = try outbox.begin(session)
+            return (outbox, id)
+        } catch {
+            sayLocalProblem("cannot keep the events on this device in \(outbox.path) (\(error)); they are kept in memory until the server has them")
+            return (nil, nil)
+        }
+    }
+
+    /// Delivers, once per sink, the earlier sessions of this app that the server lacks: each on
+    /// its own connection, resumed from the server's `nextSeq`. The local log is then kept
+    /// within its bound.
+    private func catchUp(_ outbox: Outbox, app: String) {
+        let current = lock.withLock { () -> Set<String>? in
+            guard !caughtUp else { return nil }
+            caughtUp = true
+            return Set(links.keys)
+        }
+        guard let current else { return }
+        let pending: [Outbox.Pending]
+        do {
+            if let dropped = try outbox.enforceLimit(keeping: current) { sayLocalProblem(dropped) }
+            pending = try outbox.pending(app: app, excluding: current)
+        } catch {
+            sayLocalProblem("cannot read the events kept in \(outbox.path) to deliver them (\(error))")
+            return
+        }
+        for item in pending {
+            let id = item.localID
+            let link = ServerLink(
+                session: item.session, transport: transport, request: request, capacity: .max,
+                commands: { _, link in
+                    link.reply(AppMessage.CommandResult(id: nil, ok: false, message: "this session is being delivered from the device's log; its app is not running"))
+                },
+                failures: { _ in },
+                acknowledged: { seq in outbox.acknowledged(session: id, through: seq) })
+            lock.withLock { catchingUp.append(link) }
+            link.connect()
+            link.deliverRecorded(item.events, ended: item.ended)
+        }
+    }
+
+    /// Says a problem with the local log once (again only when it changes).
+    private func sayLocalProblem(_ sentence: String) {
+        let changed = lock.withLock { () -> Bool in
+            guard localProblem != sentence else { return false }
+            localProblem = sentence
+            return true
+        }
+        if changed, let report { report(sentence) }
+    }
+
+    /// The last problem with the local log (it could not be opened or read, or passed its bound
+    /// and dropped events the server lacks), in one sentence.
+    public var lastLocalProblem: String? { lock.withLock { localProblem } }
+
+    /// Where the device keeps its copy of the events (`nil` without a local log, or before the
+    /// first session).
+    public var localLogPath: String? { lock.withLock { outbox?.path } }
+
+    /// Events of the sessions this sink serves, and of the earlier ones it delivers, that the
+    /// server has not acknowledged: kept in the local log for later when it has one.
+    public var undeliveredCount: Int {
+        let catching = lock.withLock { catchingUp }
+        return unacknowledgedCount + catching.reduce(0) { $0 + $1.status.unacked }
+    }
+
+    /// How far the server got with the session `uuid`: the events it acknowledged and those
+    /// written (seq 0 included), or `nil` for a session this sink never served.
+    func delivery(of uuid: String) -> (acknowledged: Int, recorded: Int)? {
+        let (link, final) = lock.withLock { (links[uuid] ?? ending.first { $0.session.uuid == uuid }, finals[uuid]) }
+        if let link {
+            let status = link.status
+            return (Int(status.ackedThrough + 1), Int(status.lastSeq + 1))
+        }
+        return final.map { (Int($0.acked + 1), Int($0.last + 1)) }
+    }
+
+    /// The last failure this sink saw, in one sentence: a refused event, a failed connect, or
+    /// trouble with the local log.
+    var lastFailure: String? {
+        lastServerError ?? lastConnectReport ?? lastLocalProblem
+    }
+
+    /// Whether the sink keeps a local log (store and forward).
+    var keepsLocalLog: Bool { outboxFolder != nil }
+
+    /// Waits until the earlier sessions found in the local log are delivered, or `timeout`.
+    @discardableResult
+    public func waitForCatchUp(timeout: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout.seconds)
+        let catching = lock.withLock { catchingUp }
+        var all = true
+        for link in catching where !link.waitUntilDelivered(until: deadline) { all = false }
+        lock.withLock { outbox }?.waitForMarks()
+        return all
     }
 
     /// Waits up to ``flushTimeout`` for the server to acknowledge everything written so far.
@@ -155,6 +299,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// flushes when it stops recording. Whether everything was acknowledged is
     /// ``lastFlushAcknowledged``; ``waitForAcknowledgements(timeout:)`` waits through outages.
     public func flush() throws {
+        // The local log first: committed, the events are safe whatever the server does.
+        try? lock.withLock { outbox }?.commit()
         let acked = waitForAcks(timeout: flushTimeout, throughOutages: false)
         lock.lock()
         lastFlushAcked = acked
@@ -164,6 +310,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Says `end` once the server holds every event of the session; until then the sink keeps
     /// reconnecting to deliver them.
     public func end(_ session: RecordingSession, at date: Date) throws {
+        try? lock.withLock { outbox }?.end(session, at: date)
         lock.lock()
         let link = links[session.uuid]
         // Links over by now need no waiting: keep only those still delivering, so an app that
@@ -183,9 +330,29 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout.seconds)
         lock.lock()
         let ending = self.ending
+        let catching = catchingUp
         lock.unlock()
         var delivered: [ServerLink] = []
-        for link in ending where link.waitUntilDelivered(until: deadline) { delivered.append(link) }
+        // With a local log the events are safe on the device: while the server is away there is
+        // nothing to wait for (they go out the next time the app reaches it).
+        let keptLocally = lock.withLock { outbox != nil }
+        for link in ending where !(keptLocally && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
+            if link.waitUntilDelivered(until: deadline) { delivered.append(link) }
+        }
+        lock.withLock {
+            for link in ending {
+                let status = link.status
+                finals[link.session.uuid] = (status.ackedThrough, status.lastSeq)
+            }
+        }
+        // Earlier sessions delivered from the local log get what is left of the time too; what
+        // they do not finish stays on the device for the next run.
+        var caughtUp = true
+        for link in catching where !(keptLocally && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
+            if !link.waitUntilDelivered(until: deadline) { caughtUp = false }
+        }
+        lock.withLock { outbox }?.waitForMarks()
+        _ = caughtUp
         lock.lock()
         self.ending.removeAll { link in delivered.contains { $0 === link } }
         let allDelivered = self.ending.isEmpty
@@ -268,6 +435,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             for uuid in finished where self.links[uuid] === links[uuid] {
                 self.links[uuid] = nil
                 retiredAttempts += statuses[uuid]?.attempts ?? 0
+                if let status = statuses[uuid] { finals[uuid] = (status.ackedThrough, status.lastSeq) }
             }
             lock.unlock()
         }

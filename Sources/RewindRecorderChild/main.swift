@@ -5,7 +5,9 @@ import RewindRecorder
 // the tests. It records COUNT actions with no destination in its code, so the environment decides
 // (REWIND_SERVER and REWIND_TOKEN, else the default log), and prints the session's uuid. Then:
 // `stop` (the default) ends the session and waits until a server has it; `return` returns from
-// main at once and `exit` calls exit(0) at once, leaving the rest to the exit hook.
+// main at once and `exit` calls exit(0) at once, leaving the rest to the exit hook; `finish`
+// calls `finish()` and prints its result as a JSON line after the uuid; `commit` commits the
+// local log (store and forward), prints `committed` and waits to be killed.
 
 struct ChildState: Codable, Sendable {
     var total = 0
@@ -26,10 +28,21 @@ for amount in 1...max(1, count) {
     state.added.append(amount)
     recorder.record(.add(amount), state: state)
 }
-print(recorder.session.uuid)
+FileHandle.standardOutput.write(Data((recorder.session.uuid + "\n").utf8))
 switch mode {
 case "return":
     break
+case "finish":
+    let result = await recorder.finish(timeout: .seconds(10))
+    var line: [String: Any] = ["delivered": result.delivered, "acknowledged": result.acknowledged,
+                               "recorded": result.recorded, "keptOnDevice": result.keptOnDevice]
+    if let error = result.lastError { line["lastError"] = error }
+    let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+case "commit":
+    recorder.flush()
+    FileHandle.standardOutput.write(Data("committed\n".utf8))
+    while true { pause() }
 case "exit":
     exit(0)
 default:

@@ -19,11 +19,11 @@ final class RunningCLI: @unchecked Sendable {
     /// Pipes (stdout, stderr) whose end has been read.
     private var pipesEnded = 0
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:], program: URL = CLIRunner.executable) throws {
         var env = ProcessInfo.processInfo.environment
         env["REWIND_TOKEN"] = nil
         for (key, value) in environment { env[key] = value }
-        process = try Subprocess(CLIRunner.executable.path, arguments, environment: env, output: .pipe, error: .pipe) { [weak self] _ in
+        process = try Subprocess(program.path, arguments, environment: env, output: .pipe, error: .pipe) { [weak self] _ in
             guard let self else { return }
             self.condition.lock()
             self.exited = true

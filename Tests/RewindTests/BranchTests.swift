@@ -54,7 +54,7 @@ struct BranchTests {
         let original = try reader.session(named: recorder.session.uuid), other = try reader.session(named: report.sessionUUID)
         #expect(try reader.firstDifference(between: original.id, and: other.id) == 2)
         #expect(try reader.firstDifference(between: original.id, and: original.id) == nil)
-        #expect(await store.finishRecording())
+        #expect(await store.finishRecording().delivered)
     }
 
     @Test("a seq outside the recording, or a store that does not record, is one sentence")
@@ -73,7 +73,7 @@ struct BranchTests {
         await #expect(throws: ReplayError("the store is not recording: a branch is recorded where the app records")) {
             try await bare.branch(recording, skip: [1])
         }
-        #expect(await store.finishRecording())
+        #expect(await store.finishRecording().delivered)
     }
 
     @Test("through rewind serve: an inspector's branch reaches the app; compare names the first difference; without the app, one sentence")
@@ -119,7 +119,7 @@ struct BranchTests {
         #expect(try patch.apply(to: hand[7]) == branchHand[7])
 
         // Without the app: one sentence saying the branch needs it.
-        #expect(await store.finishRecording(timeout: .seconds(10)))
+        #expect(await store.finishRecording(timeout: .seconds(10)).delivered)
         sink.disconnect()
         // Once the server has seen the app go: its session is listed as not live.
         var gone = false

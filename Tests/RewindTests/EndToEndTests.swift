@@ -219,7 +219,7 @@ struct FinishRecordingTests {
         // While it waits, the main actor runs other work.
         var ranMeanwhile = false
         let other = Task { @MainActor in ranMeanwhile = true }
-        #expect(await store.finishRecording())
+        #expect(await store.finishRecording().delivered)
         await other.value
         #expect(ranMeanwhile)
         #expect(store.recorder == nil)
@@ -235,7 +235,7 @@ struct FinishRecordingTests {
         let away = Store(initialState: AppState(), reducer: appReducer)
         let awayRecorder = away.record(to: .sinks([ServerSink(url: URL(string: "ws://127.0.0.1:\(port)")!, report: nil)]), app: "Todos")
         _ = try sendActions(3, to: away)
-        #expect(await !away.finishRecording(timeout: .milliseconds(300)))
+        #expect(await !away.finishRecording(timeout: .milliseconds(300)).delivered)
         (awayRecorder.sinks.first as? ServerSink)?.disconnect()
     }
 
@@ -246,7 +246,7 @@ struct FinishRecordingTests {
         let store = Store(initialState: AppState(), reducer: appReducer)
         let recorder = store.record(to: .file(log), app: "Todos")
         _ = try sendActions(12, to: store)
-        #expect(await store.finishRecording())
+        #expect(await store.finishRecording().delivered)
         let session = try LogReader(path: log).session(named: recorder.session.uuid)
         #expect(session.lastSeq == 12)
         #expect(session.endedAt != nil)

@@ -17,7 +17,7 @@ struct RecordedBugTests {
         let store = Store(initialState: AppState(), reducer: reducer)
         let recorder = store.record(to: .file(path), app: "Checkout", redacting: ["/auth/token"])
         for action in actions { await store.send(action).finish() }
-        #expect(await store.finishRecording())
+        #expect(await store.finishRecording().delivered)
         return recorder.session.uuid
     }
 

@@ -8,7 +8,7 @@
 /// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
 enum SchemaSQL {
     /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
 
     static let version1 = """
         CREATE TABLE rewind_schema(
@@ -180,5 +180,18 @@ enum SchemaSQL {
         BEGIN
             SELECT RAISE(ABORT, 'rewind: a session''s identity is fixed: only ended_at may change');
         END;
+        """
+
+    /// Version 5 records delivery (store and forward): a recorder that streams to `rewind serve`
+    /// keeps its events in a local log first, and `deliveries` holds, per session, the server
+    /// it is meant for and the highest seq that server acknowledged (-1: none yet). A session
+    /// with a row whose `acked_seq` is below its last seq still has events to deliver. Unlike
+    /// the rest of the log, the row changes; pruning a session removes it.
+    static let version5 = """
+        CREATE TABLE deliveries(
+            session_id INTEGER PRIMARY KEY,
+            server     TEXT NOT NULL,
+            acked_seq  INTEGER NOT NULL DEFAULT -1
+        );
         """
 }

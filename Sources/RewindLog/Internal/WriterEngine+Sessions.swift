@@ -35,6 +35,19 @@ extension WriterEngine {
         return select.int64(0)
     }
 
+    /// Records that `server` holds `session` through `seq` (never lowering what is recorded);
+    /// `-1` marks a session as meant for `server` before anything is acknowledged.
+    func markDelivered(session: Int64, server: String, through seq: Int64) throws(LogError) {
+        let upsert = try connection.prepare("""
+            INSERT INTO deliveries(session_id, server, acked_seq) VALUES (?1, ?2, ?3)
+            ON CONFLICT(session_id) DO UPDATE SET server = excluded.server, acked_seq = max(acked_seq, excluded.acked_seq)
+            """)
+        try upsert.bind(session, at: 1)
+        try upsert.bind(server, at: 2)
+        try upsert.bind(seq, at: 3)
+        try upsert.step()
+    }
+
     func limitPages(_ pages: Int?) throws(LogError) -> Int {
         let count = Int(try connection.scalarInt("PRAGMA page_count") ?? 0)
         // SQLite never sets the cap below the file's size; 4294967294 is its own largest.
@@ -70,6 +83,7 @@ extension WriterEngine {
                     SELECT 'delete', id, action FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM non_finite WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM send_sites WHERE session_id IN (SELECT session_id FROM rewind_prune);
+                DELETE FROM deliveries WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM keyframes WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM sessions WHERE id IN (SELECT session_id FROM rewind_prune);

@@ -38,16 +38,35 @@ final class ServerLink: @unchecked Sendable {
     /// The connection that carried `end`, kept so a caller can wait for its close to finish.
     private var closingClient: (any TransportConnection)?
 
+    /// Hears each seq the server acknowledges (on the connection's thread): the local log
+    /// records it.
+    private let acknowledged: (@Sendable (Int64) -> Void)?
+    /// Whether an ended session says `end` once delivered; a session delivered from the local
+    /// log after its app is gone, which never ended there, only closes its connection.
+    private var saysEnd = true
+
     /// `failures` hears every failed attempt to connect (the sink reports the first).
     init(session: RecordingSession, transport: ServerTransport, request: TransportRequest, capacity: Int,
          commands: @escaping @Sendable (Command, ServerLink) -> Void,
-         failures: @escaping @Sendable (TransportFailure) -> Void) {
+         failures: @escaping @Sendable (TransportFailure) -> Void,
+         acknowledged: (@Sendable (Int64) -> Void)? = nil) {
         self.session = session
         self.transport = transport
         self.request = request
         self.failures = failures
         self.commands = commands
+        self.acknowledged = acknowledged
         self.events = UnackedEvents(capacity: capacity)
+    }
+
+    /// For a session delivered from the local log: appended whole, then over once the server
+    /// holds it, saying `end` only if the session ended where it was recorded.
+    func deliverRecorded(_ recorded: [RecordedEvent], ended: Bool) {
+        condition.lock()
+        saysEnd = ended
+        condition.unlock()
+        append(recorded)
+        end()
     }
 
     // MARK: What the sink asks
@@ -145,7 +164,8 @@ final class ServerLink: @unchecked Sendable {
         defer { condition.unlock() }
         return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
                                 connections: connections, attempts: attempt, finished: phase == .finished,
-                                lastError: lastError, lastConnectFailure: lastConnectFailure)
+                                lastError: lastError, lastConnectFailure: lastConnectFailure,
+                                ackedThrough: events.ackedThrough, lastSeq: events.lastSeq)
     }
 
     // MARK: The connection
@@ -228,6 +248,8 @@ final class ServerLink: @unchecked Sendable {
                 events[index].seq == nextSeq - 1 ? events[index].sentHash ?? events[index].hash : nil
             }
             if nextSeq > 0 { events.acknowledge(through: nextSeq - 1) }
+            // -1 when the server has nothing yet: those who count hear what the server had.
+            acknowledged?(nextSeq - 1)
             phase = .streaming
             sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
             condition.broadcast()
@@ -235,6 +257,7 @@ final class ServerLink: @unchecked Sendable {
         case .ack(let seq):
             storageTrouble = false
             events.acknowledge(through: seq)
+            acknowledged?(seq)
             condition.broadcast()
             finishIfDelivered()
         case .command(let command):
@@ -290,7 +313,7 @@ final class ServerLink: @unchecked Sendable {
     /// With the lock held: after the session ended and everything is acknowledged, says `end`.
     private func finishIfDelivered() {
         guard ended, events.ackedThrough >= events.lastSeq, phase == .streaming, let client else { return }
-        _ = client.send(text: AppMessage.end(id: nil).json.serialized())
+        if saysEnd { _ = client.send(text: AppMessage.end(id: nil).json.serialized()) }
         client.close(goingAway: false)
         closingClient = client
         self.client = nil
@@ -303,6 +326,8 @@ final class ServerLink: @unchecked Sendable {
 /// What a link reports to its sink.
 struct ServerLinkStatus {
     var connected: Bool
+    var ackedThrough: Int64 = -1
+    var lastSeq: Int64 = -1
     var unacked: Int
     var droppedStates: Int
     var connections: Int
@@ -310,6 +335,20 @@ struct ServerLinkStatus {
     var finished: Bool
     var lastError: String?
     var lastConnectFailure: String?
+
+    init(connected: Bool, unacked: Int, droppedStates: Int, connections: Int, attempts: Int, finished: Bool,
+         lastError: String?, lastConnectFailure: String?, ackedThrough: Int64, lastSeq: Int64) {
+        self.connected = connected
+        self.unacked = unacked
+        self.droppedStates = droppedStates
+        self.connections = connections
+        self.attempts = attempts
+        self.finished = finished
+        self.lastError = lastError
+        self.lastConnectFailure = lastConnectFailure
+        self.ackedThrough = ackedThrough
+        self.lastSeq = lastSeq
+    }
 }
 
 /// Forwards one connection's callbacks to its link, tagged with the attempt they belong to.

@@ -48,7 +48,7 @@ func run() async throws {
     store.send(.cityChanged("Nice"))
     check(await city.standInRead() == "Nice", "the binding does not read the live state after another send")
 
-    check(await store.finishRecording(), "the recording did not finish")
+    check(await store.finishRecording().delivered, "the recording did not finish")
     let reader = try LogReader(path: path)
     let session = try reader.session(named: recorder.session.uuid)
     let events = try reader.events(session: session.id, includeKeyframes: false)

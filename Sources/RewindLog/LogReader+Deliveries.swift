@@ -1,0 +1,49 @@
+import Foundation
+
+/// What a local log still has to deliver to a server (store and forward).
+public struct PendingDelivery: Sendable, Equatable {
+    /// The session, with its last seq.
+    public var session: SessionInfo
+    /// The server it is meant for (as the recorder named it).
+    public var server: String
+    /// The highest seq the server acknowledged; -1 when none.
+    public var ackedSeq: Int64
+}
+
+extension LogReader {
+    /// The sessions marked for a server (``LogWriter/markDelivered(session:server:through:)``)
+    /// whose server has not acknowledged their last event, oldest first. A log of schema 4 or
+    /// older, read without writing, has none.
+    public func pendingDeliveries() throws(LogError) -> [PendingDelivery] {
+        let hasTable = try withStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") { statement throws(LogError) in
+            try statement.step() && statement.int64(0) > 0
+        }
+        guard hasTable else { return [] }
+        let rows = try withStatement("""
+            SELECT d.session_id, d.server, d.acked_seq FROM deliveries d
+            WHERE d.acked_seq < coalesce((SELECT max(seq) FROM events WHERE session_id = d.session_id), -1)
+            ORDER BY d.session_id
+            """) { statement throws(LogError) -> [(Int64, String, Int64)] in
+            var rows: [(Int64, String, Int64)] = []
+            while try statement.step() { rows.append((statement.int64(0), statement.string(1), statement.int64(2))) }
+            return rows
+        }
+        var pending: [PendingDelivery] = []
+        for (id, server, acked) in rows {
+            pending.append(PendingDelivery(session: try session(id: id), server: server, ackedSeq: acked))
+        }
+        return pending
+    }
+
+    /// The highest seq `server` acknowledged for `session` (-1: none, or no mark).
+    public func deliveredSeq(session: Int64) throws(LogError) -> Int64 {
+        let hasTable = try withStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") { statement throws(LogError) in
+            try statement.step() && statement.int64(0) > 0
+        }
+        guard hasTable else { return -1 }
+        return try withStatement("SELECT acked_seq FROM deliveries WHERE session_id = ?1") { statement throws(LogError) in
+            try statement.bind(session, at: 1)
+            return try statement.step() ? statement.int64(0) : -1
+        }
+    }
+}

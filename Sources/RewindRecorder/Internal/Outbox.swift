@@ -1,0 +1,242 @@
+import Foundation
+import RewindJSON
+import RewindLog
+
+/// The device's copy of what a ``ServerSink`` streams (store and forward): every event goes into
+/// a local log before the server has it, with, per session, the highest seq the server
+/// acknowledged (`deliveries`). Whatever the server has not acknowledged when the app exits (the
+/// server down, the token wrong, the app killed) is delivered the next time a recorder of this
+/// app reaches that server, or by `rewind push`.
+///
+/// The local log is one file per app and server (``path(folder:app:server:)``), so that two apps
+/// on one Mac, or tests on many ports, never deliver each other's sessions. It is bounded: past
+/// ``limitBytes``, the oldest sessions the server already has are pruned first, then the oldest
+/// undelivered ones, which is reported in one sentence.
+final class Outbox: @unchecked Sendable {
+    /// The local log's file.
+    let path: String
+    /// The server the sessions are meant for, as the deliveries table records it.
+    let server: String
+    /// The most bytes the local log may take.
+    let limitBytes: Int64
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var writer: LogWriter?
+    private var sessionIDs: [String: Int64] = [:]
+    private var failure: LogError?
+    /// The newest acknowledged seq per session id, not yet written down.
+    private var acked: [Int64: Int64] = [:]
+    private var markScheduled = false
+    /// Marks are written off the connection's thread, one job at a time.
+    private let marks = DispatchQueue(label: "rewind.outbox.marks")
+
+    /// The default bound of a local log: 256 MiB.
+    static let defaultLimit: Int64 = 256 << 20
+
+    init(path: String, server: String, limitBytes: Int64 = Outbox.defaultLimit) {
+        self.path = path
+        self.server = server
+        self.limitBytes = limitBytes
+    }
+
+    deinit {
+        if writer != nil { SharedLogWriters.giveBack(path) }
+    }
+
+    /// The local log of `app` for `server`: `FOLDER/APP@HOST_PORT.db`, with anything but letters,
+    /// digits, `-`, `_` and `.` in the names turned into `_`.
+    static func path(folder: String, app: String, server: URL) -> String {
+        func clean(_ text: String) -> String {
+            let kept = text.unicodeScalars.prefix(64).map { scalar -> Character in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+                    ? Character(scalar) : "_"
+            }
+            return String(kept)
+        }
+        let host = clean(server.host ?? "server")
+        let port = server.port.map(String.init) ?? "7433"
+        return folder + "/" + clean(app) + "@" + host + "_" + port + ".db"
+    }
+
+    /// The folder of local logs: `$REWIND_OUTBOX`, else `outbox` beside the default log (in an
+    /// iOS app, inside its container).
+    static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let folder = environment["REWIND_OUTBOX"], !folder.isEmpty { return LogFileProblem.expandingTilde(folder) }
+        return (DefaultLog.path(environment: environment) as NSString).deletingLastPathComponent + "/outbox"
+    }
+
+    // MARK: Recording
+
+    /// Records the session in the local log, marked for the server; returns its local id.
+    func begin(_ session: RecordingSession) throws -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let writer = try openedWriter()
+        let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
+                                        replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion)
+        try writer.markDelivered(session: id, server: server, through: -1)
+        sessionIDs[session.uuid] = id
+        return id
+    }
+
+    /// Appends the events (on the recorder's thread; the writer commits them in its own time).
+    func write(_ events: [RecordedEvent], of session: RecordingSession) {
+        lock.lock()
+        guard let writer, let id = sessionIDs[session.uuid], failure == nil else {
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        var batch: [LogEvent] = []
+        batch.reserveCapacity(events.count)
+        for recorded in events {
+            var event = recorded.event
+            event.sessionID = id
+            batch.append(event)
+        }
+        writer.append(batch) { [weak self] result in
+            guard case .failure(let error) = result, let self else { return }
+            self.lock.withLock { if self.failure == nil { self.failure = error } }
+        }
+    }
+
+    /// The first write the local log refused, if any.
+    var lastFailure: LogError? { lock.withLock { failure } }
+
+    /// The local id of a session begun here.
+    func sessionID(of uuid: String) -> Int64? {
+        lock.withLock { sessionIDs[uuid] }
+    }
+
+    /// Records the session's end in the local log.
+    func end(_ session: RecordingSession, at date: Date) throws {
+        let (writer, id) = lock.withLock { (self.writer, sessionIDs[session.uuid]) }
+        guard let writer, let id else { return }
+        try writer.commit()
+        try writer.endSession(id: id, at: date)
+    }
+
+    /// Commits what was appended: from here on it survives the app.
+    func commit() throws {
+        let writer = lock.withLock { self.writer }
+        try writer?.commit()
+    }
+
+    /// The server holds `session` through `seq`: written down soon, off the caller's thread
+    /// (only the newest seq of each session is written).
+    func acknowledged(session id: Int64, through seq: Int64) {
+        let schedule = lock.withLock { () -> Bool in
+            acked[id] = max(acked[id] ?? -1, seq)
+            defer { markScheduled = true }
+            return !markScheduled
+        }
+        guard schedule else { return }
+        marks.async { [self] in
+            let (writer, pending) = lock.withLock { () -> (LogWriter?, [Int64: Int64]) in
+                defer {
+                    acked = [:]
+                    markScheduled = false
+                }
+                return (self.writer, acked)
+            }
+            guard let writer else { return }
+            for (session, seq) in pending {
+                try? writer.markDelivered(session: session, server: server, through: seq)
+            }
+        }
+    }
+
+    /// Waits until every acknowledgement heard so far is written down.
+    func waitForMarks() {
+        marks.sync {}
+    }
+
+    // MARK: Catching up
+
+    /// A session of this local log the server does not hold whole.
+    struct Pending {
+        var session: RecordingSession
+        var localID: Int64
+        var ackedSeq: Int64
+        var ended: Bool
+        var events: [RecordedEvent]
+    }
+
+    /// The sessions of `app` still to deliver, oldest first, leaving out `excluding` (the ones
+    /// this process records now), with their events from the first one the server lacks.
+    func pending(app: String, excluding: Set<String>) throws -> [Pending] {
+        try commit()
+        let reader = try LogReader(path: path)
+        var found: [Pending] = []
+        for delivery in try reader.pendingDeliveries() where delivery.session.app == app && !excluding.contains(delivery.session.uuid) {
+            let info = delivery.session
+            // From seq 0 when nothing was acknowledged; else the server resumes from its nextSeq,
+            // and the link keeps everything after what it acknowledged.
+            let from = max(0, delivery.ackedSeq + 1)
+            var events = try reader.events(session: info.id, from: from, includeKeyframes: true)
+            if from > 0, events.first?.keyframe == nil {
+                // The link rebuilds its states from a keyframe: start at the last one before.
+                if let keyframe = try reader.keyframe(atOrBefore: from, session: info.id) {
+                    events = try reader.events(session: info.id, from: keyframe.seq, includeKeyframes: true)
+                }
+            }
+            let session = RecordingSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
+                                           replayOf: info.replayOf, run: info.run, hashVersion: info.hashVersion)
+            found.append(Pending(session: session, localID: info.id, ackedSeq: delivery.ackedSeq, ended: info.endedAt != nil,
+                                 events: events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }))
+        }
+        return found
+    }
+
+    // MARK: The bound
+
+    /// Keeps the local log within ``limitBytes``: prunes the oldest sessions the server holds
+    /// whole first, then (only if still over) the oldest it lacks, leaving out `keeping`; returns
+    /// one sentence when events the server lacks were dropped.
+    func enforceLimit(keeping: Set<String>) throws -> String? {
+        let writer = lock.withLock { self.writer }
+        guard let writer else { return nil }
+        try writer.commit()
+        guard fileBytes() > limitBytes else { return nil }
+        let reader = try LogReader(path: path)
+        let sessions = try reader.sessions().filter { !keeping.contains($0.uuid) }
+        var undelivered: [SessionInfo] = []
+        for session in sessions {
+            let acked = try reader.deliveredSeq(session: session.id)
+            if acked >= (session.lastSeq ?? -1) {
+                try writer.prune(sessions: [session.id])
+                if fileBytes() <= limitBytes { return nil }
+            } else {
+                undelivered.append(session)
+            }
+        }
+        var dropped: [(SessionInfo, Int64)] = []
+        for session in undelivered {
+            let lacking = (session.lastSeq ?? -1) - (try reader.deliveredSeq(session: session.id))
+            try writer.prune(sessions: [session.id])
+            dropped.append((session, lacking))
+            if fileBytes() <= limitBytes { break }
+        }
+        guard !dropped.isEmpty else { return nil }
+        let events = dropped.reduce(0) { $0 + $1.1 }
+        return "the local log \(path) passed its bound of \(limitBytes >> 20) MiB: \(events) events of \(dropped.count) session\(dropped.count == 1 ? "" : "s") the server does not have were dropped, oldest first (\(dropped.map { String($0.0.uuid.prefix(8)) }.joined(separator: ", ")))"
+    }
+
+    /// The bytes the log takes on disk: the file and its write-ahead log.
+    private func fileBytes() -> Int64 {
+        func size(_ path: String) -> Int64 {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return size(path) + size(path + "-wal")
+    }
+
+    // MARK: Inside
+
+    private func openedWriter() throws -> LogWriter {
+        if let writer { return writer }
+        try LogFileProblem.prepare(path, createFolder: true)
+        let opened = try SharedLogWriters.borrow(path)
+        writer = opened
+        return opened
+    }
+}
