@@ -47,3 +47,14 @@ extension LogReader {
         }
     }
 }
+
+extension LogReader {
+    /// The bytes the log's live pages take (pages in use times the page size): what pruning
+    /// frees, though the file keeps its size and reuses the freed pages for later writes.
+    public func usedBytes() throws(LogError) -> Int64 {
+        let pages = try withStatement("PRAGMA page_count") { statement throws(LogError) in try statement.step() ? statement.int64(0) : 0 }
+        let free = try withStatement("PRAGMA freelist_count") { statement throws(LogError) in try statement.step() ? statement.int64(0) : 0 }
+        let size = try withStatement("PRAGMA page_size") { statement throws(LogError) in try statement.step() ? statement.int64(0) : 4_096 }
+        return (pages - free) * size
+    }
+}

@@ -197,15 +197,17 @@ final class Outbox: @unchecked Sendable {
         let writer = lock.withLock { self.writer }
         guard let writer else { return nil }
         try writer.commit()
-        guard fileBytes() > limitBytes else { return nil }
         let reader = try LogReader(path: path)
+        // Pages in use: a pruned session's pages are freed and reused, though the file keeps
+        // its size.
+        guard try reader.usedBytes() > limitBytes else { return nil }
         let sessions = try reader.sessions().filter { !keeping.contains($0.uuid) }
         var undelivered: [SessionInfo] = []
         for session in sessions {
             let acked = try reader.deliveredSeq(session: session.id)
             if acked >= (session.lastSeq ?? -1) {
                 try writer.prune(sessions: [session.id])
-                if fileBytes() <= limitBytes { return nil }
+                if try reader.usedBytes() <= limitBytes { return nil }
             } else {
                 undelivered.append(session)
             }
@@ -215,19 +217,16 @@ final class Outbox: @unchecked Sendable {
             let lacking = (session.lastSeq ?? -1) - (try reader.deliveredSeq(session: session.id))
             try writer.prune(sessions: [session.id])
             dropped.append((session, lacking))
-            if fileBytes() <= limitBytes { break }
+            if try reader.usedBytes() <= limitBytes { break }
         }
         guard !dropped.isEmpty else { return nil }
         let events = dropped.reduce(0) { $0 + $1.1 }
-        return "the local log \(path) passed its bound of \(limitBytes >> 20) MiB: \(events) events of \(dropped.count) session\(dropped.count == 1 ? "" : "s") the server does not have were dropped, oldest first (\(dropped.map { String($0.0.uuid.prefix(8)) }.joined(separator: ", ")))"
+        return "the local log \(path) passed its bound of \(Self.megabytes(limitBytes)): \(events) events of \(dropped.count) session\(dropped.count == 1 ? "" : "s") the server does not have were dropped, oldest first (\(dropped.map { String($0.0.uuid.prefix(8)) }.joined(separator: ", ")))"
     }
 
-    /// The bytes the log takes on disk: the file and its write-ahead log.
-    private func fileBytes() -> Int64 {
-        func size(_ path: String) -> Int64 {
-            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
-        }
-        return size(path) + size(path + "-wal")
+    /// `256 MiB`, or `0.4 MiB` for a small bound.
+    private static func megabytes(_ bytes: Int64) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
     }
 
     // MARK: Inside

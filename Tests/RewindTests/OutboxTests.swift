@@ -1,0 +1,58 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import Testing
+@testable import RewindRecorder
+import RewindTestSupport
+
+/// The device's local log (store and forward) stays within its bound: sessions the server holds
+/// go first, and events it lacks only past that, oldest first, said in one sentence.
+@Suite("The local log's bound", .ownThreads)
+struct OutboxTests {
+    /// A session of `events` actions whose states carry 8 KB each, marked for `server` and
+    /// acknowledged through `acked`.
+    static func record(_ writer: LogWriter, uuid: String, events: Int, acked: Int64?, server: String) throws -> Int64 {
+        let id = try writer.openSession(uuid: uuid, app: "Shop", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                        hashVersion: .v2)
+        var builder = EventBuilder(sessionID: id, hashVersion: .v2)
+        var batch: [LogEvent] = []
+        for seq in 0...events {
+            let state: JSONValue = ["seq": .number(JSONNumber(seq)), "notes": .string(String(repeating: "n", count: 8_000) + "\(seq)")]
+            batch.append(builder.next(action: ["type": "note"], state: state, at: Date(timeIntervalSince1970: 1_700_000_000 + Double(seq))))
+        }
+        writer.append(batch)
+        try writer.commit()
+        if let acked { try writer.markDelivered(session: id, server: server, through: acked) }
+        return id
+    }
+
+    @Test("past the bound, sessions the server holds are pruned first; then the oldest it lacks, in one sentence")
+    func bound() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("Shop@127.0.0.1_7433.db")
+        let server = "ws://127.0.0.1:7433/app"
+        do {
+            let writer = try LogWriter(path: path)
+            defer { writer.close() }
+            _ = try Self.record(writer, uuid: "11111111-0000-4000-8000-000000000001", events: 40, acked: -1, server: server)   // lacking
+            _ = try Self.record(writer, uuid: "22222222-0000-4000-8000-000000000002", events: 40, acked: 40, server: server)   // delivered
+            _ = try Self.record(writer, uuid: "33333333-0000-4000-8000-000000000003", events: 40, acked: 10, server: server)   // lacking
+            _ = try Self.record(writer, uuid: "44444444-0000-4000-8000-000000000004", events: 40, acked: 40, server: server)   // delivered
+        }
+        let size = { () throws -> Int64 in try LogReader(path: path).usedBytes() }
+        let whole = try size()
+        // A bound the delivered sessions alone cannot bring it under: one lacking session goes too.
+        let outbox = Outbox(path: path, server: server, limitBytes: whole * 2 / 5)
+        let current = RecordingSession(uuid: "55555555-0000-4000-8000-000000000005", app: "Shop", startedAt: Date(), meta: [:])
+        _ = try outbox.begin(current)
+        let sentence = try #require(try outbox.enforceLimit(keeping: [current.uuid]))
+        #expect(sentence.hasPrefix("the local log \(path) passed its bound of "), "\(sentence)")
+        #expect(sentence.contains("41 events of 1 session the server does not have were dropped, oldest first (11111111)"), "\(sentence)")
+        let left = try LogReader(path: path).sessions().map { String($0.uuid.prefix(8)) }
+        #expect(left == ["33333333", "55555555"])
+        #expect(try size() <= whole * 2 / 5)
+        // Within the bound: nothing more goes, and nothing is said.
+        #expect(try outbox.enforceLimit(keeping: [current.uuid]) == nil)
+        #expect(try LogReader(path: path).sessions().count == 2)
+    }
+}
