@@ -218,7 +218,7 @@ final class ServerLink: @unchecked Sendable {
             return
         }
         switch message {
-        case .welcome(_, _, let nextSeq):
+        case .welcome(_, _, let nextSeq, _):
             guard phase == .awaitingWelcome else { break }
             connections += 1
             if !storageTrouble { backoff.reset() }
