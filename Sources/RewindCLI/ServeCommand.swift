@@ -121,10 +121,21 @@ struct ServeCommand: ParsableCommand {
             lines += Self.lanLines(port: server.port ?? port, token: token, tokenNote: tokenNote, addresses: LANAccess.addresses())
         }
         lines += "rewind serve: log \(path)\n"
+        lines += Self.limitsLine(configuration)
         FileHandle.standardOutput.write(Data(lines.utf8))
         done.wait()
         withExtendedLifetime(sources) {}
         FileHandle.standardOutput.write(Data("rewind serve: stopped; the log is flushed\n".utf8))
+    }
+
+    /// The limits apps and inspectors meet: an app's message is sized from the state limit, so
+    /// that any state within `--max-state` arrives (Docs/Security.md, "Limits").
+    static func limitsLine(_ configuration: RewindServerConfiguration) -> String {
+        let app = configuration.appMessageLimit
+        let appNote = app == configuration.maxMessageSize ? "--max-message" : "--max-state + 1MiB, over --max-message"
+        return "rewind serve: states up to \(ReplayInto.sizeText(configuration.maxStateSize)) (--max-state); "
+            + "app messages up to \(ReplayInto.sizeText(app)) (\(appNote)); "
+            + "inspector messages up to \(ReplayInto.sizeText(configuration.maxMessageSize)) (--max-message)\n"
     }
 
     /// What `--lan` prints: for each address a device can reach, the scheme's two variables and

@@ -405,7 +405,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Connections welcomed so far, over all sessions (the first one and every reconnect).
     public var connectionCount: Int { statuses.reduce(0) { $0 + $1.connections } }
 
-    /// The last `error` the server sent (a refused event, a protocol problem), if any.
+    /// The last `error` the server sent (a refused event, a protocol problem), or the sentence
+    /// about the last event kept from the server because it would refuse it (a state over its
+    /// `--max-state`, a message over its largest), if any.
     public var lastServerError: String? { statuses.lazy.compactMap(\.lastError).first }
 
     /// Why the last failed connection attempt failed (the server refused the upgrade, nothing
@@ -453,6 +455,12 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// same lock as the report, so a failure the link reports meanwhile is never followed by it).
     private func didFail(_ failure: TransportFailure, kind: ConnectFailure.Kind? = nil, sentence: String? = nil,
                          onlyIfFirst: Bool = false) {
+        if failure.withheldEvent {
+            // Not a connect failure: an event over the server's limits was kept from it (the
+            // link says so once per run of such events; `lastServerError` has the sentence).
+            reportOrder.withLock { report?(failure.reason) }
+            return
+        }
         let connectFailure = ConnectFailure(reason: failure.reason, kind: kind)
         let text = sentence ?? connectFailure.sentence(url: url)
         reportOrder.lock()

@@ -50,7 +50,8 @@ public final class RewindServer: Sendable {
         var socketConfiguration = WebSocketServerConfiguration(
             host: configuration.host, port: configuration.port,
             endpoints: [
-                WebSocketEndpoint(path: AppMessage.path, subprotocol: AppMessage.subprotocol),
+                WebSocketEndpoint(path: AppMessage.path, subprotocol: AppMessage.subprotocol,
+                                  maxMessageSize: configuration.appMessageLimit),
                 WebSocketEndpoint(path: InspectorRequest.path, subprotocol: InspectorRequest.subprotocol),
             ],
             maxMessageSize: configuration.maxMessageSize)

@@ -22,7 +22,9 @@ public struct RewindServerConfiguration: Sendable {
     /// Refuse every command for an app (`error read-only`).
     public var readOnly: Bool
     /// The largest incoming message in bytes (default 16 MiB); a larger one closes its
-    /// connection with 1009 and nothing of it is stored.
+    /// connection with 1009 and nothing of it is stored. On `/app` the limit is
+    /// ``appMessageLimit``, which is never below the largest state plus room for the rest of
+    /// the event.
     public var maxMessageSize: Int
     /// Bounds on each connection's outgoing queue; an inspector that fills its queue is `lagged`.
     public var queueLimits: WebSocketQueueLimits
@@ -48,6 +50,18 @@ public struct RewindServerConfiguration: Sendable {
     /// drain: the server's CPU per event fell by 6–22 % where measured, and an event reaches the
     /// inspectors about 1.5 ms later (Docs/Benchmarks.md, "Out of process, fifth part").
     public var receiveGathering: Duration = .milliseconds(1)
+    /// Room an `/app` message has beside a state of ``maxStateSize`` bytes: the event's action
+    /// and its other members (1 MiB).
+    public static let appMessageRoom = 1 << 20
+
+    /// The largest message an app may send on `/app`: ``maxMessageSize``, or the largest state
+    /// plus ``appMessageRoom`` when that is more (65 MiB with the defaults), so that an event
+    /// carrying any state within the state limit as a keyframe is read. The server states it in
+    /// `welcome` (`maxMessage`), and the recorder never sends a larger message.
+    public var appMessageLimit: Int {
+        max(maxMessageSize, maxStateSize.addingReportingOverflow(Self.appMessageRoom).overflow ? .max : maxStateSize + Self.appMessageRoom)
+    }
+
     /// The deepest a session's state may nest: two levels below the parser's limit, so that the
     /// state and every patch that carries a part of it (`[{"op":…,"value":…}]`) read back.
     public static let maxStateDepth = JSONParseOptions().maxDepth - 2

@@ -7,10 +7,14 @@ public struct WebSocketEndpoint: Sendable, Hashable {
     public var path: String
     /// The `Sec-WebSocket-Protocol` name, e.g. `rewind.app.v1`.
     public var subprotocol: String
+    /// The largest incoming message on this endpoint, in bytes; `nil` for the server's
+    /// ``WebSocketServerConfiguration/maxMessageSize``.
+    public var maxMessageSize: Int?
 
-    /// The endpoint speaking `subprotocol` at `path`.
-    public init(path: String, subprotocol: String) {
+    /// The endpoint speaking `subprotocol` at `path`, with its own message limit when given.
+    public init(path: String, subprotocol: String, maxMessageSize: Int? = nil) {
         self.path = path
         self.subprotocol = subprotocol
+        self.maxMessageSize = maxMessageSize
     }
 }

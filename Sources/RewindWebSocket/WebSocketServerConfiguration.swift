@@ -17,6 +17,7 @@ public struct WebSocketServerConfiguration: Sendable, Hashable {
     public var endpoints: [WebSocketEndpoint]
     /// The largest incoming message, in bytes (default 16 MiB). A connection whose message grows
     /// past it is closed with ``WebSocketCloseCode/messageTooLarge`` and the message is dropped.
+    /// An endpoint may set its own (``WebSocketEndpoint/maxMessageSize``).
     public var maxMessageSize: Int
     /// Bounds on each connection's outgoing queue.
     public var queueLimits: WebSocketQueueLimits

@@ -7,12 +7,15 @@ import RewindJSON
 /// {"type":"hello","id":1,"session":"6F0C…","app":"Todos","version":"1.4","meta":{},"lastAckedSeq":null}
 /// {"type":"event","seq":0,"at":1763700000.25,"action":{"type":"@@INIT"},"keyframe":{…},"hash":"9a3c…","durationNs":0}
 /// {"type":"event","seq":1,"at":1763700000.31,"action":{"type":"add"},"patch":[…],"hash":"…","durationNs":5400,"cause":0}
+/// {"type":"events","events":[{"seq":2,"at":…,"action":…,"patch":[…],"hash":"…","durationNs":900},{"seq":3,…}]}
 /// {"type":"result","id":"c7","ok":true}
 /// {"type":"end","id":2}
 /// ```
 public enum AppMessage: Sendable, Equatable {
     case hello(Hello)
     case event(WireEvent)
+    /// Several events in one frame, in seq order (see ``WireEventBatch``).
+    case events(WireEventBatch)
     case result(CommandResult)
     case end(id: JSONValue?)
 
@@ -100,6 +103,8 @@ public enum AppMessage: Sendable, Equatable {
             }
         case "event":
             self = .event(try WireEvent(fields: f))
+        case "events":
+            self = .events(try WireEventBatch(fields: f))
         case "result":
             guard let id = f.id else { throw f.fail("id", "the id of the command it answers") }
             guard let ok = try f.optionalBool("ok") else { throw f.fail("ok", "true or false") }
@@ -107,7 +112,7 @@ public enum AppMessage: Sendable, Equatable {
         case "end":
             self = .end(id: f.id)
         default:
-            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected hello, event, result or end", id: f.id)
+            throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected hello, event, events, result or end", id: f.id)
         }
     }
 
@@ -129,6 +134,8 @@ public enum AppMessage: Sendable, Equatable {
             return .object(o)
         case .event(let e):
             return e.json
+        case .events(let batch):
+            return batch.json
         case .result(let r):
             var o: JSONObject = ["type": "result", "id": r.id, "ok": .bool(r.ok)]
             if let message = r.message { o["message"] = .string(message) }
@@ -255,8 +262,13 @@ public struct WireEvent: Sendable, Equatable {
     }
 
     /// The event as a wire message.
-    public var json: JSONValue {
-        var o: JSONObject = ["type": "event", "seq": .number(JSONNumber(seq))]
+    public var json: JSONValue { json(withType: true) }
+
+    /// The event's members, with `"type": "event"` first when `withType` (a message of its own)
+    /// and without it as an element of an `events` batch.
+    public func json(withType: Bool) -> JSONValue {
+        var o: JSONObject = withType ? ["type": "event"] : [:]
+        o["seq"] = .number(JSONNumber(seq))
         o["at"] = .number(JSONNumber(at) ?? JSONNumber(0))
         o["action"] = action
         if let keyframe { o["keyframe"] = keyframe } else { o["patch"] = patch ?? [] }

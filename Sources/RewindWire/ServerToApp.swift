@@ -3,15 +3,16 @@ import RewindJSON
 /// What the server sends an app on `/app`.
 ///
 /// ```json
-/// {"type":"welcome","id":1,"session":"6F0C…","nextSeq":42}
+/// {"type":"welcome","id":1,"session":"6F0C…","nextSeq":42,"maxMessage":68157440,"maxState":67108864}
 /// {"type":"ack","seq":41}
 /// {"type":"command","id":"c7","kind":"jump","seq":12,"state":{…}}
 /// {"type":"error","code":"seq-gap","message":"…"}
 /// ```
 public enum ServerToApp: Sendable, Equatable {
     /// The answer to `hello`: the seq the server expects next (0 for a new session; after a
-    /// reconnect, one past the last event it stored, so the app resends from there).
-    case welcome(id: JSONValue?, session: String, nextSeq: Int64)
+    /// reconnect, one past the last event it stored, so the app resends from there), and the
+    /// server's limits (`nil` from a server that does not state them).
+    case welcome(id: JSONValue?, session: String, nextSeq: Int64, limits: WireLimits? = nil)
     /// Every event up to and including `seq` is durable in the log.
     case ack(seq: Int64)
     /// Something for the app to do, from an inspector.
@@ -26,7 +27,8 @@ public enum ServerToApp: Sendable, Equatable {
         let f = try WireFields(json)
         switch f.type {
         case "welcome":
-            self = .welcome(id: f.id, session: try f.string("session"), nextSeq: try f.seq("nextSeq"))
+            self = .welcome(id: f.id, session: try f.string("session"), nextSeq: try f.seq("nextSeq"),
+                            limits: try WireLimits(fields: f))
         case "ack":
             self = .ack(seq: try f.seq("seq"))
         case "command":
@@ -41,11 +43,15 @@ public enum ServerToApp: Sendable, Equatable {
 
     public var json: JSONValue {
         switch self {
-        case .welcome(let id, let session, let nextSeq):
+        case .welcome(let id, let session, let nextSeq, let limits):
             var o: JSONObject = ["type": "welcome"]
             if let id { o["id"] = id }
             o["session"] = .string(session)
             o["nextSeq"] = .number(JSONNumber(nextSeq))
+            if let limits {
+                o["maxMessage"] = .number(JSONNumber(Int64(limits.maxMessage)))
+                o["maxState"] = .number(JSONNumber(Int64(limits.maxState)))
+            }
             return .object(o)
         case .ack(let seq):
             return ["type": "ack", "seq": .number(JSONNumber(seq))]
@@ -54,6 +60,35 @@ public enum ServerToApp: Sendable, Equatable {
         case .error(let error):
             return error.json
         }
+    }
+}
+
+/// What a server accepts on `/app`, as its `welcome` states it.
+public struct WireLimits: Sendable, Equatable {
+    /// The largest message the server reads on `/app`, in bytes; a larger one closes the
+    /// connection with 1009.
+    public var maxMessage: Int
+    /// The largest state a session may reach, in bytes (`--max-state`); an event whose state is
+    /// larger is refused with `state-too-large`.
+    public var maxState: Int
+
+    /// What a server that does not state its limits accepts: its defaults (`--max-message
+    /// 16MiB`, `--max-state 64MiB`).
+    public static let unstated = WireLimits(maxMessage: 16 << 20, maxState: 64 << 20)
+
+    public init(maxMessage: Int, maxState: Int) {
+        self.maxMessage = maxMessage
+        self.maxState = maxState
+    }
+
+    /// The limits a `welcome` states; `nil` when it states neither. A missing one is
+    /// ``unstated``'s.
+    init?(fields f: WireFields) throws(WireError) {
+        let message = try f.optionalSeq("maxMessage")
+        let state = try f.optionalSeq("maxState")
+        guard message != nil || state != nil else { return nil }
+        maxMessage = message.map { Int(clamping: $0) } ?? Self.unstated.maxMessage
+        maxState = state.map { Int(clamping: $0) } ?? Self.unstated.maxState
     }
 }
 

@@ -96,7 +96,7 @@ final class StreamingApp: WebSocketClientDelegate, @unchecked Sendable {
         guard let reply = try? ServerToApp(frame: message.bytes) else { return }
         condition.lock()
         switch reply {
-        case .welcome(_, _, let next): nextSeq = next
+        case .welcome(_, _, let next, _): nextSeq = next
         case .ack(let seq): acked = max(acked, seq)
         default: break
         }

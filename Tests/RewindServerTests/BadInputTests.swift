@@ -85,13 +85,17 @@ struct BadInputTests {
 
     @Test("an oversized message closes with 1009 and stores nothing")
     func oversized() throws {
-        let fixture = try ServerFixture { $0.maxMessageSize = 64 * 1024 }
+        // On /app the limit is the larger of --max-message and --max-state + 1 MiB.
+        let fixture = try ServerFixture {
+            $0.maxMessageSize = 64 * 1024
+            $0.maxStateSize = 64 * 1024
+        }
         let uuid = UUID().uuidString
         var recording = Recording()
         let (app, _) = try fixture.helloApp(uuid)
         app.send(recording.event(0))
         #expect(app.waitForAck(0))
-        app.send(recording.event(1, payload: String(repeating: "y", count: 100 * 1024)))
+        app.send(recording.event(1, payload: String(repeating: "y", count: (1 << 20) + 100 * 1024)))
         #expect(app.state.wait { $0.closeCode != nil })
         #expect(app.state.value.closeCode == .messageTooLarge)
         let reader = try fixture.reader()

@@ -77,9 +77,10 @@ struct ServerSinkTests {
         #expect(state.hellos.allSatisfy { $0.session == recorder.session.uuid })
         // The reconnect reports what the app saw acknowledged: never more than the server acked
         // (48, the peer drops at its 50th event unacked). Acks still in flight when a connection
-        // drops can be lost, so it may be less; the resume point is the server's nextSeq.
-        let reported = try #require(state.hellos.last?.lastAckedSeq)
-        #expect((0...48).contains(reported))
+        // drops can be lost, so it may be less, or none at all when the first 50 came in one
+        // batch (acked as a whole); the resume point is the server's nextSeq.
+        let reported = try #require(state.hellos.last).lastAckedSeq
+        #expect(reported.map { (0...48).contains($0) } ?? true)
         #expect(sink.connectionCount >= 2)
         #expect(recorder.lastError == nil)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindWire
 import Testing
 @testable import Rewind
 @testable import RewindRecorder
@@ -59,5 +60,86 @@ struct UnackedEventsTests {
         #expect(entries.filter { if case .dropped = $0.body { true } else { false } }.map(\.seq) == Array(1...9))
         #expect(entries.dropFirst().allSatisfy { $0.coalesced })
         #expect(entries.dropFirst().allSatisfy { $0.action == ["type": "add"] })
+    }
+
+    /// Events over `states` (seq 0 first), built the way the recorder builds them.
+    private func events(over states: [JSONValue]) -> [LogEvent] {
+        var builder = EventBuilder(sessionID: 0)
+        var events = [builder.initial(state: states[0], at: Date())]
+        for state in states.dropFirst() { events.append(builder.next(action: ["type": "set"], state: state, at: Date())) }
+        return events
+    }
+
+    private func blob(_ bytes: Int, count: Int) -> JSONValue {
+        ["count": .number(JSONNumber(count)), "blob": .string(String(repeating: "x", count: bytes))]
+    }
+
+    @Test("each entry knows at most how large its state is: measured at keyframes, grown by patches, measured again past the limit")
+    func stateSizeBounds() throws {
+        var unacked = UnackedEvents(capacity: 100)
+        unacked.limits = WireLimits(maxMessage: 1 << 20, maxState: 10_000)
+        let states = [blob(100, count: 0), blob(100, count: 1), blob(5_000, count: 2), blob(5_000, count: 3), blob(20_000, count: 4), blob(10, count: 5)]
+        for event in events(over: states) { unacked.append(event) }
+        let entries = Array(unacked.entries[unacked.startIndex...])
+        for (entry, state) in zip(entries, states) {
+            let bound = try #require(entry.stateBytes)
+            #expect(bound >= StateSize.of(state), "seq \(entry.seq)")
+            if entry.stateBytesExact { #expect(bound == StateSize.of(state), "seq \(entry.seq)") }
+        }
+        #expect(entries[0].stateBytesExact)
+        // Past the limit the state is measured: seq 4 really is over, seq 5 really is not.
+        #expect(entries[4].stateBytesExact)
+        #expect(entries[5].stateBytesExact)
+        #expect(unacked.stateRefusal(at: unacked.startIndex + 4) != nil)
+        #expect(unacked.stateRefusal(at: unacked.startIndex + 5) == nil)
+        #expect(unacked.stateRefusal(at: unacked.startIndex + 3) == nil)
+    }
+
+    @Test("a state over the limit is withheld: it and the entries after it go without their patches and the newest goes whole; a withheld newest makes the next event go whole")
+    func withholding() throws {
+        var unacked = UnackedEvents(capacity: 100)
+        unacked.limits = WireLimits(maxMessage: 1 << 20, maxState: 10_000)
+        let states = [blob(10, count: 0), blob(20_000, count: 1), blob(20_000, count: 2), blob(10, count: 3), blob(10, count: 4)]
+        let built = events(over: states)
+        for event in built[0...4] { unacked.append(event) }
+        let first = unacked.startIndex
+        let found = unacked.stateRefusal(at: first + 1)
+        let refusal = try #require(found)
+        #expect(refusal.seq == 1)
+        guard case .stateTooLarge(let bytes, let exact, let limit) = refusal.reason else {
+            Issue.record("\(refusal.reason)")
+            return
+        }
+        #expect(bytes == StateSize.of(states[1]) && exact && limit == 10_000)
+        let sentence = refusal.sentence(app: "Blobs", session: "6f0c2a1e-0000")
+        #expect(sentence.contains("--max-state") && sentence.contains("9.8 KiB") && sentence.contains("is \(StateSize.text(bytes))"), "\(sentence)")
+        unacked.withhold(from: first + 1)
+        let entries = Array(unacked.entries[first...])
+        #expect(entries.map { if case .dropped = $0.body { true } else { false } } == [false, true, true, true, false])
+        guard case .keyframe(let whole) = entries[4].body else {
+            Issue.record("the newest does not carry the whole state")
+            return
+        }
+        #expect(whole == states[4])
+        #expect(entries[1...].allSatisfy { $0.coalesced })
+        #expect(unacked.stateRefusal(at: first + 4) == nil)
+        #expect(unacked.withheldStates == 3)
+
+        // The newest itself over the limit: the next event appended carries the whole state.
+        var again = UnackedEvents(capacity: 100)
+        again.limits = unacked.limits
+        let over = events(over: [blob(10, count: 0), blob(20_000, count: 1), blob(10, count: 2), blob(10, count: 3)])
+        for event in over[0...1] { again.append(event) }
+        #expect(again.stateRefusal(at: again.startIndex + 1) != nil)
+        again.withhold(from: again.startIndex + 1)
+        again.append(over[2])
+        again.append(over[3])
+        let after = Array(again.entries[again.startIndex...])
+        guard case .keyframe(let state) = after[2].body, case .patch = after[3].body else {
+            Issue.record("\(after.map(\.body))")
+            return
+        }
+        #expect(state == blob(10, count: 2))
+        #expect(after[2].coalesced && !after[3].coalesced)
     }
 }

@@ -16,6 +16,10 @@ struct WireMessageTests {
                              site: WireEvent.Site(file: "App/CartView.swift", line: 42, function: "body"))),
             .event(WireEvent(seq: 0, at: 1_763_700_000.5, action: ["type": "@@INIT"], keyframe: ["todos": []], hash: 0xDEAD_BEEF_0000_0001)),
             .event(WireEvent(seq: 7, at: 1.5, action: "tick", patch: [["op": "replace", "path": "/n", "value": 7]], hash: UInt64.max, durationNs: 5_400, cause: 6, coalesced: true)),
+            .events(WireEventBatch(events: [
+                WireEvent(seq: 3, at: 1.5, action: "a", patch: [["op": "add", "path": "/x", "value": 1]], hash: 7, durationNs: 10),
+                WireEvent(seq: 4, at: 1.75, action: ["type": "b"], keyframe: ["x": 2], hash: 8, cause: 3, coalesced: true),
+            ])),
             .result(.init(id: "c7", ok: false, message: "state does not decode at /user/age")),
             .end(id: 9),
         ]
@@ -29,6 +33,7 @@ struct WireMessageTests {
     func otherRoundTrips() throws {
         let toApp: [ServerToApp] = [
             .welcome(id: 1, session: "s", nextSeq: 42), .ack(seq: 41),
+            .welcome(id: nil, session: "s", nextSeq: 0, limits: WireLimits(maxMessage: 68_157_440, maxState: 67_108_864)),
             .command(Command(id: "c1", kind: .jump, arguments: ["seq": 12, "state": ["n": 12]])),
             .error(WireError(.seqGap, "expected seq 5, got 7", id: nil)),
         ]
@@ -100,6 +105,55 @@ struct WireMessageTests {
             guard let error = error as? WireError else { return false }
             return error.code == code && !error.message.isEmpty
         }
+    }
+
+    @Test("a batch's frame is its events written without their type; single frames are `event` messages")
+    func batchFrames() throws {
+        let events = [
+            WireEvent(seq: 1, at: 2, action: "x", patch: [], hash: 1, durationNs: 3),
+            WireEvent(seq: 2, at: 2.5, action: ["type": "y"], patch: [["op": "replace", "path": "/n", "value": 2]], hash: 2),
+        ]
+        let members = events.map { $0.json(withType: false).serializedBytes(.compact) }
+        let frame = WireEventBatch.frame(members: members)
+        #expect(frame.count == WireEventBatch.frameSize(memberBytes: members.reduce(0) { $0 + $1.count }, count: 2))
+        #expect(try AppMessage(frame: frame) == .events(WireEventBatch(events: events)))
+        #expect(try JSONValue(parsing: frame) == AppMessage.events(WireEventBatch(events: events)).json)
+        let single = WireEventBatch.singleFrame(members: members[0])
+        #expect(single.count == WireEventBatch.singleFrameSize(memberBytes: members[0].count))
+        #expect(single == AppMessage.event(events[0]).json.serializedBytes(.compact))
+    }
+
+    @Test("a batch reads its elements in order and stops at the first broken one, naming it")
+    func brokenBatches() throws {
+        let good: JSONValue = ["seq": 1, "at": 1, "action": "x", "patch": [], "hash": "0000000000000001"]
+        let stopped = try AppMessage(json: ["type": "events", "id": 5, "events": [good, ["seq": 2, "at": 1, "action": "x", "patch": []], good]])
+        guard case .events(let batch) = stopped else {
+            Issue.record("not a batch: \(stopped)")
+            return
+        }
+        #expect(batch.events.map(\.seq) == [1])
+        #expect(batch.broken?.code == .badMessage)
+        #expect(batch.broken?.message.hasPrefix("events[1]: \"hash\"") == true, "\(String(describing: batch.broken))")
+        #expect(batch.broken?.id == 5)
+        let notAnObject = try AppMessage(json: ["type": "events", "events": [7]])
+        #expect(notAnObject == .events(WireEventBatch(events: [], broken: WireError(.badMessage, "events[0] must be an event object"))))
+        for members: JSONObject in [["events": []], [:], ["events": good]] {
+            var message = members
+            message["type"] = "events"
+            #expect(throws: WireError.self) { try AppMessage(json: .object(message)) }
+        }
+        // A `type` inside an element is ignored, as any unknown member.
+        guard case .object(var typed) = good else { return }
+        typed["type"] = "event"
+        #expect(try AppMessage(json: ["type": "events", "events": [.object(typed)]]) == AppMessage(json: ["type": "events", "events": [good]]))
+    }
+
+    @Test("a welcome without limits has none; with one of them, the other is the default")
+    func welcomeLimits() throws {
+        #expect(try ServerToApp(json: ["type": "welcome", "session": "s", "nextSeq": 0]) == .welcome(id: nil, session: "s", nextSeq: 0))
+        #expect(try ServerToApp(json: ["type": "welcome", "session": "s", "nextSeq": 0, "maxState": 1024])
+                == .welcome(id: nil, session: "s", nextSeq: 0, limits: WireLimits(maxMessage: 16 << 20, maxState: 1024)))
+        #expect(throws: WireError.self) { try ServerToApp(json: ["type": "welcome", "session": "s", "nextSeq": 0, "maxMessage": -1]) }
     }
 
     @Test("a bad request echoes its id")

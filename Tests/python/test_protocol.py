@@ -3,7 +3,7 @@
 
 Starts `rewind serve` on a free port with a temporary log, connects as an app (hello, events
 with patches and stable hashes computed here) and as an inspector (subscribe, live events,
-state, events, errors), and prints `N passed, N failed`.
+state, events, errors), sends a catch-up in `events` batches, and prints `N passed, N failed`.
 
 Usage: test_protocol.py PATH_TO_REWIND_BINARY
 """
@@ -211,6 +211,7 @@ async def scenario(port):
             check("malformed JSON is an error with a code", error.get("code") == "bad-json", error)
 
         await tree_hash_session(base, inspector)
+        await batch_session(base, inspector)
 
 async def tree_hash_session(base, inspector):
     """A session with state hash version 2: every hash computed here from the written rules,
@@ -261,6 +262,66 @@ async def tree_hash_session(base, inspector):
         await other.send(json.dumps({"type": "hello", "id": 3, "session": str(uuid.uuid4()), "app": "x", "hashVersion": 3}))
         refused = await receive_until(other, lambda m: m.get("type") in ("welcome", "error"))
         check("an unknown hash version is refused", refused.get("code") == "bad-message" and "hashVersion" in refused.get("message", ""), refused)
+
+async def batch_session(base, inspector):
+    """A catch-up sent as `events` batches (each event as in `event`, without its `type`), and
+    the server's limits in `welcome`."""
+    session = str(uuid.uuid4())
+    async with websockets.connect(base + "/app", subprotocols=["rewind.app.v1"], max_size=None) as app:
+        await app.send(json.dumps({"type": "hello", "id": 1, "session": session, "app": "python-batches"}))
+        welcome = await receive_until(app, lambda m: m.get("type") in ("welcome", "error"))
+        mib = 1 << 20
+        check("welcome states the largest state (--max-state, 64 MiB by default)", welcome.get("maxState") == 64 * mib, welcome)
+        check("welcome states the largest app message: the state limit + 1 MiB, above --max-message",
+              welcome.get("maxMessage") == 65 * mib and welcome["maxMessage"] >= welcome["maxState"], welcome)
+
+        state = {"n": 0, "items": []}
+        events = [{"seq": 0, "at": 1763700000.0, "action": {"type": "@@INIT"}, "keyframe": state, "hash": stable_hash(state), "durationNs": 0}]
+        for seq in range(1, 300):
+            state = json.loads(json.dumps(state))
+            state["n"] = seq
+            state["items"].append({"id": seq, "text": f"item {seq}"})
+            events.append({"seq": seq, "at": 1763700000.0 + seq / 1000, "action": {"type": "item/add", "id": seq},
+                           "patch": [{"op": "replace", "path": "/n", "value": seq},
+                                     {"op": "add", "path": "/items/-", "value": {"id": seq, "text": f"item {seq}"}}],
+                           "hash": stable_hash(state), "durationNs": 700})
+        sizes = []
+        for start in range(0, len(events), 100):
+            frame = json.dumps({"type": "events", "events": events[start:start + 100]})
+            sizes.append(len(frame.encode()))
+            await app.send(frame)
+        check("every batch within the server's largest message", max(sizes) <= welcome["maxMessage"], sizes)
+        acked = await receive_until(app, lambda m: m.get("type") == "error" or (m.get("type") == "ack" and m.get("seq") == 299))
+        check("300 events in 3 batches, acked by the highest seq", acked.get("type") == "ack" and len(sizes) == 3, acked)
+
+        pushed = []
+        def live(message):
+            if message.get("type") == "event" and message.get("session") == session:
+                pushed.append(message["seq"])
+            return len(pushed) == 300
+        await receive_until(inspector, live)
+        check("the inspector got each batched event as its own push, in order", pushed == list(range(300)), pushed[:5])
+
+        # A refused event stops its batch: the ones before it stand, the error is that event's.
+        more = []
+        for seq in range(300, 303):
+            state = json.loads(json.dumps(state))
+            state["n"] = seq
+            more.append({"seq": seq, "at": 1763700001.0, "action": {"type": "inc"},
+                         "patch": [{"op": "replace", "path": "/n", "value": seq}], "hash": stable_hash(state)})
+        wrong = dict(more[1], hash="0000000000000001")
+        await app.send(json.dumps({"type": "events", "events": [more[0], wrong, more[2]]}))
+        refused = await receive_until(app, lambda m: m.get("type") == "error")
+        check("a wrong hash in a batch is that event's hash-mismatch", refused.get("code") == "hash-mismatch"
+              and refused.get("message", "").startswith("event 301"), refused)
+        await receive_until(app, lambda m: m.get("type") == "ack" and m.get("seq") == 300)
+        await app.send(json.dumps({"type": "events", "events": more[1:]}))
+        acked = await receive_until(app, lambda m: m.get("type") == "error" or (m.get("type") == "ack" and m.get("seq") == 302))
+        check("the rest of the batch sent again is stored", acked.get("type") == "ack", acked)
+
+    await inspector.send(json.dumps({"type": "state", "id": 8, "session": session, "seq": 302}))
+    whole = await receive_until(inspector, lambda m: m.get("id") == 8)
+    check("the state after the batches", whole.get("value") == state and whole.get("hash") == stable_hash(state), whole.get("hash"))
 
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "rewind"

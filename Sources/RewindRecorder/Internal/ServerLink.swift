@@ -238,9 +238,11 @@ final class ServerLink: @unchecked Sendable {
             return
         }
         switch message {
-        case .welcome(_, _, let nextSeq):
+        case .welcome(_, _, let nextSeq, let limits):
             guard phase == .awaitingWelcome else { break }
             connections += 1
+            // What this server accepts; one that does not say accepts its defaults.
+            events.limits = limits ?? .unstated
             if !storageTrouble { backoff.reset() }
             // The server stores what it holds before `nextSeq`: its state is the one the last
             // sent version of `nextSeq - 1` gave.
@@ -279,34 +281,91 @@ final class ServerLink: @unchecked Sendable {
     }
 
     /// With the lock held: sends `range`, tracking the hash of the state the server will hold.
+    ///
+    /// Several events go in `events` batches (``EventFrames``), one alone as `event`. Nothing
+    /// the server would refuse is sent: a state over its `maxState`, or an event over its
+    /// `maxMessage`, is withheld (the event goes without its state change, the next state that
+    /// fits goes whole) and said once in one sentence (`report`, ``ServerSink/lastServerError``);
+    /// an action too large for any message goes as a placeholder.
     private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?) {
         var holds = serverHash
             ?? (range.lowerBound > events.startIndex ? events[range.lowerBound - 1].sentHash : events.ackedHash)
-        for index in range {
+        var frames = EventFrames(maxMessage: events.limits.maxMessage)
+        // Sentences to report: one for each run of withheld events that starts here.
+        var reports: [(seq: Int64, sentence: String)] = []
+        func note(_ withheld: WithheldEvent) {
+            let sentence = withheld.sentence(app: session.app, session: session.uuid)
+            lastError = sentence
+            if reports.last?.seq == withheld.seq {
+                // The same event again (its action too large as well): say the later reason.
+                reports[reports.count - 1].sentence = sentence
+            } else if !events.reportedWithholding {
+                events.reportedWithholding = true
+                reports.append((withheld.seq, sentence))
+            }
+        }
+        var index = range.lowerBound
+        // A withheld state rewrites the entries after it (the newest then carries the whole
+        // state), so the loop reads each entry as it reaches it.
+        while index < range.upperBound {
+            if let refusal = events.stateRefusal(at: index) {
+                events.withhold(from: index)
+                note(refusal)
+            }
             var entry = events[index]
             var wire = WireEvent(seq: entry.seq, at: entry.at.timeIntervalSince1970, action: entry.action,
                                  hash: entry.hash, durationNs: entry.durationNs, cause: entry.cause,
                                  coalesced: entry.coalesced, nonFinite: entry.nonFinite,
                                  site: entry.site.map { WireEvent.Site(file: $0.file, line: $0.line, function: $0.function) })
+            var stateful = true
             switch entry.body {
             case .patch(let patch): wire.patch = patch
             case .keyframe(let state): wire.keyframe = state
             case .dropped:
                 // No state change goes with it: only the action's pointers still apply.
+                stateful = false
                 wire.nonFinite = entry.nonFinite.filter { $0.hasPrefix("/action") }
                 wire.patch = []
-                wire.hash = holds ?? entry.hash
+                // Seq 0 withheld: the session starts from `null`.
+                wire.hash = holds ?? (entry.seq == 0 ? JSONValue.null.hash(session.hashVersion) : entry.hash)
             }
+            var members = wire.json(withType: false).serializedBytes(.compact)
+            let size = WireEventBatch.singleFrameSize(memberBytes: members.count)
+            if size > events.limits.maxMessage {
+                if stateful {
+                    // Over the message limit with its state: withheld like a state too large.
+                    events.withhold(from: index)
+                    note(WithheldEvent(seq: entry.seq, reason: .messageTooLarge(bytes: size, limit: events.limits.maxMessage)))
+                    continue
+                }
+                // The action alone is too large for any message the server reads.
+                note(WithheldEvent(seq: entry.seq, reason: .actionTooLarge(bytes: size, limit: events.limits.maxMessage)))
+                wire.action = WithheldEvent.placeholder(for: wire.action, bytes: size)
+                wire.nonFinite = []
+                members = wire.json(withType: false).serializedBytes(.compact)
+            }
+            if stateful { events.reportedWithholding = false }
             holds = wire.hash
             entry.sentHash = wire.hash
             events[index] = entry
-            if !client.send(text: AppMessage.event(wire).json.serialized()) {
+            index += 1
+            frames.add(members)
+            if index == range.upperBound { frames.flush() }
+            let ready = frames.take()
+            if !ready.allSatisfy({ client.send(text: String(decoding: $0, as: UTF8.self)) }) {
                 // The queue is full or closing: start over on a new connection, which resends
                 // from the server's `nextSeq`.
                 client.close(goingAway: true)
                 scheduleRetry()
-                return
+                break
             }
+        }
+        guard !reports.isEmpty else { return }
+        // Reported off this lock (the sink takes its own), in order.
+        let failures = self.failures
+        let sentences = reports.map(\.sentence)
+        DispatchQueue.global().async {
+            for sentence in sentences { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
         }
     }
 

@@ -13,6 +13,13 @@ import RewindWire
 /// hash of the state the server holds, exactly like an event the recorder itself skipped. The
 /// keyframe then sets the full state, whatever the server had, so a resend never depends on
 /// which of the earlier versions the server stored.
+///
+/// A state over the server's limits (`welcome`'s `maxState`, or a message over its
+/// `maxMessage`) is withheld the same way (``withhold(from:)``): that event goes without its
+/// state change, and the next state that fits goes whole. To know a state's size without
+/// measuring every state, each entry carries an upper bound (``Entry/stateBytes``): measured at
+/// keyframes, then grown by each patch's own size, and measured again only when the bound passes
+/// the limit.
 struct UnackedEvents {
     /// How one event travels.
     enum Body {
@@ -40,6 +47,11 @@ struct UnackedEvents {
         var site: SendSite?
         /// The hash the last sent version of this event carried (what the server holds if it stored it).
         var sentHash: UInt64?
+        /// At most the size of the state after the event, as ``StateSize`` counts it; `nil` when
+        /// unknown (a patch failed to apply).
+        var stateBytes: Int?
+        /// Whether ``stateBytes`` was measured (rather than bounded).
+        var stateBytesExact = false
     }
 
     let capacity: Int
@@ -56,6 +68,20 @@ struct UnackedEvents {
     private(set) var ackedHash: UInt64?
     /// Events whose states were dropped to stay within the bound.
     private(set) var droppedStates = 0
+    /// What the server accepts: its `welcome`'s limits, or what a server states by default
+    /// until one says.
+    var limits = WireLimits.unstated
+    /// Events whose states were withheld because the server would refuse them.
+    private(set) var withheldStates = 0
+    /// Whether a withheld event was reported and no state went to the server since: one report
+    /// per run of states over a limit.
+    var reportedWithholding = false
+    /// At most the size of ``tipState``, and whether that is measured.
+    private var tipBytes: Int?
+    private var tipBytesExact = false
+    /// A state was withheld and the server's state is behind: the next event appended carries
+    /// the whole state.
+    private var wholeStateDue = false
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -83,15 +109,89 @@ struct UnackedEvents {
     mutating func append(_ event: LogEvent) {
         if let keyframe = event.keyframe {
             tipState = keyframe
+            tipBytes = StateSize.of(keyframe)
+            tipBytesExact = true
         } else if let tip = tipState {
             tipState = try? JSONPatch(json: event.patch).apply(to: tip)
+            if tipState == nil {
+                tipBytes = nil
+            } else if let bytes = tipBytes {
+                let growth = StateSize.growthBound(of: event.patch)
+                if growth > 0 {
+                    tipBytes = bytes + growth
+                    tipBytesExact = false
+                }
+            }
         }
-        let body: Body = event.seq == 0 ? .keyframe(event.keyframe ?? tipState ?? .null) : .patch(event.patch)
+        // Measured once the bound passes the limit: a state near the limit is measured at each
+        // event that may change it, any other only at keyframes.
+        if let bytes = tipBytes, !tipBytesExact, bytes > limits.maxState, let tip = tipState {
+            tipBytes = StateSize.of(tip)
+            tipBytesExact = true
+        }
+        var body: Body = event.seq == 0 ? .keyframe(event.keyframe ?? tipState ?? .null) : .patch(event.patch)
+        var coalesced = event.coalesced
+        if wholeStateDue, event.seq > 0 {
+            // The server holds an older state than this patch starts from.
+            body = tipState.map { .keyframe($0) } ?? .dropped
+            coalesced = true
+            wholeStateDue = tipState == nil
+        }
         entries.append(Entry(seq: event.seq, at: event.at, action: event.action, body: body, hash: event.hash,
-                             durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced,
-                             nonFinite: event.nonFinite, site: event.site))
-        statefulCount += 1
+                             durationNs: event.durationNs, cause: event.cause, coalesced: coalesced,
+                             nonFinite: event.nonFinite, site: event.site, stateBytes: tipBytes, stateBytesExact: tipBytesExact))
+        if case .dropped = body {} else { statefulCount += 1 }
         if statefulCount > capacity, let tip = tipState { dropStates(keeping: tip) }
+    }
+
+    /// Why the state of the pending entry at `index` must not be sent, if it must not: it is
+    /// over ``limits``' `maxState` (the newest entry's state is measured when only its bound is
+    /// over; an older one's bound stands, its state is gone).
+    mutating func stateRefusal(at index: Int) -> WithheldEvent? {
+        if case .dropped = entries[index].body { return nil }
+        guard var bytes = entries[index].stateBytes, bytes > limits.maxState else { return nil }
+        var exact = entries[index].stateBytesExact
+        if !exact, index == entries.count - 1, let tip = tipState {
+            bytes = StateSize.of(tip)
+            exact = true
+            tipBytes = bytes
+            tipBytesExact = true
+            entries[index].stateBytes = bytes
+            entries[index].stateBytesExact = true
+            if bytes <= limits.maxState { return nil }
+        }
+        return WithheldEvent(seq: entries[index].seq, reason: .stateTooLarge(bytes: bytes, exact: exact, limit: limits.maxState))
+    }
+
+    /// Keeps the state of the pending entry at `index` from the server, which would refuse it.
+    /// It, and every later entry but the newest, goes without its state change (`coalesced`,
+    /// changing nothing); the newest carries the whole state, or, when it is the one withheld,
+    /// the next event appended does. The server's state then never depends on a state it was
+    /// not sent.
+    mutating func withhold(from index: Int) {
+        let newest = entries.count - 1
+        for position in index..<newest where withholdState(at: position) {}
+        if index == newest || tipState == nil {
+            withholdState(at: newest)
+            wholeStateDue = true
+        } else {
+            if case .dropped = entries[newest].body { statefulCount += 1 }
+            entries[newest].body = .keyframe(tipState!)
+            entries[newest].coalesced = true
+            entries[newest].stateBytes = tipBytes
+            entries[newest].stateBytesExact = tipBytesExact
+        }
+    }
+
+    /// Drops the state change of the entry at `index`; `true` when it had one.
+    @discardableResult
+    private mutating func withholdState(at index: Int) -> Bool {
+        if case .dropped = entries[index].body { return false }
+        entries[index].body = .dropped
+        entries[index].coalesced = true
+        statefulCount -= 1
+        withheldStates += 1
+        return true
     }
 
     private mutating func dropStates(keeping tip: JSONValue) {

@@ -25,6 +25,8 @@ final class AppIngest: @unchecked Sendable {
     private let maxErrors: Int
     /// What one event's state may reach: the deepest nesting the log reads back and `--max-state`.
     private let stateLimits: JSONPatchLimits
+    /// What `welcome` states: the largest `/app` message and `--max-state`.
+    private let limits: WireLimits
     // Ingest-queue state.
     private var apps: [UInt64: AppConnection] = [:]
     private var sessions: [Int64: LiveSession] = [:]
@@ -65,8 +67,9 @@ final class AppIngest: @unchecked Sendable {
     private let live = Locked<[Int64: WebSocketConnection]>([:])
 
     init(writer: LogWriter?, logPath: String, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
-         maxStateSize: Int = 64 << 20) throws(LogError) {
+         maxStateSize: Int = 64 << 20, maxMessageSize: Int = (64 << 20) + RewindServerConfiguration.appMessageRoom) throws(LogError) {
         self.stateLimits = JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize)
+        self.limits = WireLimits(maxMessage: maxMessageSize, maxState: maxStateSize)
         self.writer = writer
         self.reader = try LogReader(path: logPath)
         self.hub = hub
@@ -217,7 +220,9 @@ final class AppIngest: @unchecked Sendable {
         do throws(WireError) {
             let json = try parseFrame(bytes)
             let message = try AppMessage(json: json)
-            if case .event = message {} else {
+            switch message {
+            case .event, .events: break
+            default:
                 // Whatever else comes (hello, end, result) sees the events before it stored.
                 flushPending()
             }
@@ -232,6 +237,11 @@ final class AppIngest: @unchecked Sendable {
                 var forward: [UInt8]?
                 if case .object(let object) = json, InspectorPush.canForward(event: object) { forward = bytes }
                 try self.event(event, session: session, frame: forward)
+            case .events(let batch):
+                guard let session = app.session else {
+                    throw WireError(.helloFirst, "say hello before sending events")
+                }
+                try events(batch, session: session)
             case .result(let result):
                 relay.result(result, from: connection)
             case .end(let id):
@@ -318,22 +328,39 @@ final class AppIngest: @unchecked Sendable {
             sessions[id] = session
         }
         live.withLock { $0[id] = connection }
-        _ = connection.send(textBytes: ServerToApp.welcome(id: hello.id, session: hello.session, nextSeq: next).json.serializedBytes(.compact))
+        _ = connection.send(textBytes: ServerToApp.welcome(id: hello.id, session: hello.session, nextSeq: next, limits: limits).json.serializedBytes(.compact))
         if let info = try? reader.session(id: id) {
             hub.publish(change: next > 0 || wasLive ? .resumed : .started, session: wireSession(info, live: true))
         }
         return session
     }
 
-    private func event(_ event: WireEvent, session: LiveSession, frame: [UInt8]?) throws(WireError) {
+    /// Takes a batch's events in order, each exactly as an `event` of its own; the first one
+    /// refused (or unreadable) stops the batch with its error, and the ones before it stand.
+    /// Events already stored are acked once for the whole batch.
+    private func events(_ batch: WireEventBatch, session: LiveSession) throws(WireError) {
+        var resent = false
+        defer { if resent { session.acks.resend() } }
+        for event in batch.events {
+            // No frame to forward: each event's push is built on its own.
+            if try !self.event(event, session: session, frame: nil, acknowledgingResend: false) { resent = true }
+        }
+        if let broken = batch.broken { throw broken }
+    }
+
+    /// Takes one event; `false` when the session already has it (then, with
+    /// `acknowledgingResend`, the current ack is sent again).
+    @discardableResult
+    private func event(_ event: WireEvent, session: LiveSession, frame: [UInt8]?,
+                       acknowledgingResend: Bool = true) throws(WireError) -> Bool {
         if session.broken {
             throw WireError(.storage, "the log refused an earlier event of this session; say hello again to resume")
         }
         let expected = session.builder.nextSeq
         if event.seq < expected {
             // Already stored (or on its way): the ack covers it; nothing is stored twice.
-            session.acks.resend()
-            return
+            if acknowledgingResend { session.acks.resend() }
+            return false
         }
         guard event.seq == expected else {
             throw WireError(.seqGap, "event \(event.seq) arrived but the server expects \(expected) next; resend from \(expected)")
@@ -410,6 +437,7 @@ final class AppIngest: @unchecked Sendable {
         }
         pendingEvents.append(logEvent)
         hub.publish(event: event, frame: frame, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
+        return true
     }
 
     /// The wire error for a patch refused while applying: too deep, too large or not applicable.

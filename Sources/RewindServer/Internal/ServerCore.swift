@@ -33,7 +33,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         relay = CommandRelay(timeout: configuration.commandTimeout)
         do {
             ingest = try AppIngest(writer: writer, logPath: configuration.logPath, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
-                                   maxStateSize: configuration.maxStateSize)
+                                   maxStateSize: configuration.maxStateSize, maxMessageSize: configuration.appMessageLimit)
             queries = try InspectorQueries(
                 logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
                 readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors,

@@ -50,7 +50,7 @@ extension ServerEngine {
         let core = ConnectionCore(
             id: ConnectionID.next(),
             limits: configuration.queueLimits,
-            maxMessageSize: configuration.maxMessageSize,
+            maxMessageSize: endpointsByPath[request.path]?.maxMessageSize ?? configuration.maxMessageSize,
             waker: waker,
             budget: outputBudget
         )

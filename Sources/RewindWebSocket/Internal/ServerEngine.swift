@@ -109,6 +109,9 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         var paths = Set<String>()
         var names = Set<String>()
         for endpoint in configuration.endpoints {
+            if let limit = endpoint.maxMessageSize, limit <= 0 {
+                throw .invalidConfiguration("endpoint '\(endpoint.path)': maxMessageSize must be positive")
+            }
             guard endpoint.path.hasPrefix("/") else {
                 throw .invalidConfiguration("endpoint path '\(endpoint.path)' must start with '/'")
             }

@@ -18,6 +18,8 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
         var connectionsOpened = 0
         /// Every frame received, byte for byte.
         var frames: [[UInt8]] = []
+        /// How many events each `event` (1) or `events` frame carried, in arrival order.
+        var eventsPerFrame: [Int] = []
 
         /// The first session's events (the live one).
         var events: [WireEvent] { sessionOrder.first.flatMap { sessions[$0]?.events } ?? [] }
@@ -48,10 +50,13 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
     private var dropAfter: Int?
     private var acks = true
     private var server: WebSocketServer?
+    /// What `welcome` states (nothing when `nil`, as an older server).
+    private let limits: WireLimits?
 
     /// Starts on `port` (a free one when 0).
-    init(port: Int = 0, dropAfter: Int? = nil) throws {
+    init(port: Int = 0, dropAfter: Int? = nil, limits: WireLimits? = nil) throws {
         self.dropAfter = dropAfter
+        self.limits = limits
         let server = WebSocketServer(
             configuration: WebSocketServerConfiguration(
                 port: port, endpoints: [WebSocketEndpoint(path: AppMessage.path, subprotocol: AppMessage.subprotocol)]),
@@ -117,36 +122,52 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
                 snapshot.sessionOrder.append(hello.session)
             }
             let next = snapshot.sessions[hello.session]?.events.count ?? 0
-            return (.welcome(id: hello.id, session: hello.session, nextSeq: Int64(next)), false)
+            return (.welcome(id: hello.id, session: hello.session, nextSeq: Int64(next), limits: limits), false)
         case .event(let event):
-            if dropping.contains(connection.id) { return (nil, false) }
-            guard let uuid = sessionOf[connection.id], var stored = snapshot.sessions[uuid] else {
-                snapshot.problems.append("event before hello")
-                return (nil, false)
+            snapshot.eventsPerFrame.append(1)
+            return take(event, on: connection)
+        case .events(let batch):
+            snapshot.eventsPerFrame.append(batch.events.count)
+            if let broken = batch.broken { snapshot.problems.append("broken batch: \(broken)") }
+            var reply: ServerToApp?
+            for event in batch.events {
+                let (ack, drop) = take(event, on: connection)
+                if ack != nil { reply = ack }
+                if drop { return (nil, true) }
             }
-            defer { snapshot.sessions[uuid] = stored }
-            receivedOnCurrent += 1
-            let drop = dropAfter.map { receivedOnCurrent >= $0 } ?? false
-            if drop {
-                dropAfter = nil
-                dropping.insert(connection.id)
-            }
-            let next = Int64(stored.events.count)
-            if event.seq < next {
-                stored.duplicates += 1
-            } else if event.seq > next {
-                snapshot.problems.append("gap: got \(event.seq), expected \(next)")
-                return (nil, drop)
-            } else {
-                store(event, in: &stored)
-            }
-            return (acks && !drop ? .ack(seq: Int64(stored.events.count) - 1) : nil, drop)
+            return (reply, false)
         case .result(let result):
             snapshot.results.append(result)
         case .end:
             if let uuid = sessionOf[connection.id] { snapshot.sessions[uuid]?.ended = true }
         }
         return (nil, false)
+    }
+
+    /// With the lock held: one event, from an `event` frame or a batch.
+    private func take(_ event: WireEvent, on connection: WebSocketConnection) -> (ServerToApp?, Bool) {
+        if dropping.contains(connection.id) { return (nil, false) }
+        guard let uuid = sessionOf[connection.id], var stored = snapshot.sessions[uuid] else {
+            snapshot.problems.append("event before hello")
+            return (nil, false)
+        }
+        defer { snapshot.sessions[uuid] = stored }
+        receivedOnCurrent += 1
+        let drop = dropAfter.map { receivedOnCurrent >= $0 } ?? false
+        if drop {
+            dropAfter = nil
+            dropping.insert(connection.id)
+        }
+        let next = Int64(stored.events.count)
+        if event.seq < next {
+            stored.duplicates += 1
+        } else if event.seq > next {
+            snapshot.problems.append("gap: got \(event.seq), expected \(next)")
+            return (nil, drop)
+        } else {
+            store(event, in: &stored)
+        }
+        return (acks && !drop ? .ack(seq: Int64(stored.events.count) - 1) : nil, drop)
     }
 
     private func store(_ event: WireEvent, in stored: inout Stored) {

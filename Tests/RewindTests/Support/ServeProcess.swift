@@ -18,9 +18,9 @@ final class ServeProcess: @unchecked Sendable {
         return directory.appendingPathComponent("rewind")
     }()
 
-    /// Starts `rewind serve --port port --db log`.
-    init(port: Int, log: String) throws {
-        process = try Subprocess(Self.executable.path, ["serve", "--port", "\(port)", "--db", log],
+    /// Starts `rewind serve --port port --db log`, with `arguments` after those.
+    init(port: Int, log: String, arguments: [String] = []) throws {
+        process = try Subprocess(Self.executable.path, ["serve", "--port", "\(port)", "--db", log] + arguments,
                                  output: .pipe, error: .standardOutput)
         PipeReader.start(process.standardOutput!) { [weak self] data in
             let text = String(decoding: data, as: UTF8.self)
