@@ -72,6 +72,39 @@ struct EndToEndTests {
         #expect(stored.states == expected)
     }
 
+    @Test("a state deeper than the server reads is withheld before it is sent, said once; everything else arrives")
+    func deepStateWithheld() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("refused.db")
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+        let sink = ServerSink(url: URL(string: "ws://127.0.0.1:\(server.port!)")!, report: nil)
+        var state: JSONValue = ["n": 0, "deep": []]
+        let initial = state
+        let recorder = Recorder<JSONValue, JSONValue>(initialState: state, to: .sinks([sink]),
+                                                      metadata: RecordingMetadata(app: "Deep"))
+        _ = initial
+        // Deeper than the server's 998 levels: refused as state-too-deep.
+        var deep: JSONValue = 1
+        for _ in 0..<1_100 { deep = .array([deep]) }
+        for n in 1...20 {
+            state = ["n": .number(JSONNumber(n)), "deep": n == 5 ? deep : []]
+            recorder.record(["type": "step", "n": .number(JSONNumber(n))], state: state)
+        }
+        recorder.flush()
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value), "\(sink.unacknowledgedCount) unacked")
+        #expect(sink.lastServerError?.contains("event 5 of Deep") == true, "\(String(describing: sink.lastServerError))")
+        #expect(sink.lastServerError?.contains("deeper than the 997 the server reads") == true, "\(String(describing: sink.lastServerError))")
+        #expect(sink.connectionCount == 1, "\(sink.connectionCount) connections")
+        let result = await recorder.finish(timeout: .seconds(10))
+        #expect(result.delivered, "\(result)")
+        server.shutdown()
+        let stored = try LogStates(path: log, session: recorder.session.uuid)
+        #expect(stored.events.map(\.seq) == Array(0...20))
+        #expect(stored.events[5].coalesced)
+        #expect(stored.states.last?["n"] == 20)
+    }
+
     @Test("the server away at first, then restarted mid-stream: the sink reconnects and resends, nothing lost or doubled")
     func serverRestarts() async throws {
         let directory = try TemporaryDirectory()

@@ -56,6 +56,30 @@ struct ServerSinkTests {
         #expect(await waitUntil { peer.state.sessions[recorder.session.uuid]?.ended == true })
     }
 
+    @Test("an event the server refuses for what it holds makes one reconnect, then goes without its state change: no loop")
+    func refusedEventIsNotResentForever() async throws {
+        let peer = try ProtocolPeer()
+        defer { peer.shutdown() }
+        peer.refuse(40)
+        let store = Store(initialState: AppState(), reducer: appReducer)
+        let sink = ServerSink(url: peer.url, report: nil)
+        let recorder = store.record(to: .sinks([sink]), app: "Todos")
+        defer { sink.disconnect() }
+        let expected = try sendActions(100, to: store)
+        recorder.flush()
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value), "\(sink.unacknowledgedCount) unacked")
+        let state = peer.state
+        // Refused once; the next connection sent seq 40 without its change, and the state after
+        // the last action whole, so the server ends where the app is.
+        #expect(state.refusals == 1)
+        #expect(state.connectionsOpened == 2)
+        #expect(state.events.map(\.seq) == Array(0...100))
+        #expect(state.events[40].coalesced)
+        #expect(state.states.last == expected.last)
+        #expect(state.problems.isEmpty, "\(state.problems)")
+        #expect(sink.lastServerError?.hasPrefix("the server refused event 40 of session ") == true, "\(String(describing: sink.lastServerError))")
+    }
+
     @Test("a dropped connection is reopened and the rest resent: nothing lost, nothing stored twice")
     func reconnectsAndResends() async throws {
         let peer = try ProtocolPeer(dropAfter: 50)

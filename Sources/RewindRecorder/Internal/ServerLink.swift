@@ -32,6 +32,16 @@ final class ServerLink: @unchecked Sendable {
     private var lastConnectFailure: String?
     /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
     private var storageTrouble = false
+    /// Why the server refused an event on the last connection; the next one withholds it.
+    private var refusal: String?
+
+    /// The errors that refuse one event for what it holds, which resending cannot change.
+    static func refusesAnEvent(_ code: WireError.Code) -> Bool {
+        switch code {
+        case .hashMismatch, .patchFailed, .stateTooDeep, .stateTooLarge: true
+        default: false
+        }
+    }
     /// Holds the link while an ended session is still being delivered, so that it outlives the
     /// recorder and the sink.
     private var delivering: ServerLink?
@@ -253,6 +263,17 @@ final class ServerLink: @unchecked Sendable {
             // -1 when the server has nothing yet: those who count hear what the server had.
             acknowledged?(nextSeq - 1)
             phase = .streaming
+            if let refused = refusal {
+                refusal = nil
+                // The event the server stopped at is the one it refused.
+                if let index = events.indices(from: nextSeq).first, events[index].seq == nextSeq {
+                    events.withhold(from: index)
+                    let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
+                    lastError = sentence
+                    let failures = self.failures
+                    DispatchQueue.global().async { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
+                }
+            }
             sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
             condition.broadcast()
             finishIfDelivered()
@@ -268,7 +289,15 @@ final class ServerLink: @unchecked Sendable {
             return
         case .error(let error):
             lastError = error.message
-            if error.code == .storage, phase == .streaming {
+            if Self.refusesAnEvent(error.code), phase == .streaming {
+                // The server refused one of the events it was sent (its patch, its hash, its
+                // state's depth or size); every later one would be refused as a gap. Start over:
+                // the next connection sends the refused event without its state change (the next
+                // state goes whole), so no connection resends what was refused.
+                refusal = error.message
+                client.close(goingAway: true)
+                scheduleRetry()
+            } else if error.code == .storage, phase == .streaming {
                 // The server could not store what it was sent (its disk is full, its log
                 // read-only): the events stay here, and a new connection later resumes from the
                 // server's `nextSeq`. The backoff keeps growing until the server acks again.
@@ -330,6 +359,20 @@ final class ServerLink: @unchecked Sendable {
                 wire.hash = holds ?? (entry.seq == 0 ? JSONValue.null.hash(session.hashVersion) : entry.hash)
             }
             var members = wire.json(withType: false).serializedBytes(.compact)
+            // Deeper than the server's parser reads: its frame (and every event batched with
+            // it) would be refused whole as bad JSON.
+            let depth = WithheldEvent.nesting(of: members)
+            if depth > WithheldEvent.maxMemberDepth {
+                if stateful {
+                    events.withhold(from: index)
+                    note(WithheldEvent(seq: entry.seq, reason: .tooDeep(depth: depth, limit: WithheldEvent.maxMemberDepth, action: false)))
+                    continue
+                }
+                note(WithheldEvent(seq: entry.seq, reason: .tooDeep(depth: depth, limit: WithheldEvent.maxMemberDepth, action: true)))
+                wire.action = WithheldEvent.placeholder(for: .null, bytes: members.count)
+                wire.nonFinite = []
+                members = wire.json(withType: false).serializedBytes(.compact)
+            }
             let size = WireEventBatch.singleFrameSize(memberBytes: members.count)
             if size > events.limits.maxMessage {
                 if stateful {

@@ -41,6 +41,37 @@ struct WithheldEvent {
         case messageTooLarge(bytes: Int, limit: Int)
         /// The action alone makes the message too large: it went as a placeholder.
         case actionTooLarge(bytes: Int, limit: Int)
+        /// The event nests deeper than the server reads (its state, or its action when
+        /// `action`): withheld, or the action sent as a placeholder.
+        case tooDeep(depth: Int, limit: Int, action: Bool)
+    }
+
+    /// The deepest nesting an event's members may have: with the batch around it (`{"events":
+    /// [ … ]}`) a frame then stays under the server parser's 1,000 levels, and a state under
+    /// its 998.
+    static let maxMemberDepth = 997
+
+    /// The deepest nesting of arrays and objects in `bytes`, a JSON text (strings skipped).
+    static func nesting(of bytes: [UInt8]) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     var seq: Int64
@@ -62,6 +93,12 @@ struct WithheldEvent {
             return "the action of \(event) is \(StateSize.text(bytes)) as one message, over the server's message limit of "
                 + "\(StateSize.text(limit)) (rewind serve --max-message): the server gets a placeholder "
                 + "{\"type\": \"\(WithheldEvent.placeholderType)\"} in its place; start the server with a larger --max-message to keep it"
+        case .tooDeep(let depth, let limit, let action):
+            if action {
+                return "the action of \(event) nests \(depth) levels deep, deeper than the \(limit) the server reads: the server gets a "
+                    + "placeholder {\"type\": \"\(WithheldEvent.placeholderType)\"} in its place"
+            }
+            return "\(event) nests \(depth) levels deep, deeper than the \(limit) the server reads: \(goesOn)"
         }
     }
 

@@ -16,6 +16,8 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
         var problems: [String] = []
         var results: [AppMessage.CommandResult] = []
         var connectionsOpened = 0
+        /// Events refused with `hash-mismatch` (``ProtocolPeer/refuse(_:)``).
+        var refusals = 0
         /// Every frame received, byte for byte.
         var frames: [[UInt8]] = []
         /// How many events each `event` (1) or `events` frame carried, in arrival order.
@@ -49,6 +51,10 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
     /// Closes the connection after this many events arrive on it (once), when set.
     private var dropAfter: Int?
     private var acks = true
+    /// Seqs refused (with `hash-mismatch`) whenever they come with a state change.
+    private var refusing: Set<Int64> = []
+    /// Connections that were sent a refusal: the gaps after it are expected.
+    private var refused: Set<UInt64> = []
     private var server: WebSocketServer?
     /// What `welcome` states (nothing when `nil`, as an older server).
     private let limits: WireLimits?
@@ -66,6 +72,12 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
     }
 
     var port: Int { server?.port ?? 0 }
+
+    /// Refuses the event with `seq` whenever it carries a state change, as a server does an
+    /// event whose hash it cannot match.
+    func refuse(_ seq: Int64) {
+        lock.withLock { _ = refusing.insert(seq) }
+    }
     var url: URL { URL(string: "ws://127.0.0.1:\(port)")! }
     var state: Snapshot { lock.withLock { snapshot } }
 
@@ -159,6 +171,13 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
             dropping.insert(connection.id)
         }
         let next = Int64(stored.events.count)
+        let carriesState = !(event.coalesced && (event.patch ?? []) == [] && event.keyframe == nil)
+        if event.seq == next, refusing.contains(event.seq), carriesState {
+            snapshot.refusals += 1
+            refused.insert(connection.id)
+            return (.error(WireError(.hashMismatch, "event \(event.seq): the state after it hashes to 0000000000000000, the event says \(wireHash(event.hash))")), drop)
+        }
+        if event.seq > next, refused.contains(connection.id) { return (nil, drop) }
         if event.seq < next {
             stored.duplicates += 1
         } else if event.seq > next {
