@@ -66,18 +66,24 @@ public struct SessionExporter {
     }
 
     /// Calls `body` with each state of the session, in seq order, reading only the patches.
+    ///
+    /// The patches are read a page at a time, and no read transaction is open while `body` runs:
+    /// an output that blocks (a download nobody reads) then never keeps the log's WAL from
+    /// restarting.
     func forEachState(_ body: (Int64, JSONValue) throws -> Void) throws {
         guard let last = session.lastSeq else { return }
         var state = try initialState()
         try body(0, state)
-        guard last > 0 else { return }
-        let cursor = try reader.patches(session: session.id, from: 1, to: last)
         var expected: Int64 = 1
-        while let step = try cursor.next() {
-            guard step.seq == expected else { throw ExportError(session: session.id, seq: expected, message: "the event is missing") }
-            try apply(step.patch, seq: step.seq, to: &state)
-            try body(step.seq, state)
-            expected += 1
+        while expected <= last {
+            let page = try reader.patches(session: session.id, from: expected, to: min(last, expected + Int64(pageSize) - 1)).all()
+            guard !page.isEmpty else { break }
+            for step in page {
+                guard step.seq == expected else { throw ExportError(session: session.id, seq: expected, message: "the event is missing") }
+                try apply(step.patch, seq: step.seq, to: &state)
+                try body(step.seq, state)
+                expected += 1
+            }
         }
         guard expected == last + 1 else { throw ExportError(session: session.id, seq: expected, message: "the event is missing") }
     }
