@@ -5,6 +5,9 @@ import Foundation
 /// the list in `LWS_CALLBACK_EVENT_WAIT_CANCELLED`. Results carry the request's generation, never
 /// a `wsi`, so no other thread holds an lws pointer, and a result whose connection has closed (and
 /// whose `wsi` may already belong to a new connection) finds no pending request and is dropped.
+///
+/// Streamed bodies use it too: their producers announce, by generation, that bytes (or the end)
+/// wait to be sent, and the service thread asks for a writable callback for each.
 final class DeferredHandoff: @unchecked Sendable {
     struct Finished {
         var generation: UInt64
@@ -13,6 +16,8 @@ final class DeferredHandoff: @unchecked Sendable {
 
     private struct State {
         var finished: [Finished] = []
+        /// Streams with bytes (or their end) waiting, by generation.
+        var ready: [UInt64] = []
         var closed = false
     }
 
@@ -35,12 +40,42 @@ final class DeferredHandoff: @unchecked Sendable {
         thread.start()
     }
 
-    /// The results handed over since the last call (service thread).
-    func take() -> [Finished] {
+    /// Runs a streamed response's `body` on a new thread with `writer`, then ends the stream:
+    /// finished when `body` returns, failed when it throws.
+    func runBody(_ streamer: HTTPResponseStreamer, writer: HTTPBodyWriter, meter: HTTPStreamMeter) {
+        meter.producerStarted()
+        let thread = Thread {
+            Thread.current.name = "rewind-ws-body"  // from inside, so that the system sees it
+            do {
+                try streamer.body(writer)
+                writer.finish()
+            } catch {
+                writer.fail()
+            }
+            meter.producerEnded()
+        }
+        thread.start()
+    }
+
+    /// Says that stream `generation` has bytes or its end waiting (a producer thread); only the
+    /// first announcement since the service thread last looked interrupts its wait.
+    func announce(_ generation: UInt64) {
+        let wake = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.ready.append(generation)
+            return state.ready.count == 1 && state.finished.isEmpty
+        }
+        if wake { waker.wake() }
+    }
+
+    /// The results handed over and the streams announced since the last call (service thread),
+    /// taken together so that an announcement that did not wake the thread is never left behind.
+    func take() -> (finished: [Finished], ready: [UInt64]) {
         state.withLock { state in
-            let finished = state.finished
+            let taken = (state.finished, state.ready)
             state.finished.removeAll()
-            return finished
+            state.ready.removeAll()
+            return taken
         }
     }
 
@@ -49,6 +84,7 @@ final class DeferredHandoff: @unchecked Sendable {
         state.withLock { state in
             state.closed = true
             state.finished.removeAll()
+            state.ready.removeAll()
         }
     }
 
