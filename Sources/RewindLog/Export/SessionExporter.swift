@@ -35,12 +35,22 @@ public struct SessionExporter {
     /// Throws ``LogError`` when the log cannot be read, ``ExportError`` when a stored patch does
     /// not rebuild its state, and whatever `output` throws.
     public func write(_ format: ImportFormat, to output: @escaping ([UInt8]) throws -> Void) throws {
+        try check(format)
         var buffer = ExportBuffer(output: output)
         switch format {
         case .jsonl: try writeJSONL(into: &buffer)
         case .reduxDevTools: try writeReduxDevTools(into: &buffer)
         }
         try buffer.flush()
+    }
+
+    /// Throws the ``ExportError`` that `write` would throw before writing anything, when the
+    /// session cannot be written in `format` at all: a Redux DevTools export needs at least the
+    /// init action. (Damage found on the way, a patch that does not apply, shows only then.)
+    public func check(_ format: ImportFormat) throws(ExportError) {
+        if format == .reduxDevTools && session.lastSeq == nil {
+            throw ExportError(session: session.id, seq: 0, message: "the session has no events, and a Redux DevTools export needs the init action")
+        }
     }
 
     /// What the session remembers of its import, when it was imported from `format`.
