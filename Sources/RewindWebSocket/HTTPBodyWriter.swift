@@ -186,6 +186,13 @@ public struct HTTPStreamStatistics: Sendable, Hashable {
     public var bufferedBytes: Int
     /// The most ``bufferedBytes`` has been since the server started.
     public var peakBufferedBytes: Int
+
+    /// Statistics with these counts (all zero by default: nothing streamed).
+    public init(activeProducers: Int = 0, bufferedBytes: Int = 0, peakBufferedBytes: Int = 0) {
+        self.activeProducers = activeProducers
+        self.bufferedBytes = bufferedBytes
+        self.peakBufferedBytes = peakBufferedBytes
+    }
 }
 
 /// Counts across a server's streamed responses.
