@@ -11,7 +11,7 @@ import RewindWebSocket
 /// response's bounded buffer (``HTTPBodyWriter/defaultWindow``, 1 MiB) as the client reads, and
 /// stops when the client goes. At most ``Limits/maxConcurrent`` exports run at once; more are
 /// answered `503` with `Retry-After`. `HEAD` finds the session and answers the headers without
-/// making a body.
+/// making a body (at most ``Limits/maxConcurrentHeads`` at once, counted apart).
 struct ExportRoute: Sendable {
     struct Limits: Sendable {
         /// Exports streaming (or finding their session) at once.
@@ -20,11 +20,15 @@ struct ExportRoute: Sendable {
         var stallTimeout: Duration = .seconds(30)
         /// Seconds a refused client is told to wait (`Retry-After`).
         var retryAfterSeconds = 5
+        /// `HEAD` requests looking their session up at once (each on a thread of its own, for a
+        /// few milliseconds; they build nothing, so they are not counted as exports).
+        var maxConcurrentHeads = 8
     }
 
     static let prefix = "/export/"
     private let readers: ReaderPool
     private let slots: ExportSlots
+    private let headSlots: ExportSlots
     private let limits: Limits
 
     init(logPath: String, limits: Limits = Limits()) throws(LogError) {
@@ -35,6 +39,7 @@ struct ExportRoute: Sendable {
         // reads slowly does not keep the log's WAL from restarting.
         readers = try ReaderPool(path: logPath, count: limits.maxConcurrent + 1)
         slots = ExportSlots(limit: limits.maxConcurrent)
+        headSlots = ExportSlots(limit: limits.maxConcurrentHeads)
         self.limits = limits
     }
 
@@ -60,27 +65,25 @@ struct ExportRoute: Sendable {
             format = known
         }
         let headOnly = request.method == "HEAD"
-        var slot: ExportSlot?
-        if !headOnly {
-            guard let taken = slots.acquire() else {
-                var busy = HTTPResponse.text(
-                    "the server is already streaming \(limits.maxConcurrent) exports, as many as it runs at once; try again in a few seconds\n",
-                    status: 503)
-                busy.headers.add("Retry-After", "\(limits.retryAfterSeconds)")
-                return busy
-            }
-            slot = taken
+        guard let slot = (headOnly ? headSlots : slots).acquire() else {
+            let sentence = headOnly
+                ? "the server is already answering \(limits.maxConcurrentHeads) HEAD requests for exports, as many as it takes at once"
+                : "the server is already streaming \(limits.maxConcurrent) exports, as many as it runs at once"
+            var busy = HTTPResponse.text(sentence + "; try again in a few seconds\n", status: 503)
+            busy.headers.add("Retry-After", "\(limits.retryAfterSeconds)")
+            return busy
         }
-        return .deferred { [readers, format, limits, slot] in
+        return .deferred { [readers, format, limits] in
             let response = Self.find(name, format: format, readers: readers, slot: slot, limits: limits)
-            if response.status != 200 { slot?.release() }
+            // A HEAD is done once looked up: its body never runs.
+            if response.status != 200 || headOnly { slot.release() }
             return response
         }
     }
 
     /// The session's streamed export, or the 404/500 that stands for it (a producer thread, not
     /// the service thread).
-    private static func find(_ name: String, format: ImportFormat?, readers: ReaderPool, slot: ExportSlot?,
+    private static func find(_ name: String, format: ImportFormat?, readers: ReaderPool, slot: ExportSlot,
                              limits: Limits) -> HTTPResponse {
         let session: SessionInfo
         do {
@@ -111,7 +114,7 @@ struct ExportRoute: Sendable {
                                     "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"]
         let type = chosen == .jsonl ? "application/x-ndjson" : "application/json"
         return .streamed(contentType: type, headers: headers, stallTimeout: limits.stallTimeout) { writer in
-            defer { slot?.release() }
+            defer { slot.release() }
             try readers.withReader { reader in
                 try SessionExporter(reader: reader, session: session).write(chosen) { chunk in try writer.write(chunk) }
             }
