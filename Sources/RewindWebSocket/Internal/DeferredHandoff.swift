@@ -47,8 +47,8 @@ final class DeferredHandoff: @unchecked Sendable {
         meter.producerStarted()
         let thread = Thread {
             Thread.current.name = "rewind-ws-body"  // from inside, so that the system sees it
-            // And straight to the system as well: the export benchmark counts export threads by
-            // this name (Docs/Benchmarks.md, "Export memory"), and it once missed one.
+            // And through the system's own call: the export benchmark counts export threads by
+            // this name (Docs/Benchmarks.md, "Export memory").
             rewind_set_thread_name("rewind-ws-body")
             Self.lowerPriority()
             do {
