@@ -9,6 +9,10 @@ final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
     private let condition = NSCondition()
     private var acked: Int64 = -1
     private var welcomed = false
+    /// When each seq was handed to the client, and how long its ack took (seconds); an ack
+    /// covers every seq up to its own.
+    private var sentAt: [Double] = []
+    private var ackDelays: [Double] = []
 
     init(port: Int) throws {
         var configuration = WebSocketClientConfiguration(url: "ws://127.0.0.1:\(port)/app", subprotocol: AppMessage.subprotocol)
@@ -22,7 +26,14 @@ final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
         condition.lock()
         switch reply {
         case .welcome: welcomed = true
-        case .ack(let seq): acked = max(acked, seq)
+        case .ack(let seq):
+            let now = Measure.now()
+            if seq > acked, !sentAt.isEmpty {
+                for covered in (acked + 1)...min(seq, Int64(sentAt.count) - 1) {
+                    ackDelays.append(now - sentAt[Int(covered)])
+                }
+            }
+            acked = max(acked, seq)
         default: break
         }
         condition.broadcast()
@@ -41,8 +52,16 @@ final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
     func send(_ frame: [UInt8], window: Int64, seq: Int64) {
         condition.lock()
         while seq - acked > window { _ = condition.wait(until: Date(timeIntervalSinceNow: 1)) }
+        if Int(seq) == sentAt.count { sentAt.append(Measure.now()) }
         condition.unlock()
         _ = client.connection.send(textBytes: frame)
+    }
+
+    /// The delays from handing each event to the client to its ack, in seconds, sorted.
+    var sortedAckDelays: [Double] {
+        condition.lock()
+        defer { condition.unlock() }
+        return ackDelays.sorted()
     }
 
     func waitForAck(_ seq: Int64) {

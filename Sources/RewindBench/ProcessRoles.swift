@@ -31,6 +31,8 @@ enum ProcessRoles {
     /// `app PORT COUNT RATE [STAMP [SHAPE]]`: streams COUNT ~1 KB events (RATE per second, 0: as
     /// fast as the acks allow), waits for the last ack; with STAMP=1 each action carries its send
     /// time. SHAPE is where the kilobyte goes (`EventSource.Shape`: state, the default, or action).
+    /// Reports the time from the first send to the last ack, and each event's delay from its send
+    /// to its ack (p50, p99, max).
     static func app(_ arguments: [String]) throws -> JSONValue {
         guard arguments.count >= 3, let port = Int(arguments[0]), let count = Int(arguments[1]), let rate = Double(arguments[2]) else {
             throw BenchFailure("app PORT COUNT RATE [STAMP [SHAPE]]")
@@ -56,8 +58,13 @@ enum ProcessRoles {
         app.waitForAck(Int64(count - 1))
         let seconds = Measure.now() - start
         app.close()
+        let delays = app.sortedAckDelays
+        func ackPercentile(_ p: Double) -> JSONValue {
+            delays.isEmpty ? .null : .number(JSONNumber(delays[min(delays.count - 1, Int(Double(delays.count) * p))] * 1e3) ?? 0)
+        }
         return ["events": .number(JSONNumber(Int64(count))), "seconds": .number(JSONNumber(seconds)!),
-                "bytesPerEvent": .number(JSONNumber(Int64(stamp ? 0 : frames[min(1, count - 1)].count)))]
+                "bytesPerEvent": .number(JSONNumber(Int64(stamp ? 0 : frames[min(1, count - 1)].count))),
+                "ackP50ms": ackPercentile(0.5), "ackP99ms": ackPercentile(0.99), "ackMaxMs": ackPercentile(1)]
     }
 
     /// `inspector PORT COUNT`: subscribes to every session and waits for COUNT stamped events

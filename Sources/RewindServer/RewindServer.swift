@@ -101,6 +101,18 @@ public final class RewindServer: Sendable {
         state.withLock { $0?.core.hub.count ?? 0 }
     }
 
+    /// How many exports are running: finding their session or streaming it (at most
+    /// ``RewindServerConfiguration/maxConcurrentExports``).
+    public var activeExportCount: Int {
+        state.withLock { $0?.core.export.activeCount ?? 0 }
+    }
+
+    /// What the streamed HTTP responses (the exports) hold: producers running, bytes waiting to
+    /// be sent, and the most that ever waited at once.
+    public var streamStatistics: HTTPStreamStatistics {
+        state.withLock { $0?.socket.streamStatistics } ?? HTTPStreamStatistics()
+    }
+
     /// Stops accepting, closes every connection with 1001, finishes the events already received
     /// and flushes the log. Returns when it is done; calling it again does nothing.
     public func shutdown() {

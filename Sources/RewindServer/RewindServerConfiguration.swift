@@ -44,6 +44,13 @@ public struct RewindServerConfiguration: Sendable {
     public var maxRequestsInFlight: Int = 16
     /// Seconds one query may run before it is stopped with `query-timeout` (default 5).
     public var queryTimeBudget: Double = 5
+    /// Exports (`GET /export/…`) streaming at once (default 2). Another is answered `503` with
+    /// `Retry-After: 5` until one ends. Each holds a reader connection of its own, a thread, and at
+    /// most a 1 MiB buffer of output besides the state it is writing.
+    public var maxConcurrentExports: Int = 2
+    /// How long an export's client may take nothing while output waits for it (default 30 s,
+    /// whole seconds) before it is dropped and its export stops.
+    public var exportStallTimeout: Duration = .seconds(30)
     /// How long the socket thread waits after reading a little before it reads again (default
     /// 1 ms, at most 100 ms; see `WebSocketServerConfiguration.receiveGathering`). At a steady
     /// few thousand events a second it reads several at a time, and the ingest takes them in one

@@ -58,6 +58,12 @@ public final class WebSocketServer: Sendable {
         engine.control.withLock { $0.openConnections }
     }
 
+    /// What the streamed HTTP responses hold now: producers running, bytes waiting to be sent,
+    /// and the most that ever waited at once.
+    public var streamStatistics: HTTPStreamStatistics {
+        engine.streamMeter.statistics
+    }
+
     /// Stops accepting connections, lets queued output drain, closes every connection with
     /// `closeCode`, then destroys the context on the service thread and joins it. Waits at most
     /// the configured grace period for peers before dropping them. Called from a delegate method

@@ -108,9 +108,13 @@ struct SessionExportTests {
         let reread = try JSONLImport.parse(jsonl)
         #expect(try ImportSupport.states(of: reread.events) == states)
 
-        let redux = try ReduxDevToolsImport.parse(try export(path: directory.path("log.db"), session: id, format: .reduxDevTools))
+        let reduxBytes = try export(path: directory.path("log.db"), session: id, format: .reduxDevTools)
+        let redux = try ReduxDevToolsImport.parse(reduxBytes)
         #expect(try ImportSupport.states(of: redux.events) == states)
         #expect(redux.events.map(\.action) == events.map(\.action))
+        // The states are read a page of patches at a time too; the pages do not show.
+        #expect(try export(path: directory.path("log.db"), session: id, format: .reduxDevTools, pageSize: 97) == reduxBytes)
+        #expect(try export(path: directory.path("log.db"), session: id, format: .jsonl, pageSize: 1_000) == jsonl)
     }
 
     @Test("a patch that does not rebuild its state stops the export, naming the seq")

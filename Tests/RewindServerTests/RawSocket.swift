@@ -145,17 +145,56 @@ struct HTTPResult {
     var head: String
     var body: String
 
-    static func get(_ target: String, port: Int, headers: [String] = [], host: String? = nil) throws -> HTTPResult {
+    static func get(_ target: String, port: Int, headers: [String] = [], host: String? = nil, method: String = "GET") throws -> HTTPResult {
         let socket = try RawSocket(port: port)
-        var request = "GET \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+        var request = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         for header in headers { request += header + "\r\n" }
         try socket.write(Array((request + "\r\n").utf8))
-        let raw = String(decoding: socket.read { _ in false }, as: UTF8.self)
-        let sections = raw.components(separatedBy: "\r\n\r\n")
-        let head = sections.first ?? ""
+        return parse(socket.read(timeout: 60) { _ in false })
+    }
+
+    /// The response in `raw`: its head, and its body, decoded when it came chunked.
+    static func parse(_ raw: [UInt8]) -> HTTPResult {
+        let separator = Array("\r\n\r\n".utf8)
+        let end = raw.indices.first { raw[$0...].starts(with: separator) } ?? raw.count
+        let head = String(decoding: raw[..<end], as: UTF8.self)
         let parts = head.split(separator: " ", maxSplits: 2)
-        return HTTPResult(status: parts.count >= 2 ? Int(parts[1]) ?? 0 : 0, head: head,
-                          body: sections.dropFirst().joined(separator: "\r\n\r\n"))
+        var result = HTTPResult(status: parts.count >= 2 ? Int(parts[1]) ?? 0 : 0, head: head, body: "")
+        let body = Array(raw[min(raw.count, end + 4)...])
+        if result.header("transfer-encoding") == "chunked" {
+            let (payload, complete) = dechunk(body)
+            result.bodyBytes = payload
+            result.complete = complete
+        } else {
+            result.bodyBytes = body
+        }
+        result.body = String(decoding: result.bodyBytes, as: UTF8.self)
+        return result
+    }
+
+    /// The body's bytes (decoded when chunked).
+    var bodyBytes: [UInt8] = []
+    /// Whether a chunked body ended with its last chunk (other bodies: always).
+    var complete = true
+
+    /// The payload of a `transfer-encoding: chunked` body, and whether its last (empty) chunk and
+    /// the blank line after it arrived.
+    static func dechunk(_ raw: [UInt8]) -> (body: [UInt8], complete: Bool) {
+        var body: [UInt8] = []
+        var index = 0
+        let crlf: [UInt8] = [13, 10]
+        while true {
+            guard let lineEnd = raw[index...].indices.first(where: { raw[$0...].starts(with: crlf) }),
+                  let size = Int(String(decoding: raw[index..<lineEnd], as: UTF8.self), radix: 16) else { return (body, false) }
+            let start = lineEnd + 2
+            if size == 0 { return (body, raw[start...].starts(with: crlf)) }
+            guard start + size + 2 <= raw.count, raw[(start + size)...].starts(with: crlf) else {
+                body += raw[start..<min(raw.count, start + size)]
+                return (body, false)
+            }
+            body += raw[start..<(start + size)]
+            index = start + size + 2
+        }
     }
 
     func header(_ name: String) -> String? {

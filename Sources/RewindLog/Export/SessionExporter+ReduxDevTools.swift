@@ -10,9 +10,8 @@ extension SessionExporter {
     ///
     /// Two walks: the actions first, then the states, so neither list is held in memory.
     func writeReduxDevTools(into buffer: inout ExportBuffer) throws {
-        guard let last = session.lastSeq else {
-            throw ExportError(session: session.id, seq: 0, message: "the session has no events, and a Redux DevTools export needs the init action")
-        }
+        try check(.reduxDevTools)
+        guard let last = session.lastSeq else { return }
         let errors = importMeta(for: .reduxDevTools)?.errors ?? [:]
         let total = 2 * session.eventCount
         var done = 0

@@ -35,12 +35,22 @@ public struct SessionExporter {
     /// Throws ``LogError`` when the log cannot be read, ``ExportError`` when a stored patch does
     /// not rebuild its state, and whatever `output` throws.
     public func write(_ format: ImportFormat, to output: @escaping ([UInt8]) throws -> Void) throws {
+        try check(format)
         var buffer = ExportBuffer(output: output)
         switch format {
         case .jsonl: try writeJSONL(into: &buffer)
         case .reduxDevTools: try writeReduxDevTools(into: &buffer)
         }
         try buffer.flush()
+    }
+
+    /// Throws the ``ExportError`` that `write` would throw before writing anything, when the
+    /// session cannot be written in `format` at all: a Redux DevTools export needs at least the
+    /// init action. (Damage found on the way, a patch that does not apply, shows only then.)
+    public func check(_ format: ImportFormat) throws(ExportError) {
+        if format == .reduxDevTools && session.lastSeq == nil {
+            throw ExportError(session: session.id, seq: 0, message: "the session has no events, and a Redux DevTools export needs the init action")
+        }
     }
 
     /// What the session remembers of its import, when it was imported from `format`.
@@ -66,18 +76,24 @@ public struct SessionExporter {
     }
 
     /// Calls `body` with each state of the session, in seq order, reading only the patches.
+    ///
+    /// The patches are read a page at a time, and no read transaction is open while `body` runs:
+    /// an output that blocks (a download nobody reads) then never keeps the log's WAL from
+    /// restarting.
     func forEachState(_ body: (Int64, JSONValue) throws -> Void) throws {
         guard let last = session.lastSeq else { return }
         var state = try initialState()
         try body(0, state)
-        guard last > 0 else { return }
-        let cursor = try reader.patches(session: session.id, from: 1, to: last)
         var expected: Int64 = 1
-        while let step = try cursor.next() {
-            guard step.seq == expected else { throw ExportError(session: session.id, seq: expected, message: "the event is missing") }
-            try apply(step.patch, seq: step.seq, to: &state)
-            try body(step.seq, state)
-            expected += 1
+        while expected <= last {
+            let page = try reader.patches(session: session.id, from: expected, to: min(last, expected + Int64(pageSize) - 1)).all()
+            guard !page.isEmpty else { break }
+            for step in page {
+                guard step.seq == expected else { throw ExportError(session: session.id, seq: expected, message: "the event is missing") }
+                try apply(step.patch, seq: step.seq, to: &state)
+                try body(step.seq, state)
+                expected += 1
+            }
         }
         guard expected == last + 1 else { throw ExportError(session: session.id, seq: expected, message: "the event is missing") }
     }

@@ -1,5 +1,6 @@
 /// Collects output bytes and hands them on in chunks of about 64 KiB, so an export of any size
-/// holds one chunk at a time.
+/// holds one chunk at a time. A value of a chunk or more (a large state) is handed on as it is,
+/// after what was collected before it, instead of being copied into the chunk.
 struct ExportBuffer: ~Copyable {
     private var bytes: [UInt8] = []
     private let output: ([UInt8]) throws -> Void
@@ -16,6 +17,11 @@ struct ExportBuffer: ~Copyable {
     }
 
     mutating func append(_ value: [UInt8]) throws {
+        guard value.count < Self.chunkSize else {
+            try flush()
+            try output(value)
+            return
+        }
         bytes.append(contentsOf: value)
         try flushIfFull()
     }

@@ -40,7 +40,9 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
                 limits: InspectorQueries.Limits(maxReplyBytes: configuration.queueLimits.maxBytes,
                                                 maxInFlight: configuration.maxRequestsInFlight,
                                                 queryTimeBudget: configuration.queryTimeBudget))
-            export = try ExportRoute(logPath: configuration.logPath)
+            export = try ExportRoute(logPath: configuration.logPath,
+                                     limits: ExportRoute.Limits(maxConcurrent: configuration.maxConcurrentExports,
+                                                                stallTimeout: configuration.exportStallTimeout))
         } catch {
             writer?.close()
             throw error

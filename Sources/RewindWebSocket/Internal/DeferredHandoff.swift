@@ -1,3 +1,4 @@
+import CLibWebSockets
 import Foundation
 
 /// Where the threads running ``HTTPResponse/deferred(_:)`` producers leave their results for the
@@ -5,6 +6,9 @@ import Foundation
 /// the list in `LWS_CALLBACK_EVENT_WAIT_CANCELLED`. Results carry the request's generation, never
 /// a `wsi`, so no other thread holds an lws pointer, and a result whose connection has closed (and
 /// whose `wsi` may already belong to a new connection) finds no pending request and is dropped.
+///
+/// Streamed bodies use it too: their producers announce, by generation, that bytes (or the end)
+/// wait to be sent, and the service thread asks for a writable callback for each.
 final class DeferredHandoff: @unchecked Sendable {
     struct Finished {
         var generation: UInt64
@@ -13,6 +17,8 @@ final class DeferredHandoff: @unchecked Sendable {
 
     private struct State {
         var finished: [Finished] = []
+        /// Streams with bytes (or their end) waiting, by generation.
+        var ready: [UInt64] = []
         var closed = false
     }
 
@@ -35,12 +41,54 @@ final class DeferredHandoff: @unchecked Sendable {
         thread.start()
     }
 
-    /// The results handed over since the last call (service thread).
-    func take() -> [Finished] {
+    /// Runs a streamed response's `body` on a new thread with `writer`, then ends the stream:
+    /// finished when `body` returns, failed when it throws.
+    func runBody(_ streamer: HTTPResponseStreamer, writer: HTTPBodyWriter, meter: HTTPStreamMeter) {
+        meter.producerStarted()
+        let thread = Thread {
+            Thread.current.name = "rewind-ws-body"  // from inside, so that the system sees it
+            // And through the system's own call: the export benchmark counts export threads by
+            // this name (Docs/Benchmarks.md, "Export memory").
+            rewind_set_thread_name("rewind-ws-body")
+            Self.lowerPriority()
+            do {
+                try streamer.body(writer)
+                writer.finish()
+            } catch {
+                writer.fail()
+            }
+            meter.producerEnded()
+        }
+        thread.qualityOfService = .utility  // where Foundation maps it to the system (Apple's)
+        thread.start()
+    }
+
+    /// Lowers the calling thread's CPU priority (nice 10 on Linux, where a thread is a task of its
+    /// own), so that a body being made, a bulk job, gives way to the threads that answer and
+    /// store: on a busy machine they get the cores first.
+    private static func lowerPriority() {
+        _ = rewind_set_thread_nice(10)
+    }
+
+    /// Says that stream `generation` has bytes or its end waiting (a producer thread); only the
+    /// first announcement since the service thread last looked interrupts its wait.
+    func announce(_ generation: UInt64) {
+        let wake = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.ready.append(generation)
+            return state.ready.count == 1 && state.finished.isEmpty
+        }
+        if wake { waker.wake() }
+    }
+
+    /// The results handed over and the streams announced since the last call (service thread),
+    /// taken together so that an announcement that did not wake the thread is never left behind.
+    func take() -> (finished: [Finished], ready: [UInt64]) {
         state.withLock { state in
-            let finished = state.finished
+            let taken = (state.finished, state.ready)
             state.finished.removeAll()
-            return finished
+            state.ready.removeAll()
+            return taken
         }
     }
 
@@ -49,6 +97,7 @@ final class DeferredHandoff: @unchecked Sendable {
         state.withLock { state in
             state.closed = true
             state.finished.removeAll()
+            state.ready.removeAll()
         }
     }
 

@@ -27,6 +27,12 @@ enum RequestReader {
         }
     }
 
+    /// Whether the request line said HTTP/1.1 (lws keeps the version as the `WSI_TOKEN_HTTP`
+    /// token); HTTP/1.0 clients cannot take a chunked body.
+    static func isHTTP11(_ wsi: OpaquePointer) -> Bool {
+        header(wsi, WSI_TOKEN_HTTP)?.uppercased() == "HTTP/1.1"
+    }
+
     /// One header by token, all its occurrences joined as lws joins them.
     static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
         let length = Int(lws_hdr_total_length(wsi, token))

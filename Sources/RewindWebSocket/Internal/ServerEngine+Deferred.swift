@@ -5,6 +5,8 @@ import CLibWebSockets
 struct PendingDeferred {
     var wsi: OpaquePointer
     var headOnly: Bool
+    /// The request was HTTP/1.1, so a streamed body may go out chunked.
+    var chunked: Bool
     /// Headers set on the deferred response itself, added to the produced one.
     var extraHeaders: HTTPHeaders
     /// The produced response, once its thread has handed it over.
@@ -18,10 +20,11 @@ extension ServerEngine {
     /// connection and the result is dropped.
     static let deferredTimeoutSeconds: Int32 = 120
 
-    func startDeferred(_ response: HTTPResponse, producer: HTTPResponseProducer, headOnly: Bool, on wsi: OpaquePointer) -> Int32 {
+    func startDeferred(_ response: HTTPResponse, producer: HTTPResponseProducer, headOnly: Bool, chunked: Bool,
+                       on wsi: OpaquePointer) -> Int32 {
         nextDeferredGeneration += 1
         let generation = nextDeferredGeneration
-        pendingDeferred[generation] = PendingDeferred(wsi: wsi, headOnly: headOnly, extraHeaders: response.headers)
+        pendingDeferred[generation] = PendingDeferred(wsi: wsi, headOnly: headOnly, chunked: chunked, extraHeaders: response.headers)
         // Nothing is written until the producer is done; an explicit timeout states how long
         // that may take instead of relying on whatever lws applies to a silent transaction.
         lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.deferredTimeoutSeconds)
@@ -30,9 +33,11 @@ extension ServerEngine {
     }
 
     /// `EVENT_WAIT_CANCELLED`: results whose connection is still waiting ask for a writable
-    /// callback; the others (closed meanwhile) are dropped.
+    /// callback; the others (closed meanwhile) are dropped. Streams with bytes waiting ask too.
     func takeFinishedDeferred() {
-        for finished in deferredHandoff.take() {
+        let (results, ready) = deferredHandoff.take()
+        if !ready.isEmpty { wakeStreams(ready) }
+        for finished in results {
             guard pendingDeferred[finished.generation] != nil else { continue }
             pendingDeferred[finished.generation]?.response = finished.response
             if let wsi = pendingDeferred[finished.generation]?.wsi { lws_callback_on_writable(wsi) }
@@ -48,7 +53,7 @@ extension ServerEngine {
         lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
         response.producer = nil
         for field in pending.extraHeaders { response.headers.add(field.name, field.value) }
-        return send(response, headOnly: pending.headOnly, on: wsi)
+        return send(response, headOnly: pending.headOnly, chunked: pending.chunked, on: wsi)
     }
 
     /// The connection closed: whatever its producer returns later is dropped.

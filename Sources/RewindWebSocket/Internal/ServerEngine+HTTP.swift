@@ -8,7 +8,8 @@ struct HTTPTransfer {
 
 /// Plain HTTP: `GET`/`HEAD` go to the delegate; the response's headers are written at once (a
 /// deferred response's once it is produced, see ServerEngine+Deferred.swift) and its body across
-/// writable callbacks, so multi-megabyte bodies never sit whole in lws' buffers.
+/// writable callbacks, so multi-megabyte bodies never sit whole in lws' buffers. A streamed body
+/// is made while it is sent (ServerEngine+Stream.swift).
 extension ServerEngine {
     /// `HTTP`: a request without an upgrade.
     func respondToHTTP(_ wsi: OpaquePointer) -> Int32 {
@@ -22,15 +23,18 @@ extension ServerEngine {
             remoteAddress: SocketAddress.peer(of: wsi)
         )
         let response = delegate?.respond(to: request) ?? .notFound
+        // Read now: a deferred response is sent after lws has let go of the request's headers.
+        let chunked = RequestReader.isHTTP11(wsi)
         if let producer = response.producer {
-            return startDeferred(response, producer: producer, headOnly: method == "HEAD", on: wsi)
+            return startDeferred(response, producer: producer, headOnly: method == "HEAD", chunked: chunked, on: wsi)
         }
-        return send(response, headOnly: method == "HEAD", on: wsi)
+        return send(response, headOnly: method == "HEAD", chunked: chunked, on: wsi)
     }
 
     /// `HTTP_WRITEABLE`: the next chunk of the body, and the end of the transaction after the last.
     func httpWritable(_ wsi: OpaquePointer) -> Int32 {
         if let sent = sendFinishedDeferred(on: wsi) { return sent }
+        if let sent = streamWritable(wsi) { return sent }
         guard let transfer = transfers[wsi] else { return 0 }
         let count = min(ScratchBuffer.capacity, transfer.body.count - transfer.offset)
         let isLast = transfer.offset + count == transfer.body.count
@@ -49,8 +53,12 @@ extension ServerEngine {
         return 0
     }
 
-    /// Writes the headers, then completes the transaction or starts the body's transfer.
-    func send(_ response: HTTPResponse, headOnly: Bool, on wsi: OpaquePointer) -> Int32 {
+    /// Writes the headers, then completes the transaction or starts the body's transfer (or its
+    /// producer, for a streamed response; `chunked` when the request was HTTP/1.1).
+    func send(_ response: HTTPResponse, headOnly: Bool, chunked: Bool, on wsi: OpaquePointer) -> Int32 {
+        if let streamer = response.streamer {
+            return startStream(response, streamer: streamer, headOnly: headOnly, chunked: chunked, on: wsi)
+        }
         let estimate = 512 + response.contentType.utf8.count
             + response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 }
         guard let start = scratch.region(count: estimate) else { return respondWithStatus(wsi, 500) }

@@ -28,6 +28,8 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     /// The cap on output queued across all connections.
     lazy var outputBudget = OutputBudget(limit: configuration.maxQueuedBytesTotal)
     let deferredHandoff: DeferredHandoff
+    /// What the streamed responses hold (any thread).
+    let streamMeter = HTTPStreamMeter()
     let thread = ServiceThread()
     let endpointsByPath: [String: WebSocketEndpoint]
     let subprotocols: Set<String>
@@ -39,6 +41,8 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     var upgrades: [OpaquePointer: WebSocketUpgradeRequest] = [:]
     var transfers: [OpaquePointer: HTTPTransfer] = [:]
     var pendingDeferred: [UInt64: PendingDeferred] = [:]
+    var streams: [OpaquePointer: ActiveStream] = [:]
+    var streamsByGeneration: [UInt64: OpaquePointer] = [:]
     var nextDeferredGeneration: UInt64 = 0
     var shutdownCode: WebSocketCloseCode?
     let scratch = ScratchBuffer()
@@ -144,6 +148,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         waker.detach()
         deferredHandoff.close()  // responses still being produced are dropped when they finish
         context.destroy()  // remaining connections get CLOSED (and didClose) here
+        closeRemainingStreams()
         self.context = nil
         delegate = nil
         control.withLock { $0.phase = .stopped }
@@ -218,6 +223,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             connection.core.requestClose(code: code, reason: "server shutting down", wake: false)
             if let wsi = connection.core.wsi { lws_callback_on_writable(wsi) }
         }
+        killStreams()
     }
 
     func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
@@ -253,11 +259,13 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             transfers[wsi] = nil
             upgrades[wsi] = nil
             forgetDeferred(on: wsi)
+            endStream(on: wsi)
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
             transfers[wsi] = nil
             upgrades[wsi] = nil
             forgetDeferred(on: wsi)
+            endStream(on: wsi)
             closed(wsi)
             return 0
         default:

@@ -59,6 +59,14 @@ final class RawSocket {
         }
     }
 
+    /// Reads in large pieces until what arrived ends with `suffix`, the peer closes, or `timeout`
+    /// passes: for a response after which the peer sends nothing until asked again.
+    func read(untilSuffix suffix: [UInt8], timeout: Duration = .seconds(10)) -> [UInt8] {
+        read(timeout: timeout, byteAtATime: false) { received in
+            received.count >= suffix.count && received.suffix(suffix.count).elementsEqual(suffix)
+        }
+    }
+
     /// Reads until the peer closes or `timeout` passes.
     func readToEnd(timeout: Duration = .seconds(20)) -> [UInt8] {
         read(timeout: timeout, byteAtATime: false) { _ in false }
