@@ -108,11 +108,11 @@ enum ProcessServerBenchmarks {
         }
     }
 
-    static func withServer<T>(_ body: (Server) throws -> T) throws -> T {
+    static func withServer<T>(port: Int = 0, _ body: (Server) throws -> T) throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let child = try Child(try rewindBinary(), ["serve", "--port", "0", "--db", folder.appendingPathComponent("bench.db").path,
+        let child = try Child(try rewindBinary(), ["serve", "--port", String(port), "--db", folder.appendingPathComponent("bench.db").path,
                                                     "--web", folder.path])
         defer { child.terminate() }
         let line = try child.waitFor("/app")

@@ -12,6 +12,7 @@ let groups: [BenchGroup] = [
     StoreBenchmarks.recorderGroup,
     ServerBenchmarks.group,
     ProcessServerBenchmarks.group,
+    ForwardBenchmarks.group,
 ]
 
 // A client of the server-process benchmarks, run as a process of its own.

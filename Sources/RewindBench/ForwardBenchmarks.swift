@@ -1,0 +1,187 @@
+import Foundation
+import Rewind
+import RewindJSON
+
+/// The "server-process/recorder" group (`--filter recorder-forward`): the product's own app side
+/// (a real `Recorder` whose `ServerSink` keeps a local log, store and forward, and sends batches)
+/// against `rewind serve` in its own process, inspectors in processes of their own.
+enum ForwardBenchmarks {
+    static var group: BenchGroup {
+        BenchGroup(name: "server-process/recorder-forward") { try MainActor.assumeIsolated { try run() } }
+    }
+
+    /// ~1 KB of state per event: a counter and a 900-byte string whose head changes.
+    struct BenchState: Codable, Sendable {
+        var count = 0
+        var last = String(repeating: "r", count: 900)
+    }
+
+    /// The action carries its send time (`t`, uptime nanoseconds), which the inspectors read.
+    struct BenchAction: Codable, Sendable {
+        var type = "bench/set"
+        var t: Int64
+    }
+
+    @MainActor
+    static func run() throws -> [BenchResult] {
+        var results: [BenchResult] = []
+        results += try live(inspectors: 1)
+        results += try live(inspectors: 10)
+        results += try catchUp(events: 100_000)
+        results += try recorderAtOneMegabyte()
+        return results
+    }
+
+    static func folder(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// 15,000 events at 5,000/s from a recording app: server CPU per event and latency to the
+    /// inspectors.
+    @MainActor
+    static func live(inspectors count: Int) throws -> [BenchResult] {
+        let outbox = try folder("outbox")
+        defer { try? FileManager.default.removeItem(at: outbox) }
+        return try ProcessServerBenchmarks.withServer { server in
+            let events = 15_000
+            let watchers = try (0..<count).map { _ in
+                try Child(ProcessServerBenchmarks.bench, ["--role", "inspector", String(server.port), String(events)])
+            }
+            for watcher in watchers { try watcher.waitFor("ready") }
+            let sink = ServerSink(url: URL(string: "ws://127.0.0.1:\(server.port)")!, capacity: 50_000, localLog: outbox.path, report: nil)
+            var state = BenchState()
+            let recorder = Recorder<BenchState, BenchAction>(initialState: state, to: .sinks([sink]),
+                                                             metadata: RecordingMetadata(app: "bench"),
+                                                             options: RecorderOptions(queueCapacity: 50_000))
+            let before = server.cpuSeconds()
+            let start = Measure.now()
+            for seq in 1..<events {
+                let due = start + Double(seq) / 5_000
+                while Measure.now() < due { usleep(50) }
+                state.count = seq
+                state.last.replaceSubrange(state.last.startIndex..<state.last.index(state.last.startIndex, offsetBy: 12),
+                                           with: String(seq).leftPad(12))
+                recorder.record(BenchAction(t: Int64(DispatchTime.now().uptimeNanoseconds)), state: state)
+            }
+            _ = sink.waitForAcknowledgements(timeout: .seconds(60))
+            let reports = try watchers.map { try $0.finish() }
+            let cpu = server.cpuSeconds() - before
+            recorder.stop()
+            func values(_ key: String) -> [Double] { reports.compactMap { $0[key]?.numberValue?.doubleValue }.sorted() }
+            let p50 = values("p50"), p99 = values("p99")
+            let lagged = reports.filter { $0["lagged"] == true }.count
+            let label = count == 1 ? "1 inspector" : "\(count) inspectors"
+            return [
+                BenchResult(name: "server-process/recorder app, server CPU per event, 5,000/s, \(label)",
+                            value: (cpu / Double(events) * 1e7).rounded() / 10, unit: "µs",
+                            note: "a real Recorder with a local log streams ~1 KB states (batches when more than one waits); goal ≤ 30"),
+                BenchResult(name: "server-process/recorder app, latency p50, \(label)", value: (p50[p50.count / 2] * 100).rounded() / 100,
+                            unit: "ms", note: "record → inspector, after a 1,000-event warm-up; \(lagged) lagged"),
+                BenchResult(name: "server-process/recorder app, latency p99, \(label)", value: ((p99.last ?? .nan) * 100).rounded() / 100,
+                            unit: "ms", note: "the worst inspector's p99; goal < 10 ms"),
+            ]
+        }
+    }
+
+    /// `events` recorded while the server is away, then delivered by the next run's sink: events
+    /// per second from the first connect to the last acknowledgement, and server CPU per event.
+    @MainActor
+    static func catchUp(events: Int) throws -> [BenchResult] {
+        let outbox = try folder("catchup")
+        defer { try? FileManager.default.removeItem(at: outbox) }
+        let port = try freePort()
+        let url = URL(string: "ws://127.0.0.1:\(port)")!
+        // The first run: nothing listens; every event stays in the local log.
+        do {
+            let sink = ServerSink(url: url, localLog: outbox.path, report: nil)
+            var state = BenchState()
+            let recorder = Recorder<BenchState, BenchAction>(initialState: state, to: .sinks([sink]),
+                                                             metadata: RecordingMetadata(app: "bench"),
+                                                             options: RecorderOptions(queueCapacity: events + 1))
+            for seq in 1...events {
+                state.count = seq
+                state.last.replaceSubrange(state.last.startIndex..<state.last.index(state.last.startIndex, offsetBy: 12),
+                                           with: String(seq).leftPad(12))
+                recorder.record(BenchAction(t: 0), state: state)
+            }
+            recorder.stop()
+            sink.disconnect()
+        }
+        return try ProcessServerBenchmarks.withServer(port: port) { server in
+            let before = server.cpuSeconds()
+            let start = Measure.now()
+            let sink = ServerSink(url: url, localLog: outbox.path, report: nil)
+            let recorder = Recorder<BenchState, BenchAction>(initialState: BenchState(), to: .sinks([sink]),
+                                                             metadata: RecordingMetadata(app: "bench"))
+            let delivered = sink.waitForCatchUp(timeout: .seconds(600))
+            let seconds = Measure.now() - start
+            let cpu = server.cpuSeconds() - before
+            recorder.stop()
+            guard delivered else { throw BenchFailure("the catch-up did not finish in 600 s") }
+            let total = Double(events + 1)
+            return [
+                BenchResult(name: "server-process/catch-up of \(events) queued events", value: (total / seconds).rounded(), unit: "events/s",
+                            note: "recorded with the server away into the local log, delivered by the next run in batches"),
+                BenchResult(name: "server-process/catch-up, server CPU per event", value: (cpu / total * 1e7).rounded() / 10, unit: "µs",
+                            note: "utime+stime of rewind serve while it took the catch-up"),
+            ]
+        }
+    }
+
+    /// Recorder throughput at 1 MB with the local log and the server, against the same states
+    /// into a log file alone, in one run.
+    @MainActor
+    static func recorderAtOneMegabyte() throws -> [BenchResult] {
+        let scratch = try folder("recorder-forward")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let state = StoreBenchmarks.State(bytes: 1_000_000)
+        let count = 200
+        var states: [StoreBenchmarks.State] = []
+        var current = state
+        for index in 0..<count {
+            _ = StoreBenchmarks.reducer(&current, .toggle(index))
+            states.append(current)
+        }
+        let alone = StoreBenchmarks.recorderThroughput(state, count: count, path: scratch.appendingPathComponent("alone.db").path)
+        let forwarded = try ProcessServerBenchmarks.withServer { server in
+            let sink = ServerSink(url: URL(string: "ws://127.0.0.1:\(server.port)")!, localLog: scratch.path, report: nil)
+            let recorder = Recorder<StoreBenchmarks.State, StoreBenchmarks.Action>(
+                initialState: state, to: .sinks([sink]), metadata: RecordingMetadata(app: "bench"),
+                options: RecorderOptions(queueCapacity: count + 1))
+            recorder.flush()
+            _ = sink.waitForAcknowledgements(timeout: .seconds(60))
+            let t0 = Measure.now()
+            for index in 0..<count { recorder.record(.toggle(index), state: states[index]) }
+            recorder.flush()
+            _ = sink.waitForAcknowledgements(timeout: .seconds(120))
+            let seconds = Measure.now() - t0
+            recorder.stop()
+            return Double(count) / seconds
+        }
+        #if DEBUG
+        let build = "debug build"
+        #else
+        let build = "release build"
+        #endif
+        return [BenchResult(name: "recorder/1 MB state, local log and server (\(build))", value: forwarded.rounded(), unit: "states/s",
+                            baseline: alone.rounded(), ratio: forwarded / alone,
+                            note: "\(count) states to all acked by rewind serve; baseline: into a log file alone; goal ≥ 2,000")]
+    }
+
+    /// A port nothing listens on at the moment.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw BenchFailure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
