@@ -176,10 +176,12 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
                     if server.keepsLocalLog { kept = max(kept, missing) }
                     if missing > 0 { delivered = false }
                 }
-                if !delivered, let failure = server.lastFailure { lastError = failure }
+                // The last failure, even when everything arrived in the end (a state withheld
+                // for the server's limit, a connect that failed before one that worked).
+                if let failure = server.lastFailure { lastError = failure }
             }
             completion(RecordingResult(delivered: delivered, acknowledged: delivered ? recorded : acknowledged,
-                                       recorded: recorded, keptOnDevice: delivered ? 0 : kept, lastError: delivered ? nil : lastError))
+                                       recorded: recorded, keptOnDevice: delivered ? 0 : kept, lastError: lastError))
         }.start()
     }
 

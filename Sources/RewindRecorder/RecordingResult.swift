@@ -17,7 +17,8 @@ public struct RecordingResult: Sendable, Equatable, CustomStringConvertible {
     /// delivered the next time the app reaches the server (or by `rewind push`).
     public var keptOnDevice: Int
     /// The last failure, in one sentence: the recorder's own, the local log's, or the server's
-    /// (refused, unreachable, a refused event).
+    /// (refused, unreachable, a refused event, a state withheld for the server's limit), also
+    /// when everything arrived in the end.
     public var lastError: String?
 
     /// Makes a result.
@@ -30,7 +31,7 @@ public struct RecordingResult: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        if delivered { return "all \(recorded) events were delivered" }
+        if delivered { return "all \(recorded) events were delivered" + (lastError.map { " (\($0))" } ?? "") }
         var text = "\(acknowledged) of \(recorded) events reached the server"
         if keptOnDevice > 0 { text += "; \(keptOnDevice) are kept on this device and go out the next time the app reaches the server" }
         if let lastError { text += " (\(lastError))" }

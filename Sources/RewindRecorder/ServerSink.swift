@@ -281,6 +281,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Whether the sink keeps a local log (store and forward).
     var keepsLocalLog: Bool { outboxFolder != nil }
 
+    /// How many earlier sessions from the local log this sink delivers (once its first session
+    /// has begun).
+    public var catchUpCount: Int { lock.withLock { catchingUp.count } }
+
     /// Waits until the earlier sessions found in the local log are delivered, or `timeout`.
     @discardableResult
     public func waitForCatchUp(timeout: Duration) -> Bool {

@@ -17,6 +17,37 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: db))
     }
 
+    @Test("a log that cannot be written, or that another server writes, is refused at start in one sentence")
+    func unwritableOrTaken() throws {
+        // Not even root may create a file in /sys.
+        let unwritable = "/sys/rewind-\(UUID().uuidString).db"
+        let refused = try CLIRunner.run(["serve", "--port", "0", "--db", unwritable])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("\(unwritable) cannot be written"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("rewind.db").path
+        let first = try ServeProcess(["--port", "0", "--db", db, "--web", dir.url.path])
+        defer {
+            first.signal(SIGKILL)
+            _ = first.waitForExit()
+        }
+        #expect(first.port() != nil)
+        let second = try CLIRunner.run(["serve", "--port", "0", "--db", db, "--web", dir.url.path])
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("\(db) is already being written by another process (pid "), "\(second.stderr)")
+        #expect(second.stderr.contains(": rewind serve)"), "\(second.stderr)")
+        // A read-only server runs beside it.
+        let beside = try ServeProcess(["--port", "0", "--db", db, "--web", dir.url.path, "--read-only"])
+        defer {
+            beside.signal(SIGKILL)
+            _ = beside.waitForExit()
+        }
+        #expect(beside.port() != nil)
+    }
+
     @Test("SIGINT or SIGTERM the moment the address is printed stops it cleanly, every time")
     func signalAtOnce() throws {
         let dir = try TemporaryDirectory()

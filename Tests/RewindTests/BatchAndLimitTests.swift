@@ -140,8 +140,10 @@ struct BatchAndLimitTests {
         #expect(sink.connectionCount == 1)
         #expect(sink.lastServerError == nil)
         #expect(reports.all.isEmpty)
-        recorder.stop()
-        #expect((await Task.detached { sink.waitUntilEnded(timeout: .seconds(30)) }.value))
+        // The recording's result says all of it arrived, and names the state kept back.
+        let result = await recorder.finish(timeout: .seconds(30))
+        #expect(result.delivered, "\(result)")
+        #expect(result.lastError?.contains("--max-state") == true, "\(result)")
         serve.kill(SIGTERM)
 
         let stored = try LogStates(path: log, session: recorder.session.uuid)
@@ -202,8 +204,10 @@ struct BatchAndLimitTests {
         #expect(!sentence.contains("\n"))
         #expect(sink.lastServerError?.contains("--max-state") == true)
 
-        recorder.stop()
-        #expect((await Task.detached { sink.waitUntilEnded(timeout: .seconds(30)) }.value))
+        // The recording's result says all of it arrived, and names the state kept back.
+        let result = await recorder.finish(timeout: .seconds(30))
+        #expect(result.delivered, "\(result)")
+        #expect(result.lastError?.contains("--max-state") == true, "\(result)")
         serve.kill(SIGTERM)
 
         // The server: seqs 2 and 3 kept their actions, not their states; the rest are whole.
