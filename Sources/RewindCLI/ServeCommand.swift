@@ -75,7 +75,7 @@ struct ServeCommand: ParsableCommand {
             throw CLIError("give --lan or --host, not both: --lan listens on every interface", code: 2)
         }
         let host = lan ? "0.0.0.0" : self.host ?? "127.0.0.1"
-        let webFolder = web.map { ($0 as NSString).expandingTildeInPath }
+        let webFolder = web.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath).standardizedFileURL.path }
         let environment = ProcessInfo.processInfo.environment
         let path = log.path
         var token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
