@@ -17,7 +17,8 @@ struct SessionsCommand: ParsableCommand {
         their first session started, and the sessions of a run oldest first.
 
         A branch (rewind branch, the inspector's Leave out & branch) or a replay the app recorded \
-        is listed right under the session it came from, not as a store of the run, with a NOTE: \
+        is listed right under the session it came from, not as a store of the run, with a NOTE (a \
+        column shown when some session has one): \
         'branch of 3: left out 7; edited 12' or 'replay of 3'. 'latest' never names a branch.
 
         With --json, one object per line: id, uuid, app, startedAt and endedAt (seconds since \
@@ -51,16 +52,18 @@ struct SessionsCommand: ParsableCommand {
             writeStandardError("no sessions in \(reader.path) yet")
             return
         }
-        var rows = [["ID", "UUID", "RUN", "APP", "STARTED", "ENDED", "EVENTS", "KEYFRAMES", "NOTE"]]
-        for session in grouped {
+        // The NOTE column only when a session has one (a branch or a replay).
+        let notes = grouped.map { Self.note($0, ids: ids) }
+        let noted = notes.contains { $0 != nil }
+        var rows = [["ID", "UUID", "RUN", "APP", "STARTED", "ENDED", "EVENTS", "KEYFRAMES"] + (noted ? ["NOTE"] : [])]
+        for (session, note) in zip(grouped, notes) {
             rows.append([
                 // The table escapes every cell: the uuid, the run and the app are the app's to choose.
                 String(session.id), String(session.uuid.prefix(8)), session.run.map { String($0.prefix(8)) } ?? "-",
                 session.app,
                 OutputFormat.time(session.startedAt), session.endedAt.map(OutputFormat.time) ?? "live",
                 OutputFormat.count(session.eventCount), OutputFormat.count(session.keyframeCount),
-                Self.note(session, ids: ids) ?? "",
-            ])
+            ] + (noted ? [note ?? ""] : []))
         }
         writeStandardOutput(OutputFormat.table(rows, rightAligned: [0, 6, 7]))
     }

@@ -55,10 +55,12 @@ struct InstalledBinaryTests {
         for (path, bytes) in web.sorted(by: { $0.key < $1.key }) {
             let response = try HTTPGet.fetch(host: "127.0.0.1", port: port, path: "/" + path, token: nil, timeout: 20)
             #expect(response.status == 200, "\(path)")
-            #expect(response.body == bytes, "\(path) differs from web/\(path)")
+            let same = response.body == bytes
+            #expect(same, "/\(path) served (\(response.body.count) bytes) differs from web/\(path) (\(bytes.count) bytes)")
         }
         let index = try HTTPGet.fetch(host: "127.0.0.1", port: port, path: "/", token: nil, timeout: 20)
-        #expect(index.body == web["index.html"])
+        let sameIndex = index.body == web["index.html"]
+        #expect(sameIndex, "/ is not web/index.html")
         #expect(try HTTPGet.fetch(host: "127.0.0.1", port: port, path: "/missing.js", token: nil, timeout: 20).status == 404)
     }
 
