@@ -37,7 +37,10 @@ struct InstalledBinaryTests {
         // The copy lives in opt/, the PATH holds a symlink to it: argv[0] is the bare name
         // `rewind`, and neither folder is near the checkout.
         let copy = store.appendingPathComponent("rewind")
-        try FileManager.default.copyItem(at: CLIRunner.executable, to: copy)
+        // Copied by cp, not by this process: a file this process held open for writing would be
+        // inherited by a child another test forks meanwhile, and exec would fail (ETXTBSY).
+        let copied = try CLIRunner.run([CLIRunner.executable.path, copy.path], program: URL(fileURLWithPath: "/bin/cp"))
+        try #require(copied.status == 0, "\(copied.stderr)")
         try FileManager.default.createSymbolicLink(at: bin.appendingPathComponent("rewind"), withDestinationURL: copy)
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = bin.path + ":/usr/bin:/bin"
