@@ -169,7 +169,8 @@ final class TailFollower {
         case .all:
             return nil
         case .next:
-            return sessions.filter(\.live).max { $0.id < $1.id }
+            // A branch is live only while its app records it: never the session to follow.
+            return sessions.filter { $0.live && !$0.isBranch }.max { $0.id < $1.id }
         case .named(let name):
             // As the log's `latest`: the newest session that is not a branch.
             if name == "latest" { return sessions.filter { !$0.isBranch }.max { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } }
@@ -196,7 +197,7 @@ final class TailFollower {
     private func isAwaited(_ session: WireSession) -> Bool {
         switch target {
         case .all: false
-        case .next: true
+        case .next: !session.isBranch
         case .named(let name):
             (name == "latest" && !session.isBranch) || session.uuid.lowercased().hasPrefix(name.lowercased()) || Int64(name) == session.id
         }
