@@ -4,13 +4,15 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: all deps build test apple-check ci-config-check fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
+.PHONY: all deps build install uninstall test apple-check ci-config-check fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
 
 all: build
 
-# Installs the system packages that are missing (apt-get; sudo only when not root).
+# Installs the system packages that are missing (apt-get; sudo only when not root). Where there
+# is no dpkg (macOS: `brew install libwebsockets`, Docs/Platforms.md) it does nothing.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@command -v dpkg-query >/dev/null 2>&1 || exit 0; \
+	missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -20,6 +22,30 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# `make install` builds `rewind` (release) and copies it to $(PREFIX)/bin: one binary, the
+# inspector page built in. PREFIX=~/.local needs no sudo; for /usr/local the copy runs with sudo
+# when the folder is not writable. DESTDIR stages it for a package; REWIND_BIN installs a binary
+# already built instead of building one.
+PREFIX ?= /usr/local
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+REWIND_BIN ?=
+
+install:
+ifeq ($(REWIND_BIN),)
+	@$(MAKE) --no-print-directory deps
+	$(SWIFT) build -c release --product rewind
+endif
+	@bin="$(REWIND_BIN)"; [ -n "$$bin" ] || bin="$$($(SWIFT) build -c release --show-bin-path)/rewind"; \
+	dest="$(BINDIR)"; run=""; \
+	{ mkdir -p "$$dest" 2>/dev/null && [ -w "$$dest" ]; } || run="$(SUDO)"; \
+	$$run install -d "$$dest" && $$run install -m 755 "$$bin" "$$dest/rewind" && \
+	echo "installed $$dest/rewind: $$("$$dest/rewind" --version)"
+
+uninstall:
+	@dest="$(BINDIR)"; run=""; [ -w "$$dest" ] || run="$(SUDO)"; \
+	if [ -e "$$dest/rewind" ]; then $$run rm -f "$$dest/rewind" && echo "removed $$dest/rewind"; \
+	else echo "no rewind in $$dest"; fi
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -50,7 +50,12 @@ let package = Package(
         // The one libwebsockets wrapper (server and client); no other module imports CLibWebSockets.
         .target(name: "RewindWebSocket", dependencies: ["CLibWebSockets"]),
         // rewind serve: ingest, fan-out, queries, commands, static files.
-        .target(name: "RewindServer", dependencies: ["RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
+        // Its inspector page (web/) is built into it by RewindBuildInfo, so a copied binary serves it.
+        .target(name: "RewindServer", dependencies: ["RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"],
+                plugins: ["RewindBuildInfo"]),
+        // Generates, at build time, RewindServer's EmbeddedWeb.swift (web/, byte for byte) and
+        // RewindCLI's BuildCommit.swift (the checkout's commit, for `rewind --version`).
+        .plugin(name: "RewindBuildInfo", capability: .buildTool()),
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
@@ -63,7 +68,8 @@ let package = Package(
                 "RewindWire",
                 "RewindWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["RewindBuildInfo"]
         ),
         // What apps on any store import: recorder, sinks, recordings, verifier. It reaches the
         // server through URLSession on Apple platforms and libwebsockets on Linux, so

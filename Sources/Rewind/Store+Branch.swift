@@ -21,7 +21,9 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// `skipped`, `edited`). The live store is not touched.
     ///
     /// A left-out action keeps its seq, recorded as `{"type": "@@rewind/skipped", "action": …}`
-    /// with the state unchanged, so seq N of the branch and of the original line up.
+    /// with the state unchanged, so seq N of the branch and of the original line up. Each action
+    /// keeps its recorded time, and seq 0 is stamped `startedAt` (the original's seq 0; when
+    /// `nil`, the first step's time), so times since the start read as in the original.
     ///
     /// ```swift
     /// let report = try await store.branch(recording, skip: [12], edits: [20: .add(5)])
@@ -30,7 +32,8 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// - Throws: ``DecodeFailure`` for a state or action that does not decode; ``ReplayError``
     ///   when the store is not recording or a seq is outside the recording.
     @discardableResult
-    public func branch(_ recording: Recording, skip: Set<Int64> = [], edits: [Int64: Action] = [:]) async throws -> BranchReport {
+    public func branch(_ recording: Recording, skip: Set<Int64> = [], edits: [Int64: Action] = [:],
+                       startedAt: Date? = nil) async throws -> BranchReport {
         guard let live = recorder else {
             throw ReplayError("the store is not recording: a branch is recorded where the app records")
         }
@@ -49,7 +52,8 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
         var metadata = live.metadata
         metadata.extra = .object(extra)
         let branch = Recorder<State, Action>(initialState: state, to: .sinks(live.sinks), metadata: metadata,
-                                             options: live.options, replayOf: recording.sessionUUID)
+                                             options: live.options, replayOf: recording.sessionUUID,
+                                             startedAt: startedAt ?? recording.steps.first?.at)
         var applied = 0
         for (step, recorded) in zip(recording.steps, actions) {
             if Task.isCancelled { break }

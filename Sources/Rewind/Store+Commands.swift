@@ -14,9 +14,10 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// - `replay`: `actions` are sent through the reducer from `state` (the store's state when
     ///   absent) at `pace` actions per second (at once when absent), as ``replay(_:from:to:pace:)``.
     /// - `pause`: the recording stops recording until `resume`.
-    /// - `branch`: `state` (seq 0) and `steps` (`[{"action", "at"?, "cause"?, "site"?}]`, seqs 1…n)
-    ///   are recomputed with `skip` (seqs) left out and `edit` (`{"seq": action}`) replaced, into a
-    ///   new session linked to `of` (``branch(_:skip:edits:)``); the live store is not touched.
+    /// - `branch`: `state` (seq 0, recorded at `at`) and `steps` (`[{"action", "at"?, "cause"?, "site"?}]`,
+    ///   seqs 1…n) are recomputed with `skip` (seqs) left out and `edit` (`{"seq": action}`)
+    ///   replaced, into a new session linked to `of` (``branch(_:skip:edits:startedAt:)``); the
+    ///   live store is not touched.
     ///
     /// A state or action that does not decode fails with the path that failed.
     public func perform(_ command: Command) async -> AppMessage.CommandResult {
@@ -104,7 +105,8 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
         guard !skip.isEmpty || !edits.isEmpty else { return done(false, "branch: nothing to change: give \"skip\" or \"edit\"") }
         let recording = Recording(initialState: start, steps: steps, sessionUUID: arguments["of"]?.stringValue)
         do {
-            let report = try await branch(recording, skip: skip, edits: edits)
+            let startedAt = arguments["at"]?.numberValue.map { Date(timeIntervalSince1970: $0.doubleValue) }
+            let report = try await branch(recording, skip: skip, edits: edits, startedAt: startedAt)
             return done(true, "branched into session \(report.sessionUUID): \(report.actionsApplied) actions applied, "
                         + "\(report.skipped.count) left out, \(report.edited.count) edited")
         } catch let error as ReplayError {

@@ -18,7 +18,10 @@ struct BranchCommand: ParsableCommand {
         the first seq where their states differ is printed.
 
         With no app connected, the server says in one sentence that a branch needs the app's \
-        reducer. SESSION: an id, a uuid prefix or 'latest', as the server knows it.
+        reducer. SESSION: an id, a uuid prefix or 'latest', as the server knows it, resolved once \
+        before the branch is made (so the branch is compared with the session it came from). \
+        'latest' never names a branch: it is the newest session that is not one; name a branch \
+        by its id or uuid to branch it again.
 
         Examples:
           rewind branch latest --skip 12
@@ -80,12 +83,22 @@ struct BranchCommand: ParsableCommand {
         if !seqs.isEmpty { arguments["skip"] = .array(seqs.map { OutputFormat.number($0) }) }
         let edits = try edits()
         if !edits.isEmpty { arguments["edit"] = .object(edits) }
-        let command = Command(id: 1, kind: .branch, session: session, arguments: arguments)
+        var command = Command(id: 1, kind: .branch, session: session, arguments: arguments)
         let mailbox = Mailbox()
         let signals = mailbox.catchInterrupts()
         defer { withExtendedLifetime(signals) {} }
         let link = try InspectorLink(url: url, token: token, mailbox: mailbox, generation: 1)
         defer { link.close() }
+        // The session named, once: `latest` (or a uuid prefix) asked again after the branch
+        // exists could name the branch itself.
+        link.send(.events(id: 3, session: session, from: 0, limit: 1, typeGlob: nil, text: nil))
+        let original = try awaitReply(id: 3, mailbox: mailbox, url: url, token: token) { reply -> String in
+            guard reply.string("type") != "error", let uuid = reply.string("session") else {
+                throw CLIError("the server has no session \(session): \(reply.string("message") ?? "no reason given")", code: 2)
+            }
+            return uuid
+        }
+        command.session = original
         link.send(.command(command))
         let branch = try awaitReply(id: command.id, mailbox: mailbox, url: url, token: token) { reply in
             if reply.string("type") == "error" {
@@ -99,7 +112,7 @@ struct BranchCommand: ParsableCommand {
         writeEscapedOutput(branch + "\n")
         // The branch session's uuid is the fourth word of the app's answer.
         guard let uuid = branch.split(separator: " ").dropFirst(3).first.map({ String($0.trimmingCharacters(in: [":"])) }) else { return }
-        link.send(.compare(id: 2, session: session, with: uuid, seq: nil))
+        link.send(.compare(id: 2, session: original, with: uuid, seq: nil))
         let first = try awaitReply(id: 2, mailbox: mailbox, url: url, token: token) { reply -> String in
             if reply.string("type") == "error" { return "" }
             if case .number(let seq)? = reply["firstDifference"] { return "first difference from the original at seq \(seq.text)" }

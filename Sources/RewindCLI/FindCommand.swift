@@ -29,7 +29,8 @@ struct FindCommand: ParsableCommand {
         With --json, one object per line: seq, at, event (starts, stops or changed), type, \
         action, exists, value (null when missing), previous; with --all-sessions also session, \
         sessionId and app. Exit status as grep's: 0 when something was found, 1 when nothing \
-        was, 2 on an error.
+        was, 2 on an error. When no state of the session has a value at PATH at all (a typo, \
+        most often), stderr says so, with the nearest path that exists.
 
         Examples:
           rewind find latest /cart/total --lt 0
@@ -128,6 +129,7 @@ struct FindCommand: ParsableCommand {
         let result = try ReplayAccess.cli { () throws(ReplayError) in
             try timeline.find(path: path, condition: condition, all: all, first: first)
         }
+        if let note = Self.neverNote(result, path: path, session: timeline.sessionID) { writeStandardError(note) }
         if json {
             for hit in result.hits { writeJSONLine(Self.json(hit)) }
         } else if !result.hits.isEmpty {
@@ -170,6 +172,20 @@ struct FindCommand: ParsableCommand {
         }
         if !json && found { writeStandardOutput(OutputFormat.table(rows, rightAligned: [0])) }
         if !found { throw ExitCode(1) }
+    }
+
+    /// What stderr says when the whole session was read and no state had a value at `path` (a
+    /// typo, most often): with the nearest path that does exist, when there is one.
+    static func neverNote(_ result: FindResult, path: JSONPointer, session: Int64) -> String? {
+        guard !result.pathExisted, result.scannedThrough == result.lastSeq else { return nil }
+        let shown = path.isRoot ? "/" : path.description
+        var note = "rewind find: \(shown) never exists in session \(session) (no state from seq 0 to \(result.lastSeq) has a value there)"
+        if let nearest = result.nearestPath {
+            note += "; the nearest path that does is \(nearest.description)"
+        } else {
+            note += "; no path near it exists either"
+        }
+        return note
     }
 
     static func row(_ hit: FindHit, path: JSONPointer) -> [String] {

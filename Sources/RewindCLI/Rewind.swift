@@ -6,6 +6,7 @@ struct RewindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind",
         abstract: "Time-travel debugging for state-store apps: record, inspect, diff and replay.",
+        version: RewindVersion.text,
         subcommands: [
             SessionsCommand.self, LogCommand.self, StateCommand.self, DiffCommand.self, BlameCommand.self,
             VerifyCommand.self, StatsCommand.self, ImportCommand.self, ExportCommand.self, PruneCommand.self,

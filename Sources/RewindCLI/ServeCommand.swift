@@ -10,7 +10,8 @@ struct ServeCommand: ParsableCommand {
         abstract: "Take apps' live events into the log and serve them to inspectors.",
         discussion: """
         Apps connect to ws://HOST:PORT/app, inspectors to ws://HOST:PORT/inspect; the inspector page is \
-        served from --web. Binding anything but 127.0.0.1 needs --token (or REWIND_TOKEN). --lan listens on \
+        built into rewind and served at http://HOST:PORT/ (--web DIR serves a folder instead, for working \
+        on the page). Binding anything but 127.0.0.1 needs --token (or REWIND_TOKEN). --lan listens on \
         every interface for a device on the same network, with --token, REWIND_TOKEN or a token kept beside \
         the log, and prints what to set in the app's scheme. SIGINT or SIGTERM stops it cleanly: connections \
         close with 1001 and the log is flushed.
@@ -28,7 +29,7 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var log: LogLocation
 
-    @Option(help: ArgumentHelp("The folder the inspector page is served from (default: ./web, else the package's web/).", valueName: "dir"))
+    @Option(help: ArgumentHelp("Serve the inspector page from this folder instead of the page built into rewind (to work on web/).", valueName: "dir"))
     var web: String?
 
     @Option(help: "A secret every connection and page request must carry (default: $REWIND_TOKEN).")
@@ -74,6 +75,7 @@ struct ServeCommand: ParsableCommand {
             throw CLIError("give --lan or --host, not both: --lan listens on every interface", code: 2)
         }
         let host = lan ? "0.0.0.0" : self.host ?? "127.0.0.1"
+        let webFolder = web.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath).standardizedFileURL.path }
         let environment = ProcessInfo.processInfo.environment
         let path = log.path
         var token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
@@ -87,12 +89,22 @@ struct ServeCommand: ParsableCommand {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         var configuration = RewindServerConfiguration(
-            logPath: path, host: host, port: port, webDirectory: web ?? Self.defaultWebDirectory(),
+            logPath: path, host: host, port: port, webDirectory: webFolder,
             token: token, readOnly: readOnly, maxMessageSize: maxMessageSize)
         configuration.maxStateSize = maxStateSize
         configuration.maxQueuedOutput = maxOutput
         configuration.queryTimeBudget = queryTimeout
         configuration.commandTimeout = .milliseconds(Int64(commandTimeout * 1000))
+        // A --web that is not a folder is a mistake on the command line. A folder without
+        // index.html (or a build without a page built in) still serves apps and inspectors over
+        // WebSocket, and says at start that the page is missing.
+        if let webFolder {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: webFolder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CLIError("--web \(webFolder) is not a folder; leave --web out to serve the page built into rewind", code: 2)
+            }
+        }
+        let pageProblem = configuration.inspectorPageProblem
         let server: RewindServer
         do {
             server = try RewindServer(configuration: configuration)
@@ -115,6 +127,12 @@ struct ServeCommand: ParsableCommand {
             sources.append(source)
         }
         var lines = "rewind serve: inspector at \(server.inspectorURL ?? "?")\n"
+        if let pageProblem {
+            let hint = webFolder == nil ? "" : "; leave --web out to serve the page built into rewind"
+            writeStandardError("rewind serve: no inspector page to serve: \(pageProblem)\(hint)")
+        } else if let webFolder {
+            lines += "rewind serve: the page is served from \(webFolder)\n"
+        }
         let shownHost = lan ? "127.0.0.1" : host
         lines += "rewind serve: apps connect to ws://\(shownHost.contains(":") ? "[\(shownHost)]" : shownHost):\(server.port ?? port)/app\n"
         if lan, let token {
@@ -169,23 +187,5 @@ struct ServeCommand: ParsableCommand {
             return overflow ? nil : product
         }
         return Int(lower)
-    }
-
-    /// `web/` in the current directory, else beside the package this binary was built in.
-    static func defaultWebDirectory() -> String? {
-        var isDirectory: ObjCBool = false
-        let local = FileManager.default.currentDirectoryPath + "/web"
-        if FileManager.default.fileExists(atPath: local, isDirectory: &isDirectory), isDirectory.boolValue { return local }
-        // The binary lives in <package>/.build/<triple>/<config>/rewind.
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        for _ in 0..<6 {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("web").path
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path),
-               FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue {
-                return candidate
-            }
-        }
-        return nil
     }
 }

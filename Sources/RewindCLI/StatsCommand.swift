@@ -17,7 +17,9 @@ struct StatsCommand: ParsableCommand {
         keyframes) it holds. 'states whole' is the sum over events of the state's size as \
         compact JSON, estimated from the keyframes: each state's size is interpolated linearly \
         between the stored sizes of the keyframes around it, and held at the last keyframe's \
-        size after it. 'smaller by' is states whole / stored.
+        size after it. 'smaller by' is states whole / stored; when that is under 1 (a small \
+        session costs more than its states: pages are 4 KB), the row says 'larger by' and stored / \
+        states whole.
 
         With --json, one object: path, fileBytes, walBytes, storedBytes, events, keyframes, \
         bytesPerEvent, wholeStateBytes, timesSmaller, and sessions (the same figures per session).
@@ -96,20 +98,32 @@ struct StatsCommand: ParsableCommand {
         rows.append(["stored", "\(OutputFormat.bytes(figures.storedBytes)) \(storedNote)"])
         rows.append(["bytes per event", OutputFormat.count(Int(figures.bytesPerEvent.rounded()))])
         rows.append(["states whole", "\(OutputFormat.bytes(figures.wholeStateBytes)) (estimated from the keyframes' sizes)"])
-        rows.append(["smaller by", figures.timesSmaller.map { Self.ratio($0) + " than storing every state whole" } ?? "-"])
+        if let times = figures.timesSmaller {
+            let (label, factor) = Self.comparison(times)
+            rows.append([label, factor + " than storing every state whole"])
+        } else {
+            rows.append(["smaller by", "-"])
+        }
         writeStandardOutput(OutputFormat.table(rows))
         if session == nil && perSession.count > 1 {
-            var table = [["SESSION", "EVENTS", "KEYFRAMES", "STORED", "B/EVENT", "STATES WHOLE", "SMALLER BY"]]
+            var table = [["SESSION", "EVENTS", "KEYFRAMES", "STORED", "B/EVENT", "STATES WHOLE", "VS WHOLE"]]
             for row in perSession {
                 table.append([String(row.id ?? 0), OutputFormat.count(row.events), OutputFormat.count(row.keyframes),
                               OutputFormat.bytes(row.storedBytes), OutputFormat.count(Int(row.bytesPerEvent.rounded())),
-                              OutputFormat.bytes(row.wholeStateBytes), row.timesSmaller.map(Self.ratio) ?? "-"])
+                              OutputFormat.bytes(row.wholeStateBytes),
+                              row.timesSmaller.map { Self.comparison($0) }.map { "\($0.factor) \($0.label == "smaller by" ? "smaller" : "larger")" } ?? "-"])
             }
             writeStandardOutput("\n" + OutputFormat.table(table, rightAligned: [0, 1, 2, 3, 4, 5, 6]))
         }
     }
 
-    /// `2.8×`, `140×`, `0.0015×` (a tiny session costs more than its states: pages are 4 KB).
+    /// `states whole / stored` said the right way round: `("smaller by", "2.8×")`, or for a
+    /// ratio under 1 (a tiny session costs more than its states) `("larger by", "7.1×")`.
+    static func comparison(_ timesSmaller: Double) -> (label: String, factor: String) {
+        timesSmaller >= 1 ? ("smaller by", ratio(timesSmaller)) : ("larger by", ratio(1 / timesSmaller))
+    }
+
+    /// `2.8×`, `140×`, `1.0×`.
     static func ratio(_ value: Double) -> String {
         if value >= 100 { return String(format: "%.0f×", value) }
         if value >= 1 { return String(format: "%.1f×", value) }

@@ -17,7 +17,10 @@ struct TailCommand: ParsableCommand {
 
         Which session: SESSION is an id, a uuid or uuid prefix, or 'latest'. A uuid (prefix) the \
         server does not know yet is waited for ('waiting for session … to start' on stderr), then \
-        followed from seq 0. Without SESSION, tail follows the newest live session, or waits for \
+        followed from seq 0. 'latest' is the newest session that is not a branch. A session that \
+        has ended is said to have ended (with its last seq) and tail exits 0; when the session \
+        followed ends, its last events are printed, then the same. --wait waits instead for its \
+        app to resume it. Without SESSION, tail follows the newest live session, or waits for \
         the next one to start. --all follows every live session from its next event and each new \
         one from seq 0, starts each line with APP/UUID8, and drops a session when it ends (after \
         printing its last events; 'session … ended' on stderr). Ended sessions are not read.
@@ -49,6 +52,9 @@ struct TailCommand: ParsableCommand {
     @Flag(help: "Follow every session.")
     var all = false
 
+    @Flag(help: "When the session has ended (or ends), wait for its app to resume it instead of exiting.")
+    var wait = false
+
     @Option(help: ArgumentHelp("The server's inspector URL.", valueName: "url"))
     var server = ServerLocation.defaultURL
 
@@ -72,6 +78,7 @@ struct TailCommand: ParsableCommand {
 
     func validate() throws {
         if all && session != nil { throw ValidationError("give either SESSION or --all, not both") }
+        if all && wait { throw ValidationError("--wait goes with one session: --all already follows sessions as they resume") }
     }
 
     func run() throws {
@@ -83,7 +90,8 @@ struct TailCommand: ParsableCommand {
         let mailbox = Mailbox()
         let signals = mailbox.catchInterrupts()
         defer { withExtendedLifetime(signals) {} }
-        let follower = TailFollower(target: target, typeGlob: typeGlob, diff: diff, output: output, mailbox: mailbox)
+        let follower = TailFollower(target: target, typeGlob: typeGlob, diff: diff, output: output, mailbox: mailbox,
+                                    waitsForResume: wait)
         var generation = 0
         var everConnected = false
         var delay = 0.1
@@ -93,6 +101,9 @@ struct TailCommand: ParsableCommand {
             do {
                 try follower.follow(over: link)
             } catch TailStop.interrupted {
+                link.close()
+                return
+            } catch TailStop.finished {
                 link.close()
                 return
             } catch TailStop.lost(let reason, let connected) {

@@ -8,6 +8,8 @@ enum TailStop: Error {
     case lost(String, connected: Bool)
     /// SIGINT or SIGTERM.
     case interrupted
+    /// The one session followed has ended (and `--wait` was not given): its events are printed.
+    case finished
 }
 
 /// Which sessions `rewind tail` follows.
@@ -36,6 +38,9 @@ final class TailFollower {
     }
 
     let target: TailTarget
+    /// `--wait`: a followed session that has ended is waited on (for its app to resume it)
+    /// instead of ending tail.
+    let waitsForResume: Bool
     let typeGlob: String?
     let diff: Bool
     let output: TailOutput
@@ -63,8 +68,9 @@ final class TailFollower {
     /// When each session's log was last read.
     private var lastCatchUp: [String: Date] = [:]
 
-    init(target: TailTarget, typeGlob: String?, diff: Bool, output: TailOutput, mailbox: Mailbox) {
+    init(target: TailTarget, typeGlob: String?, diff: Bool, output: TailOutput, mailbox: Mailbox, waitsForResume: Bool = false) {
         self.target = target
+        self.waitsForResume = waitsForResume
         self.typeGlob = typeGlob
         self.diff = diff
         self.output = output
@@ -92,6 +98,7 @@ final class TailFollower {
                 for uuid in due.sorted() { try catchUp(uuid, extendRecheck: false) }
                 recheckUntil = recheckUntil.filter { now < $0.value }
                 dropEnded()
+                try finishIfDone()
             }
         }
     }
@@ -122,12 +129,32 @@ final class TailFollower {
                     writeStandardError(waitingMessage)
                     return
                 }
-                startFollowing(session, fromStart: false)
+                if let endedAt = session.endedAt {
+                    // Nothing more will come unless its app resumes it: say so rather than wait
+                    // silently (for ever, without --wait).
+                    let when = OutputFormat.time(Date(timeIntervalSince1970: endedAt))
+                    let ended = "rewind tail: session \(session.uuid) (\(session.app)) ended at \(when), at seq \(session.lastSeq ?? -1)"
+                    guard waitsForResume else {
+                        writeStandardError(ended + "; nothing more will come (--wait waits for its app to resume it)")
+                        throw TailStop.finished
+                    }
+                    startFollowing(session, fromStart: false)
+                    _ = try request(.subscribe(id: nil, session: session.uuid))
+                    writeStandardError(ended + "; waiting for its app to resume it")
+                } else {
+                    startFollowing(session, fromStart: false)
+                }
             }
             for uuid in followed.keys {
                 _ = try request(.subscribe(id: nil, session: uuid))
                 try catchUp(uuid)
             }
+            // It ended while tail was away: print what is left, then stop.
+            for session in sessions where session.endedAt != nil && followed[session.uuid] != nil && !waitsForResume {
+                markEnded(session.uuid)
+            }
+            dropEnded()
+            try finishIfDone()
         }
     }
 
@@ -142,9 +169,11 @@ final class TailFollower {
         case .all:
             return nil
         case .next:
-            return sessions.filter(\.live).max { $0.id < $1.id }
+            // A branch is live only while its app records it: never the session to follow.
+            return sessions.filter { $0.live && !$0.isBranch }.max { $0.id < $1.id }
         case .named(let name):
-            if name == "latest" { return sessions.max { $0.id < $1.id } }
+            // As the log's `latest`: the newest session that is not a branch.
+            if name == "latest" { return sessions.filter { !$0.isBranch }.max { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } }
             if let id = Int64(name) {
                 if let session = sessions.first(where: { $0.id == id }) { return session }
                 // Ids are the server's to give: ask it, and let it say there is no such session.
@@ -168,9 +197,9 @@ final class TailFollower {
     private func isAwaited(_ session: WireSession) -> Bool {
         switch target {
         case .all: false
-        case .next: true
+        case .next: !session.isBranch
         case .named(let name):
-            name == "latest" || session.uuid.lowercased().hasPrefix(name.lowercased()) || Int64(name) == session.id
+            (name == "latest" && !session.isBranch) || session.uuid.lowercased().hasPrefix(name.lowercased()) || Int64(name) == session.id
         }
     }
 
@@ -198,7 +227,21 @@ final class TailFollower {
                 try followAll(change, session)
                 return
             }
-            guard change != .ended else { return }
+            if change == .ended {
+                // An app that only went away (no `end`: endedAt unset) may come back: follow on.
+                guard followed[session.uuid] != nil, !waitsForResume, session.endedAt != nil else { return }
+                // The session followed ended: print its last events, then stop.
+                try catchUp(session.uuid)
+                markEnded(session.uuid)
+                dropEnded()
+                try finishIfDone()
+                return
+            }
+            if ending.contains(session.uuid) {
+                // It resumed before tail let go of it: follow on.
+                ended.remove(session.uuid)
+                ending.remove(session.uuid)
+            }
             if !chosen, isAwaited(session) {
                 writeStandardError("rewind tail: following session \(session.uuid) (\(session.app))")
                 startFollowing(session, fromStart: change == .started)
@@ -228,6 +271,12 @@ final class TailFollower {
         followed[uuid] = Followed(uuid: uuid, id: session.id, app: session.app,
                                   last: change == .started ? -1 : (session.lastSeq ?? -1))
         try catchUp(uuid)
+    }
+
+    /// One session followed (not `--all`), and it has ended and been let go: tail is done.
+    private func finishIfDone() throws {
+        if case .all = target { return }
+        if chosen, followed.isEmpty, !ended.isEmpty { throw TailStop.finished }
     }
 
     private func markEnded(_ uuid: String) {

@@ -24,18 +24,26 @@ public protocol DemoApp: AnyObject {
     /// Performs the scripted user's next action, chosen from what the screen shows; waits (does
     /// nothing) while a request is in flight, as a person would.
     func userStep()
+
+    /// What the recording redacts (`record(redacting:redactingKeys:)`): JSON Pointers into the
+    /// state, and member names anywhere in states and actions. None by default.
+    static var redacted: (pointers: [String], keys: [String]) { get }
 }
 
 extension DemoApp {
     /// The app's kind (instance side).
     public var kind: DemoAppKind { Self.kind }
 
+    /// Nothing is redacted unless the app says so.
+    public static var redacted: (pointers: [String], keys: [String]) { ([], []) }
+
     /// Starts recording the store (one session) and, when recording to a server, performing the
     /// inspector's commands. Returns the session's uuid.
     @discardableResult
     public func startRecording(to destination: RecordingDestination, seed: UInt64) -> String {
         let recorder = store.record(to: destination, app: Self.kind.title, version: DemoAppKind.version,
-                                    meta: ["demo": .string(Self.kind.rawValue), "seed": .string(String(seed))])
+                                    meta: ["demo": .string(Self.kind.rawValue), "seed": .string(String(seed))],
+                                    redacting: Self.redacted.pointers, redactingKeys: Self.redacted.keys)
         return recorder.session.uuid
     }
 
@@ -62,10 +70,12 @@ extension DemoApp {
     /// `true` while a jump or a replay holds the store.
     public var isLocked: Bool { store.isLocked }
 
-    /// The hash of the shown state as the recorder computes it (the state's JSON value, by the
-    /// session's hash version), as 16 lowercase hex digits: what the log and the wire carry as `hash`.
+    /// The hash of the shown state as the recorder computes it (the state's JSON value with its
+    /// redacted places replaced, by the session's hash version), as 16 lowercase hex digits: what
+    /// the log and the wire carry as `hash`.
     public var stateHash: String {
-        DemoAppKind.hashText(of: store.state, version: store.recorder?.session.hashVersion ?? .v2)
+        DemoAppKind.hashText(of: store.state, version: store.recorder?.session.hashVersion ?? .v2,
+                             redacting: Self.redacted.pointers, keys: Self.redacted.keys)
     }
 
     /// Calls `onChange` after every change of the shown state: actions, jumps, resumes and

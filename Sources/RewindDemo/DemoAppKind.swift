@@ -39,10 +39,35 @@ public enum DemoAppKind: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The recorder's hash of `value` (its state hash of `version`) as 16 lowercase hex digits.
-    public static func hashText<T: Encodable>(of value: T, version: StateHashVersion = .v2) -> String {
-        guard let json = try? JSONValueEncoder().encode(value) else { return String(repeating: "0", count: 16) }
+    /// The recorder's hash of `value` (its state hash of `version`) as 16 lowercase hex digits,
+    /// with the values at `pointers`, and of members named `keys` at any depth, replaced by
+    /// `"<redacted>"` first, as the recorder redacts them. (The recorder also replaces copies of
+    /// those secrets elsewhere; the demo's states keep theirs in those places only.)
+    public static func hashText<T: Encodable>(of value: T, version: StateHashVersion = .v2,
+                                              redacting pointers: [String] = [], keys: [String] = []) -> String {
+        guard var json = try? JSONValueEncoder().encode(value) else { return String(repeating: "0", count: 16) }
+        for pointer in pointers {
+            guard let pointer = try? JSONPointer(pointer), pointer.resolve(in: json) != nil else { continue }
+            try? json.apply(.replace(path: pointer, value: "<redacted>"))
+        }
+        if !keys.isEmpty { json = redactingMembers(json, named: Set(keys.map { $0.lowercased() })) }
         let hex = String(json.hash(version), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// `value` with the value of every member whose name (case ignored) is in `keys` replaced.
+    static func redactingMembers(_ value: JSONValue, named keys: Set<String>) -> JSONValue {
+        switch value {
+        case .array(let items):
+            return .array(items.map { redactingMembers($0, named: keys) })
+        case .object(let object):
+            var out = object
+            for (key, member) in object {
+                out[key] = keys.contains(key.lowercased()) ? "<redacted>" : redactingMembers(member, named: keys)
+            }
+            return .object(out)
+        default:
+            return value
+        }
     }
 }

@@ -9,6 +9,11 @@ public final class UsersApp: DemoApp {
     public static let kind = DemoAppKind.users
     /// The password the fake back end accepts for every user.
     public nonisolated static let password = "correct-horse"
+
+    /// The session token is redacted where the state keeps it (`/auth/token`, by pointer; the
+    /// action that brings it is redacted with it), and the password by key wherever it appears
+    /// (it is only ever in `users/authenticate/password` actions): neither reaches the log.
+    public nonisolated static var redacted: (pointers: [String], keys: [String]) { (["/auth/token"], ["password"]) }
     nonisolated static let pageSize = 24
     nonisolated static let lastPage = 4
 

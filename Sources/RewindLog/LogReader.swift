@@ -90,17 +90,22 @@ public final class LogReader: @unchecked Sendable {
     }
 
     /// The session a user named: its id (`12`), a prefix of its uuid (`3f2a`, any case), or
-    /// `latest` (the one started last).
+    /// `latest` (the one started last that is not a branch: a branch is made from a session
+    /// and named by its own id or uuid, so `latest` keeps naming the recording it came from).
     ///
     /// Digits name an id first and a uuid prefix only when no session has that id. A prefix that
     /// matches several sessions is an error that lists them.
     public func session(named name: String) throws(LogError) -> SessionInfo {
         let name = name.trimmingCharacters(in: .whitespaces)
         if name.lowercased() == "latest" {
-            let latest = try withStatement(sessionColumns + " ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
+            let latest = try withStatement(sessionColumns + " WHERE NOT \(Self.isBranchSQL) ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
                 try statement.step() ? try RowDecoder.session(statement, path: path) : nil
             }
-            guard let latest else { throw LogError(kind: .unknownSession(name), message: "the log has no sessions yet", path: path) }
+            guard let latest else {
+                let any = try sessionCount() > 0
+                throw LogError(kind: .unknownSession(name), message: any ? "the log holds only branches; name one by its id or uuid" : "the log has no sessions yet",
+                               path: path)
+            }
             return latest
         }
         if let id = Int64(name) {
@@ -126,6 +131,20 @@ public final class LogReader: @unchecked Sendable {
             var candidates = matches.prefix(10).map { "\($0.uuid) (id \($0.id))" }
             if matches.count > 10 { candidates.append("and more") }
             throw LogError(kind: .ambiguousSession(name, candidates: candidates), message: "", path: path)
+        }
+    }
+
+    /// SQL that holds for a branch session (``SessionInfo/branch``): it replays another and its
+    /// meta has a `branch` object. A meta that is not JSON is no branch (and no error).
+    static let isBranchSQL = """
+        (s.replay_of IS NOT NULL AND CASE WHEN json_valid(s.meta) THEN coalesce(json_type(s.meta, '$.branch'), '') = 'object' ELSE 0 END)
+        """
+
+    /// How many sessions the log holds.
+    private func sessionCount() throws(LogError) -> Int {
+        try withStatement("SELECT count(*) FROM sessions") { statement throws(LogError) in
+            try statement.step()
+            return Int(statement.int64(0))
         }
     }
 

@@ -39,13 +39,14 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     ///   - destination: the log file, server or sinks; when omitted, `REWIND_SERVER` if the
     ///     environment sets it, else the default log (``RecordingDestination/automatic``).
     ///   - replayOf: the uuid of the session this one replays.
+    ///   - startedAt: the time of seq 0 (now when `nil`); a branch takes its original's.
     public init(initialState: State, to destination: RecordingDestination = .automatic,
                 metadata: RecordingMetadata, options: RecorderOptions = RecorderOptions(),
-                replayOf: String? = nil) {
+                replayOf: String? = nil, startedAt: Date? = nil) {
         self.sinks = destination.makeSinks(queueCapacity: options.queueCapacity)
         self.options = options
         self.metadata = metadata
-        self.session = RecordingSession(uuid: UUID().uuidString.lowercased(), app: metadata.app, startedAt: Date(),
+        self.session = RecordingSession(uuid: UUID().uuidString.lowercased(), app: metadata.app, startedAt: startedAt ?? Date(),
                                         meta: .object(metadata.json), replayOf: replayOf)
         self.queue = RecorderQueue(capacity: options.queueCapacity)
         let redactor: Redactor

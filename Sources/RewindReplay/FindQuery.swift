@@ -187,6 +187,12 @@ public struct FindResult: Sendable, Equatable {
     public var complete: Bool
     /// Why it stopped early.
     public var stoppedBecause: String?
+    /// Whether the path held a value in any state scanned.
+    public var pathExisted = true
+    /// When the whole session was scanned and the path never held a value: the existing path
+    /// nearest to it (``JSONPointer/nearest(to:in:)``) in the last state or the first, whichever
+    /// goes deeper.
+    public var nearestPath: JSONPointer?
 }
 
 /// The state machine of a find, fed one seq at a time: which events are hits. The values are
@@ -203,6 +209,8 @@ public struct FindScan {
     public private(set) var ranOutOfTime = false
     private(set) var holding = false
     private(set) var value: JSONValue?
+    /// Whether the path held a value at seq 0 or after any seq stepped.
+    public private(set) var valueSeen = false
     private var started = false
 
     public init(path: JSONPointer, condition: FindCondition, all: Bool = false) {
@@ -231,6 +239,7 @@ public struct FindScan {
     public mutating func start(value: JSONValue?) -> FindHit.Kind? {
         started = true
         self.value = value
+        if value != nil { valueSeen = true }
         holding = judge(value)
         return holding && condition != .changed && !ranOutOfTime ? .starts : nil
     }
@@ -239,6 +248,7 @@ public struct FindScan {
     public mutating func step(value newValue: JSONValue?) -> (kind: FindHit.Kind, previous: JSONValue?)? {
         let previous = value
         value = newValue
+        if newValue != nil { valueSeen = true }
         if condition == .changed {
             return newValue != previous ? (.changed, previous) : nil
         }

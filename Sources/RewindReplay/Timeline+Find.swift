@@ -32,6 +32,8 @@ extension Timeline {
         guard var state = initial?.state else {
             throw .brokenChain(session: session, seq: 0, reason: "no keyframe holds the initial state")
         }
+        // Kept for a path that never exists: its nearest may be there (copy-on-write: shared).
+        let initialState = state
         var scan = FindScan(path: path, condition: condition, all: all)
         scan.deadline = deadline
         var hits: [FindHit] = []
@@ -94,6 +96,13 @@ extension Timeline {
         case "time": "it ran out of time at seq \(scanned) of \(last)"
         default: nil
         }
-        return FindResult(hits: hits, scannedThrough: scanned, lastSeq: last, complete: complete, stoppedBecause: complete ? nil : because)
+        var result = FindResult(hits: hits, scannedThrough: scanned, lastSeq: last, complete: complete, stoppedBecause: complete ? nil : because)
+        result.pathExisted = scan.valueSeen
+        if !scan.valueSeen, scanned == last {
+            // The deeper of the two suggestions (a key may exist only early, or only late).
+            let candidates = [JSONPointer.nearest(to: path, in: state), JSONPointer.nearest(to: path, in: initialState)].compactMap { $0 }
+            result.nearestPath = candidates.max { $0.tokens.count < $1.tokens.count }
+        }
+        return result
     }
 }

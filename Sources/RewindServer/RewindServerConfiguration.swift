@@ -15,7 +15,8 @@ public struct RewindServerConfiguration: Sendable {
     public var port: Int
     /// The log file the server writes (created when missing).
     public var logPath: String
-    /// The folder the inspector page is served from; `nil` serves no files (every page is 404).
+    /// The folder the inspector page is served from; `nil` serves the page built into Rewind
+    /// (`web/` as it was when the package was built), so a copied binary serves it too.
     public var webDirectory: String?
     /// A secret every WebSocket upgrade and page request must carry; `nil` for none.
     public var token: String?
@@ -89,6 +90,17 @@ public struct RewindServerConfiguration: Sendable {
         self.commandTimeout = commandTimeout
         self.maxConsecutiveErrors = maxConsecutiveErrors
     }
+
+    /// Why the inspector page cannot be served (``webDirectory`` is not a folder, or has no
+    /// `index.html`; or this build has no page built in), in one sentence; `nil` when it can.
+    /// The server starts either way: apps and inspectors over WebSocket do not need the page.
+    public var inspectorPageProblem: String? {
+        StaticFiles.problem(directory: webDirectory)
+    }
+
+    /// The page built into Rewind: each file of `web/` at build time, by its path
+    /// (`index.html`, `js/main.js`), byte for byte.
+    package static var builtInPage: [String: [UInt8]] { StaticFiles.builtIn }
 
     /// Whether ``host`` only accepts connections from this machine.
     public var bindsLoopbackOnly: Bool {

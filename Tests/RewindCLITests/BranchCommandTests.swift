@@ -51,6 +51,62 @@ struct BranchCommandTests {
         #expect(offline.stderr.contains("a branch needs the app's reducer"), "\(offline.stderr)")
     }
 
+    @Test("latest is resolved once: the branch is compared with its original, keeps its times, is listed under it, and latest stays the original")
+    func branchOfLatest() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = dir.url.appendingPathComponent("served.db").path
+        let serve = try ServeProcess(["--port", "0", "--db", db])
+        defer { serve.signal(SIGTERM); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        let demo = try RunningCLI(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "breweries", "--rate", "40", "--duration", "60"])
+        defer { demo.stop() }
+        var original: JSONValue?
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while Date() < deadline {
+            let listed = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
+            if let session = listed.first(where: { ($0["lastSeq"]?.numberValue?.int64Value ?? 0) >= 6 }) { original = session; break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let session = try #require(original?["uuid"]?.string)
+        let server = "ws://127.0.0.1:\(port)"
+        // An edit that surely changes the state at seq 4: the two differ from there on.
+        let edit = #"4={"type":"breweries/city/changed","city":"Zanzibar"}"#
+        let result = try CLIRunner.run(["branch", "latest", "--edit", edit, "--server", server])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("first difference from the original at seq 4"), "\(result.stdout)")
+        let branch = try #require(result.stdout.split(separator: "\n").first?.split(separator: " ")[3].trimmingCharacters(in: [":"]))
+
+        let sessions = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
+        let made = try #require(sessions.first { $0["uuid"]?.string == branch })
+        let originalID = try #require(sessions.first { $0["uuid"]?.string == session }?["id"])
+        #expect(made["replayOf"]?.string == session)
+        #expect(made["branch"] == ["of": .string(session), "ofId": originalID, "skipped": [], "edited": [4]])
+        #expect(made["note"] == .string("branch of \(originalID.serialized()): edited 4"))
+        // Listed right after its original, not as one more store of the run.
+        let order = sessions.compactMap { $0["uuid"]?.string }
+        #expect(order.firstIndex(of: branch) == order.firstIndex(of: session).map { $0 + 1 })
+        let table = try CLIRunner.run(["sessions", "--db", db]).stdout
+        #expect(table.contains("branch of \(originalID.serialized()): edited 4"), "\(table)")
+
+        // Seq 0 and every action keep the original's times.
+        let branchLog = try jsonLines(try CLIRunner.run(["log", branch, "--json", "--db", db, "--to", "5"]).stdout)
+        let originalLog = try jsonLines(try CLIRunner.run(["log", session, "--json", "--db", db, "--to", "5"]).stdout)
+        #expect(branchLog.count == 6)
+        #expect(branchLog.map { $0["at"] } == originalLog.map { $0["at"] })
+        #expect(made["startedAt"] == original?["startedAt"])
+
+        // `latest` is still the recording, so branching it again branches the original.
+        let latest = try jsonLines(try CLIRunner.run(["log", "latest", "--json", "--db", db, "--to", "0"]).stdout)
+        let originalFirst = try jsonLines(try CLIRunner.run(["log", session, "--json", "--db", db, "--to", "0"]).stdout)
+        #expect(latest == originalFirst)
+        let again = try CLIRunner.run(["branch", "latest", "--skip", "4", "--server", server])
+        #expect(again.status == 0, "\(again.stderr)")
+        let second = try #require(again.stdout.split(separator: "\n").first?.split(separator: " ")[3].trimmingCharacters(in: [":"]))
+        let listed = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
+        #expect(listed.first { $0["uuid"]?.string == second }?["replayOf"]?.string == session)
+    }
+
     @Test("what is not a seq or not JSON is refused before anything is sent", arguments: [
         (["--skip", "two"], "--skip 'two' must list seqs"),
         (["--edit", "3"], "--edit '3' must be SEQ=JSON"),

@@ -59,6 +59,30 @@ struct FindCommandTests {
         #expect(table.stdout.contains("Counter  0\n"))
     }
 
+    @Test("a path that never exists in the session is said on stderr, with the nearest path that does", arguments: [
+        ("/cuont", "/count"), ("/user/nmae", "/user/name"), ("/todos/0/titel", "/todos/0/title"), ("/Todos/5", "/todos/0"),
+        ("/count/deeper", "/count"), ("/zzzzzz", nil),
+    ])
+    func neverExists(path: String, nearest: String?) throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let result = try fixture.run(["find", "1", path, "--gt", "100"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        let said = "rewind find: \(path) never exists in session 1 (no state from seq 0 to 8 has a value there); "
+            + (nearest.map { "the nearest path that does is \($0)" } ?? "no path near it exists either") + "\n"
+        #expect(result.stderr == said)
+        // Found or not, the note goes to stderr only: --json stays one object per hit.
+        let json = try fixture.run(["find", "1", path, "--missing", "--json"])
+        #expect(json.status == 0 && json.stderr == said)
+        #expect(try jsonLines(json.stdout).map { $0["seq"] } == [0])
+        // A path that exists somewhere gets no note, whatever the condition finds.
+        let exists = try fixture.run(["find", "1", "/user/loggedIn", "--gt", "100"])
+        #expect(exists.status == 1 && exists.stderr.isEmpty)
+        // A scan that stops early (--first) cannot tell, and says nothing.
+        #expect(try fixture.run(["find", "1", path, "--missing", "--first"]).stderr.isEmpty)
+    }
+
     @Test("a missing or doubled condition, a bad pointer, bad JSON and a bad regex each exit 2 or 64 with one sentence", arguments: [
         (["find", "1", "/count"], "give exactly one condition"),
         (["find", "1", "/count", "--exists", "--missing"], "give exactly one condition"),

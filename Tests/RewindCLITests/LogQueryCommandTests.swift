@@ -32,7 +32,7 @@ struct LogQueryCommandTests {
         #expect(lines[0] == [
             "id": 1, "uuid": .string(LogFixture.counterUUID), "app": "Counter", "startedAt": 1_700_000_000, "endedAt": .null,
             "live": true, "events": 9, "keyframes": 8, "lastSeq": 8, "meta": ["version": "1.2"], "replayOf": .null,
-            "run": .null,
+            "run": .null, "branch": .null, "note": .null,
         ])
         #expect(lines[1]["endedAt"] == 1_700_000_300)
         #expect(lines[1]["live"] == false)

@@ -13,8 +13,12 @@ final class ServeProcess: @unchecked Sendable {
     /// The output pipe's end has been read (the server and anything it started closed it).
     private var outputEnded = false
 
-    init(_ arguments: [String]) throws {
-        process = try Subprocess(CLIRunner.executable.path, ["serve"] + arguments, output: .pipe, error: .standardOutput) { [weak self] _ in
+    /// `executable serve arguments…` (the built `rewind` by default), with `environment` (the
+    /// test process's when `nil`) in `directory` (the current one when `nil`).
+    init(_ arguments: [String], executable: String = CLIRunner.executable.path, environment: [String: String]? = nil,
+         directory: String? = nil) throws {
+        process = try Subprocess(executable, ["serve"] + arguments, environment: environment, directory: directory,
+                                 output: .pipe, error: .standardOutput) { [weak self] _ in
             guard let self else { return }
             self.condition.lock()
             self.exited = true

@@ -63,9 +63,10 @@ struct VerifyStatsCommandTests {
         defer { fixture.cleanup() }
         let text = try fixture.run(["stats"])
         #expect(text.status == 0)
-        for label in ["log", "sessions", "events", "keyframes", "stored", "bytes per event", "states whole", "smaller by"] {
+        for label in ["log", "sessions", "events", "keyframes", "stored", "bytes per event", "states whole"] {
             #expect(text.stdout.contains("\n\(label) ") || text.stdout.hasPrefix("\(label) "), "\(label)")
         }
+        #expect(text.stdout.contains("\nsmaller by ") || text.stdout.contains("\nlarger by "))
         let json = try JSONValue(parsing: try fixture.run(["stats", "--json"]).stdout)
         #expect(json["events"] == 210)
         #expect(json["keyframes"] == 13)
@@ -85,6 +86,35 @@ struct VerifyStatsCommandTests {
         let ratio = try #require(session["timesSmaller"]?.numberValue?.doubleValue)
         #expect(abs(ratio - Double(whole) / Double(stored)) < 0.01)
         #expect(try fixture.run(["stats", "nope"]).status == 2)
+    }
+
+    @Test("stats says the ratio the right way round: a tiny session is larger than its states whole, a long one smaller")
+    func ratioBothWays() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        for session in ["1", "2"] {
+            let json = try JSONValue(parsing: try fixture.run(["stats", session, "--json"]).stdout)
+            let stored = try #require(json["storedBytes"]?.numberValue?.doubleValue)
+            let whole = try #require(json["wholeStateBytes"]?.numberValue?.doubleValue)
+            let text = try fixture.run(["stats", session]).stdout
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("smaller by") || $0.hasPrefix("larger by") })
+            let factor = try #require(Double(line.split(separator: " ").dropFirst(2).first?.dropLast() ?? ""), "\(line)")
+            if stored > whole {
+                // 9 small states cost a page or more: larger, by stored / whole, never "smaller by 0.14×".
+                #expect(line.hasPrefix("larger by "), "\(line)")
+                #expect(abs(factor - stored / whole) / (stored / whole) < 0.05, "\(line)")
+            } else {
+                #expect(line.hasPrefix("smaller by "), "\(line)")
+                #expect(abs(factor - whole / stored) / (whole / stored) < 0.05, "\(line)")
+            }
+            #expect(factor >= 1)
+            #expect(line.hasSuffix("× than storing every state whole"))
+        }
+        let session1 = try JSONValue(parsing: try fixture.run(["stats", "1", "--json"]).stdout)
+        #expect((session1["timesSmaller"]?.numberValue?.doubleValue ?? 1) < 1, "the fixture's tiny session is larger than its states")
+        let table = try fixture.run(["stats"]).stdout
+        #expect(table.contains("VS WHOLE"))
+        #expect(table.contains(" larger") && table.contains(" smaller"), "\(table)")
     }
 
     @Test("every command's --help explains it with an example", arguments: ["sessions", "log", "state", "blame", "verify", "stats", "diff"])

@@ -1,4 +1,6 @@
+import Foundation
 import Rewind
+import RewindLog
 import Testing
 @testable import RewindDemo
 import RewindTestSupport
@@ -12,6 +14,46 @@ import RewindTestSupport
     func logIn(_ app: UsersApp) async {
         app.store.send(.authenticatePassword(username: "nora.larsen", password: UsersApp.password))
         await app.store.settle()
+    }
+
+    @Test func theRecordingRedactsThePasswordByKeyAndTheTokenByPointer() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-users-redaction-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("users.db").path
+        let app = makeApp()
+        app.startRecording(to: .file(db), seed: 5)
+        await logIn(app)
+        let token = try #require(app.store.state.auth.token)
+        app.store.send(.logout)
+        app.store.send(.authenticateProvider(provider: "twitter"))
+        await app.store.settle()
+        let providerToken = try #require(app.store.state.auth.token)
+        let hash = app.stateHash
+        app.store.recorder?.flush()
+
+        let reader = try LogReader(path: db)
+        let session = try reader.session(named: "latest")
+        #expect(session.meta["redacted"] == ["/auth/token"])
+        #expect(session.meta["redactedKeys"] == ["password"])
+        let events = try reader.events(session: session.id)
+        let password = try #require(events.first { $0.actionType == "users/authenticate/password" })
+        #expect(password.action == ["type": "users/authenticate/password", "username": "nora.larsen", "password": "<redacted>"])
+        let succeeded = events.filter { $0.actionType == "users/authenticate/succeeded" }
+        #expect(succeeded.count == 2)
+        #expect(succeeded.allSatisfy { $0.action["token"] == "<redacted>" })
+        let recording = try Recording.load(fromLog: db, session: session.uuid)
+        for event in succeeded { #expect(try recording.state(at: event.seq)?["auth"]?["token"] == "<redacted>") }
+        // The hash the app reports (its state log's) is the recorded one, redaction and all.
+        #expect(String(format: "%016llx", events.last!.hash) == hash)
+        app.stopRecording()
+        // Not a byte of either secret in the log file or its write-ahead log.
+        for file in [db, db + "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            for secret in [UsersApp.password, token, providerToken] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file)")
+            }
+        }
     }
 
     @Test func theMiddlewareRefusesAnEmptyUsernameBeforeAnyRequest() async {

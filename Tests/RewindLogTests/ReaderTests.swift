@@ -72,6 +72,46 @@ struct ReaderTests {
         #expect(none?.kind == .unknownSession("latest"))
     }
 
+    @Test("latest is the newest session that is not a branch; a replay or a meta that is not JSON counts")
+    func latestSkipsBranches() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("branches.db")
+        let writer = try LogWriter(path: path)
+        let start = Fixture.start
+        let original = try writer.openSession(uuid: "aaaa0000-0000-4000-8000-000000000001", app: "Shop", startedAt: start)
+        // A branch stamped with its original's start (the later id wins a tie), and one after.
+        let branch: JSONValue = ["branch": ["of": "aaaa0000-0000-4000-8000-000000000001", "skipped": [7], "edited": []]]
+        let first = try writer.openSession(uuid: "bbbb0000-0000-4000-8000-000000000002", app: "Shop", startedAt: start, meta: branch,
+                                           replayOf: "aaaa0000-0000-4000-8000-000000000001")
+        _ = try writer.openSession(uuid: "cccc0000-0000-4000-8000-000000000003", app: "Shop", startedAt: start.addingTimeInterval(60),
+                                   meta: branch, replayOf: "aaaa0000-0000-4000-8000-000000000001")
+        writer.close()
+        let reader = try LogReader(path: path)
+        #expect(try reader.session(named: "latest").id == original)
+        let branches = try reader.sessions().filter(\.isBranch)
+        #expect(branches.count == 2)
+        #expect(branches.first?.branch == BranchOrigin(of: "aaaa0000-0000-4000-8000-000000000001", skipped: [7]))
+        #expect(branches.first?.branch?.changes == "left out 7")
+        #expect(try reader.session(named: "bbbb").id == first)
+
+        // A replay the app recorded is no branch: it can be latest.
+        let more = try LogWriter(path: path)
+        let replay = try more.openSession(uuid: "dddd0000-0000-4000-8000-000000000004", app: "Shop", startedAt: start.addingTimeInterval(30),
+                                          meta: ["replay": true], replayOf: "aaaa0000-0000-4000-8000-000000000001")
+        more.close()
+        #expect(try reader.session(named: "latest").id == replay)
+        #expect(try reader.session(id: replay).isBranch == false)
+
+        // Only branches: latest says so.
+        let onlyPath = directory.path("only.db")
+        let only = try LogWriter(path: onlyPath)
+        _ = try only.openSession(uuid: "eeee0000-0000-4000-8000-000000000005", app: "Shop", startedAt: start, meta: branch,
+                                 replayOf: "aaaa0000-0000-4000-8000-000000000001")
+        only.close()
+        let refused = #expect(throws: LogError.self) { try LogReader(path: onlyPath).session(named: "latest") }
+        #expect(refused?.description.contains("the log holds only branches; name one by its id or uuid") == true)
+    }
+
     @Test("events() filters by seq range, type glob, text and limit")
     func filters() throws {
         let (directory, reader, ids) = try fixture()

@@ -54,6 +54,18 @@ struct BranchTests {
         let original = try reader.session(named: recorder.session.uuid), other = try reader.session(named: report.sessionUUID)
         #expect(try reader.firstDifference(between: original.id, and: other.id) == 2)
         #expect(try reader.firstDifference(between: original.id, and: original.id) == nil)
+        // Every time is the original's, seq 0 included (it was stamped when the branch was made
+        // before, and offsets read negative): by default the first action's time.
+        let originalEvents = try reader.events(session: original.id), branchEvents = try reader.events(session: other.id)
+        #expect(branchEvents.dropFirst().map(\.at) == originalEvents.dropFirst().map(\.at))
+        #expect(branchEvents[0].at == originalEvents[1].at)
+        #expect(other.startedAt == branchEvents[0].at)
+        #expect(other.isBranch && !original.isBranch)
+        // Given the original's seq 0 time (the server sends it), seq 0 is stamped with it.
+        let stamped = try await store.branch(recording, skip: [3], startedAt: originalEvents[0].at)
+        let again = try reader.session(named: stamped.sessionUUID)
+        #expect(try reader.events(session: again.id, from: 0, to: 0).first?.at == originalEvents[0].at)
+        #expect(again.startedAt == original.startedAt)
         #expect(await store.finishRecording().delivered)
     }
 

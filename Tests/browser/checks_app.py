@@ -2,6 +2,8 @@
 import json
 import os
 import re
+import shutil
+import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -135,10 +137,10 @@ def test_token_through_the_cookie(ctx):
     d = ctx.driver
     folder = os.path.join(ctx.folder, "token")
     os.makedirs(folder)
+    small = os.path.join(ctx.folder, "small.jsonl")
+    harness.import_file(ctx.server.binary, os.path.join(folder, "rewind.db"), small, "small")
     server = harness.Server(ctx.server.binary, folder, extra=("--token", "s3cret-token"))
     try:
-        small = os.path.join(ctx.folder, "small.jsonl")
-        server.cli("import", small, "--app", "small")
         d.get("about:blank")
         d.get(f"{server.url}")
         wait(d, lambda d: "token" in d.find_element(By.TAG_NAME, "body").text, message="a page without the token refused")
@@ -154,6 +156,39 @@ def test_token_through_the_cookie(ctx):
         wait_until(lambda: os.path.exists(path) and not os.path.exists(path + ".crdownload"), message="the export downloaded")
         expected = server.cli("export", "1", "--format", "jsonl")
         wait_until(lambda: os.path.getsize(path) == len(expected), message="the export complete")
+    finally:
+        server.stop()
+
+
+def test_copied_binary_serves_its_page(ctx):
+    """`rewind` copied alone into another folder and run by its bare name, through a symlink on
+    the PATH, from yet another working directory, without --web: the page built into it loads,
+    connects and shows a session, and every file it serves is web/'s, byte for byte."""
+    d = ctx.driver
+    folder = os.path.join(ctx.folder, "installed")
+    bin_dir, opt, work = (os.path.join(folder, name) for name in ("bin", "opt", "work"))
+    for path in (bin_dir, opt, work):
+        os.makedirs(path)
+    shutil.copy2(ctx.server_binary, os.path.join(opt, "rewind"))
+    os.symlink(os.path.join(opt, "rewind"), os.path.join(bin_dir, "rewind"))
+    env = dict(os.environ, PATH=os.pathsep.join([bin_dir, "/usr/bin", "/bin"]))
+    harness.import_file("rewind", os.path.join(work, "rewind.db"), os.path.join(ctx.folder, "small.jsonl"), "small", env=env)
+    server = harness.Server("rewind", work, web=None, cwd=work, env=env)
+    try:
+        assert "no inspector page" not in server.output, server.output
+        d.get("about:blank")
+        d.get(server.url)
+        wait(d, lambda d: d.find_element(By.ID, "status").text == "connected", message="the page connected")
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .session"), message="the session listed")
+        wait(d, lambda d: shown_seq(d) is not None, message="a state shown")
+        web = os.path.join(harness.REPO, "web")
+        for root, _, files in os.walk(web):
+            for name in files:
+                if name.startswith("."):
+                    continue
+                relative = os.path.relpath(os.path.join(root, name), web)
+                with urllib.request.urlopen(f"{server.url}{relative}") as response, open(os.path.join(root, name), "rb") as f:
+                    assert response.read() == f.read(), f"{relative} served differs from web/{relative}"
     finally:
         server.stop()
 
@@ -226,10 +261,31 @@ def test_branch_beside_its_original(ctx):
     skipped = ctx.inspector.ask(type="events", session=branch, **{"from": 3, "limit": 1})["events"][0]
     assert skipped["actionType"] == "@@rewind/skipped", skipped
 
-    # Open it: the "vs original" tab compares it with the session it came from.
+    # Listed right under its original (after the replays and branches made of it before), as
+    # "branch of #N · left out #3", and not as one more store of the original's run.
     wait(d, lambda d: js(d, f"return [...window.__rewind.page.sessions.values()].some(s => s.uuid === '{branch}')"), message="the branch listed")
+    label = f"branch of #{live['id']} · left out #3"
+    item = f"#sessions .session[data-id='{made['id']}']"
+    wait(d, lambda d: js(d, f"const e = document.querySelector(\"{item}\"); return e && e.dataset.derived") == label, message="the branch's label")
+    assert label in d.find_element(By.CSS_SELECTOR, item).text, d.find_element(By.CSS_SELECTOR, item).text
+    listed = js(d, "return [...document.querySelectorAll('#sessions .session')].map(e => [Number(e.dataset.id), e.dataset.derived || ''])")
+    ids = [i for i, _ in listed]
+    between = listed[ids.index(live["id"]) + 1:ids.index(made["id"])]
+    assert ids.index(made["id"]) > ids.index(live["id"]) and all(f"of #{live['id']}" in note for _, note in between), listed
+    assert js(d, f"return document.querySelector(\"#sessions .run-group[data-run='{live['run']}']\")") is None, \
+        "the branch counted as a store of the original's run"
+
+    # Open it: its offsets read as the original's (seq 0 has the original's time), and the
+    # "vs original" tab compares it with the session it came from.
     js(d, "document.querySelector('#branch-result a').click()")
     wait(d, lambda d: js(d, "return window.__rewind.page.current.uuid") == branch, message="the branch open")
+    assert label in d.find_element(By.ID, "title").text, d.find_element(By.ID, "title").text
+    firsts = ctx.inspector.ask(type="events", session=live["uuid"], **{"from": 0, "limit": 3})["events"]
+    assert made["startedAt"] == firsts[0]["at"], (made["startedAt"], firsts[0]["at"])
+    js(d, "window.__rewind.list.viewport.scrollTop = 0")
+    wait(d, lambda d: js(d, "const r = document.querySelector(\"#list .row[data-seq='2']:not(.loading)\"); return r && r.querySelector('.time').textContent")
+         == f"+{firsts[2]['at'] - firsts[0]['at']:.3f}s", message="the branch's #2 at the original's offset")
+    assert js(d, "return document.querySelector(\"#list .row[data-seq='0'] .time\").textContent") == "+0.000s"
     wait(d, lambda d: not d.find_element(By.ID, "tab-original").get_attribute("hidden"), message="the vs original tab")
     d.find_element(By.ID, "tab-original").click()
     js(d, "window.__rewind.select(5, 'click', {center: true})")

@@ -418,3 +418,118 @@ def test_action_pane(ctx):
     js(d, "document.querySelector('#action-causes .cause-link').click()")
     wait(d, lambda d: shown_seq(d) == caused["cause"], message=f"a click on the cause selects #{caused['cause']}")
     wait(d, lambda d: "sent by the app" in d.find_element(By.ID, "action-causes").text, message="the cause was sent by the app")
+
+
+PLACEHOLDERS_FIT = """
+const c = document.createElement('canvas').getContext('2d');
+return [...document.querySelectorAll('input[placeholder]')].filter(i => i.offsetParent !== null).map(i => {
+  const cs = getComputedStyle(i);
+  c.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  return {id: i.id, text: i.placeholder, need: c.measureText(i.placeholder).width,
+          room: i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)};
+});"""
+
+
+def set_size(d, width, height):
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def test_labels_placeholders_and_dispatch_example(ctx):
+    """The Action tab's payload root is labelled as the action (the state's as the state);
+    every placeholder fits its box at 1280×800 and at 1400×900, the find box's too; Dispatch's
+    shows the session's last action in the app's own shape (a Codable enum's here)."""
+    d = ctx.driver
+    open_session(ctx, ctx.cart["id"])
+    js(d, "window.__rewind.select(2, 'click', {center: true})")
+    wait(d, lambda d: shown_seq(d) == 2, message="#2 selected")
+    root = "return document.querySelector('#%s .node[data-pointer=\"\"] .key').textContent"
+    assert js(d, root % "tree") == "(state)", js(d, root % "tree")
+    d.find_element(By.ID, "tab-action").click()
+    wait(d, lambda d: js(d, "return document.getElementById('action-view').dataset.seq") == "2", message="the action pane")
+    assert js(d, root % "action-tree") == "(action)", js(d, root % "action-tree")
+    keys = js(d, "return [...document.querySelectorAll('#action-tree .node')].map(n => n.dataset.pointer)")
+    assert "/add" in keys, keys
+
+    # The cart's last action is {"checkout":{}}: Dispatch's example is in that shape, not Redux's.
+    last = ctx.inspector.ask(type="events", session=ctx.cart["uuid"], **{"from": ctx.cart["lastSeq"], "limit": 1})["events"][0]["action"]
+    assert last == {"checkout": {}}, last
+    wait(d, lambda d: d.find_element(By.ID, "dispatch-text").get_attribute("placeholder") == 'e.g. {"checkout":{}}',
+         message="the dispatch example")
+    # A long last action is cut to stay readable, whole in the title.
+    open_session(ctx, ctx.small["id"])
+    small_last = ctx.inspector.ask(type="events", session=ctx.small["uuid"], **{"from": ctx.small["lastSeq"], "limit": 1})["events"][0]["action"]
+    wait(d, lambda d: d.find_element(By.ID, "dispatch-text").get_attribute("title").endswith(json.dumps(small_last, separators=(",", ":"))),
+         message="the small session's last action as the example")
+
+    try:
+        for width, height in ((1280, 800), (1400, 900)):
+            set_size(d, width, height)
+            open_session(ctx, ctx.live["id"])
+            d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer=""] .key').click()
+            d.find_element(By.ID, "find-open").click()
+            wait(d, lambda d: not d.find_element(By.ID, "find-box").get_attribute("hidden"), message="the find box")
+            boxes = js(d, PLACEHOLDERS_FIT)
+            ids = {b["id"] for b in boxes}
+            assert {"type-filter", "text-filter", "tree-search", "find-path", "find-value", "dispatch-text"} <= ids, ids
+            cut = [b for b in boxes if b["need"] > b["room"] + 0.5]
+            assert not cut, f"at {width}×{height} these placeholders do not fit: {cut}"
+    finally:
+        set_size(d, 1400, 900)
+
+
+def test_rows_of_one_type_show_payload_hints(ctx):
+    """Six `add` rows (a Codable enum's `{"add":{"productID":N}}`) each show their payload."""
+    d = ctx.driver
+    open_session(ctx, ctx.cart["id"])
+    wait(d, lambda d: len([r for r in dom_rows(d) if not r["loading"]]) >= 8, message="the cart's rows")
+    rows = js(d, """return [...document.querySelectorAll('#list .row')].filter(r => !r.hidden)
+        .map(r => { const h = r.querySelector('.hint');
+                    return {seq: Number(r.dataset.seq), type: r.querySelector('.type').textContent, hint: h.textContent,
+                            whole: h.scrollWidth <= h.clientWidth}; })
+        .sort((a, b) => a.seq - b.seq)""")
+    adds = [r for r in rows if r["type"] == "add"]
+    assert [r["hint"] for r in adds] == [f"productID: {n}" for n in (3, 17, 4, 8, 3, 42)], adds
+    assert all(r["whole"] for r in adds), f"a hint is cut: {adds}"
+    assert next(r for r in rows if r["seq"] == 0)["hint"] == "", rows[0]
+    assert next(r for r in rows if r["type"] == "checkout")["hint"] == "", rows
+    # Redux-style actions: the members besides the type.
+    open_session(ctx, ctx.small["id"])
+    d.find_element(By.ID, "follow").click()
+    js(d, "window.__rewind.select(1, 'click', {center: true})")
+    wait(d, lambda d: any(r["seq"] == 1 and not r["loading"] for r in dom_rows(d)), message="#1 of the small session")
+    first = ctx.inspector.ask(type="events", session=ctx.small["uuid"], **{"from": 1, "limit": 4})["events"]
+    hints = js(d, "return Object.fromEntries([...document.querySelectorAll('#list .row')].filter(r => !r.hidden).map(r => [r.dataset.seq, r.querySelector('.hint').textContent]))")
+    for event in first:
+        rest = {k: v for k, v in event["action"].items() if k != "type"}
+        expected = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in rest.items())
+        assert hints[str(event["seq"])] == expected, (event, hints[str(event["seq"])])
+
+
+def test_non_finite_numbers_are_shown_as_numbers(ctx):
+    """NaN and infinities the app recorded (strings marked by the event's nonFinite) show as
+    numbers, marked, in the state and the action; a real string "NaN" stays a string."""
+    d = ctx.driver
+    open_session(ctx, ctx.nonfinite["id"])
+
+    def node(tree, pointer):
+        return js(d, f"""const n = document.querySelector('#{tree} .node[data-pointer="{pointer}"]');
+            return n && {{value: n.querySelector('.value').textContent, kind: n.querySelector('.value').className,
+                         mark: n.querySelector('.nonfinite-mark') ? n.querySelector('.nonfinite-mark').textContent : null}}""")
+
+    for seq, number in ((1, "NaN"), (2, "Infinity"), (3, "-Infinity")):
+        js(d, f"window.__rewind.select({seq}, 'click', {{center: true}})")
+        wait(d, lambda d: shown_seq(d) == seq, message=f"#{seq} selected")
+        js(d, "window.__rewind.tree.reveal('/reading/value')")
+        shown = wait(d, lambda d: node("tree", "/reading/value"), message="/reading/value")
+        assert shown == {"value": number, "kind": "value number nonfinite", "mark": "not finite"}, (seq, shown)
+        label = node("tree", "/label")
+        assert label["value"] == '"NaN"' and "string" in label["kind"] and label["mark"] is None, (seq, label)
+    d.find_element(By.ID, "tab-action").click()
+    wait(d, lambda d: js(d, "return document.getElementById('action-view').dataset.seq") == "3", message="the action pane at #3")
+    action = node("action-tree", "/value")
+    assert action == {"value": "-Infinity", "kind": "value number nonfinite", "mark": "not finite"}, action
+    js(d, "window.__rewind.select(4, 'click', {center: true})")
+    wait(d, lambda d: js(d, "return document.getElementById('action-view').dataset.seq") == "4", message="the action pane at #4")
+    plain = node("action-tree", "/label")
+    assert plain["value"] == '"Infinity"' and "string" in plain["kind"] and plain["mark"] is None, plain
+    d.find_element(By.ID, "tab-diff").click()

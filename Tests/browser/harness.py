@@ -30,15 +30,19 @@ def wait_until(predicate, timeout=15, interval=0.05, message="condition"):
 
 
 class Server:
-    """`rewind serve` on a free port with a temporary log and the repository's web/."""
+    """`rewind serve` on a free port with a temporary log and the repository's web/ (`web=None`:
+    the page built into the binary), in `cwd` with `env` when given."""
 
-    def __init__(self, binary, folder, port=0, extra=()):
+    def __init__(self, binary, folder, port=0, extra=(), web=os.path.join(REPO, "web"), cwd=None, env=None):
         self.binary = binary
+        self.env = env
         self.db = os.path.join(folder, "rewind.db")
-        self.process = subprocess.Popen([binary, "serve", "--port", str(port), "--db", self.db, "--web", os.path.join(REPO, "web"), *extra],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.process = subprocess.Popen([binary, "serve", "--port", str(port), "--db", self.db, *(("--web", web) if web else ()), *extra],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env)
         self.port = None
+        self.output = ""
         for line in self.process.stdout:
+            self.output += line
             match = re.search(r"ws://127\.0\.0\.1:(\d+)/app", line)
             if match:
                 self.port = int(match.group(1))
@@ -56,10 +60,18 @@ class Server:
 
     def cli(self, *args):
         """Runs `rewind ARGS --db <the log>`; returns stdout (bytes)."""
-        result = subprocess.run([self.binary, *args, "--db", self.db], capture_output=True, timeout=120)
+        result = subprocess.run([self.binary, *args, "--db", self.db], capture_output=True, timeout=120, env=self.env)
         if result.returncode != 0:
             raise AssertionError(f"rewind {' '.join(args)} failed: {result.stderr.decode()}")
         return result.stdout
+
+
+def import_file(binary, db, path, app, env=None):
+    """`rewind import PATH --app APP --db DB`, before a server opens the log: a log takes one
+    writer at a time, and `rewind serve` is one."""
+    result = subprocess.run([binary, "import", path, "--app", app, "--db", db], capture_output=True, timeout=300, env=env)
+    if result.returncode != 0:
+        raise AssertionError(f"rewind import {path} failed: {result.stderr.decode()}")
 
 
 def demo_available(binary):
@@ -132,6 +144,51 @@ class Inspector:
 
     def close(self):
         self.ws.close()
+
+
+def stream_session(port, app, initial, steps, end=True):
+    """Streams a session to the server as an app would (`/app`, hash version 1): seq 0 is
+    `initial`, then each step `(action, patch, state, non_finite)` where `non_finite` lists the
+    event's `nonFinite` pointers. Waits for the last ack, then ends the session (with `end`).
+    Returns the session's uuid."""
+    sys.path.insert(0, os.path.join(REPO, "Tests", "python"))
+    from test_protocol import stable_hash
+    import uuid as uuids
+    session = str(uuids.uuid4())
+    last = len(steps)
+    with connect(f"ws://127.0.0.1:{port}/app", subprotocols=["rewind.app.v1"], max_size=None) as ws:
+        ws.send(json.dumps({"type": "hello", "id": 1, "session": session, "app": app}))
+        ws.send(json.dumps({"type": "event", "seq": 0, "at": 1763700000.0, "action": {"type": "@@INIT"},
+                            "keyframe": initial, "hash": stable_hash(initial), "durationNs": 0}))
+        for seq, (action, patch, state, non_finite) in enumerate(steps, 1):
+            event = {"type": "event", "seq": seq, "at": 1763700000.0 + seq, "action": action, "patch": patch,
+                     "hash": stable_hash(state), "durationNs": 1000}
+            if non_finite:
+                event["nonFinite"] = non_finite
+            ws.send(json.dumps(event))
+        deadline = time.monotonic() + 30
+        while True:
+            message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+            if message.get("type") == "error":
+                raise AssertionError(f"the server refused the stream: {message}")
+            if message.get("type") == "ack" and message.get("seq", -1) >= last:
+                break
+        if end:
+            ws.send(json.dumps({"type": "end", "id": 2}))
+    return session
+
+
+def cart_jsonl(path):
+    """A recording in a Codable enum's shape: `{"add":{"productID":N}}` six times, then a
+    `{"checkout":{}}`: rows of one type that only their payloads tell apart."""
+    state = {"cart": [], "total": 0}
+    with open(path, "w") as f:
+        f.write(json.dumps({"state": state, "at": 1763700000.0}, separators=(",", ":")) + "\n")
+        for i, product in enumerate([3, 17, 4, 8, 3, 42], 1):
+            state["cart"].append(product)
+            state["total"] += product
+            f.write(json.dumps({"action": {"add": {"productID": product}}, "state": state, "at": 1763700000.0 + i}, separators=(",", ":")) + "\n")
+        f.write(json.dumps({"action": {"checkout": {}}, "state": {"cart": [], "total": 0}, "at": 1763700010.0}, separators=(",", ":")) + "\n")
 
 
 def gallery_jsonl(path, count):

@@ -106,10 +106,10 @@ def main():
     folder = harness.new_folder()
     big = os.path.join(folder, "big.jsonl")
     harness.gallery_jsonl(big, 100_000)
+    harness.import_file(os.path.abspath(args.binary), os.path.join(folder, "rewind.db"), big, "big")
     server = harness.Server(os.path.abspath(args.binary), folder)
     app = driver = inspector = None
     try:
-        server.cli("import", big, "--app", "big")
         inspector = harness.Inspector(server.port)
         sid = inspector.session(app="big")["id"]
         driver = harness.browser()

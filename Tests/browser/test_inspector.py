@@ -19,13 +19,14 @@ import time
 import traceback
 
 import harness
-from checks_app import (test_branch_beside_its_original, test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app, test_replay_range_after_sessions_reload,
+from checks_app import (test_branch_beside_its_original, test_copied_binary_serves_its_page, test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app, test_replay_range_after_sessions_reload,
                         test_replay_too_large_is_refused,
                         test_reconnects_and_resubscribes, test_token_through_the_cookie)
 from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_lazily, test_blame_lists_the_changes,
                          test_click_shows_state_and_diff, test_compare_two_actions, test_export_downloads,
                          test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
-                         test_action_pane, test_find_in_history, test_follow_keeps_state_and_diff_together, test_send_site_and_runs, test_special_keys_match_the_server, test_text_filter, test_type_filter)
+                         test_action_pane, test_find_in_history, test_labels_placeholders_and_dispatch_example,
+                         test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers, test_follow_keeps_state_and_diff_together, test_send_site_and_runs, test_special_keys_match_the_server, test_text_filter, test_type_filter)
 from harness import wait_until
 
 results = {"passed": 0, "failed": 0}
@@ -37,9 +38,10 @@ class Context:
 
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
          test_dispatch_and_replay_reach_the_app, test_replay_too_large_is_refused, test_replay_range_after_sessions_reload,
-         test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
+         test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection, test_copied_binary_serves_its_page,
          test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie,
-         test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original]
+         test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original,
+         test_labels_placeholders_and_dispatch_example, test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers]
 
 
 def run(ctx, test):
@@ -85,18 +87,30 @@ def main():
     big, small = os.path.join(folder, "big.jsonl"), os.path.join(folder, "small.jsonl")
     harness.gallery_jsonl(big, BIG)
     harness.gallery_jsonl(small, 2_000)
-    ctx.server = harness.Server(binary, folder)
-    ctx.app = ctx.driver = ctx.inspector = None
+    ctx.server = ctx.app = ctx.driver = ctx.inspector = None
     try:
-        # Imports go through the server's own log while it runs, like a user's would.
-        ctx.server.cli("import", big, "--app", "big")
-        ctx.server.cli("import", small, "--app", "small")
-        proto = os.path.join(folder, "proto.jsonl")
+        # Imported before the server starts: a log takes one writer at a time, and it is one.
+        db = os.path.join(folder, "rewind.db")
+        proto, cart = os.path.join(folder, "proto.jsonl"), os.path.join(folder, "cart.jsonl")
         harness.proto_jsonl(proto)
-        ctx.server.cli("import", proto, "--app", "proto")
+        harness.cart_jsonl(cart)
         catalog = harness.catalog_jsonl(folder)
-        if catalog:
-            ctx.server.cli("import", catalog, "--app", "catalog")
+        for path, app in ((big, "big"), (small, "small"), (proto, "proto"), (cart, "cart"), (catalog, "catalog")):
+            if path:
+                harness.import_file(binary, db, path, app)
+        ctx.server = harness.Server(binary, folder)
+        # NaN and infinities as an app records them: strings, and the event's nonFinite.
+        reading = lambda value, label="NaN": {"reading": {"value": value, "unit": "V"}, "label": label}
+        ctx.nonfinite_uuid = harness.stream_session(ctx.server.port, "sensor", reading(1.5), [
+            ({"type": "sensor/read", "value": "NaN"}, [{"op": "replace", "path": "/reading/value", "value": "NaN"}],
+             reading("NaN"), ["/action/value", "/state/reading/value"]),
+            ({"type": "sensor/read", "value": "Infinity"}, [{"op": "replace", "path": "/reading/value", "value": "Infinity"}],
+             reading("Infinity"), ["/action/value", "/state/reading/value"]),
+            ({"type": "sensor/read", "value": "-Infinity"}, [{"op": "replace", "path": "/reading/value", "value": "-Infinity"}],
+             reading("-Infinity"), ["/action/value", "/state/reading/value"]),
+            ({"type": "label/set", "label": "Infinity"}, [{"op": "replace", "path": "/label", "value": "Infinity"}],
+             reading("-Infinity", "Infinity"), ["/state/reading/value"]),
+        ])
         ctx.app = harness.App(binary, ctx.server, os.path.join(folder, "state.log"))
         print(f"app: {ctx.app.kind}", flush=True)
         ctx.inspector = harness.Inspector(ctx.server.port)
@@ -106,15 +120,20 @@ def main():
         ctx.small = ctx.inspector.session(app="small")
         ctx.proto = ctx.inspector.session(app="proto")
         ctx.catalog = ctx.inspector.session(app="catalog") if catalog else None
+        ctx.cart = ctx.inspector.session(app="cart")
+        ctx.nonfinite = ctx.inspector.session(uuid=ctx.nonfinite_uuid)
         ctx.driver = harness.browser(download_dir=ctx.downloads)
+        # REWIND_BROWSER_ONLY=name,name runs only those checks (while working on them).
+        only = [n for n in os.environ.get("REWIND_BROWSER_ONLY", "").split(",") if n]
         for test in TESTS:
-            run(ctx, test)
+            if not only or test.__name__ in only:
+                run(ctx, test)
     except Exception as error:
         results["failed"] += 1
         print(f"FAIL setup: {error}", flush=True)
         traceback.print_exc()
     finally:
-        for part in (ctx.driver and ctx.driver.quit, ctx.inspector and ctx.inspector.close, ctx.app and ctx.app.stop, ctx.server.stop):
+        for part in (ctx.driver and ctx.driver.quit, ctx.inspector and ctx.inspector.close, ctx.app and ctx.app.stop, ctx.server and ctx.server.stop):
             if part:
                 try:
                     part()

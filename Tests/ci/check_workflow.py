@@ -58,6 +58,7 @@ def main(path):
     check(sorted(schemes) == ["Rewind", "RewindRecorder"], f"ios: schemes are {schemes}")
     build = " ".join(r for r in runs if "xcodebuild" in r)
     check("xcodebuild build" in build, "ios: no xcodebuild build")
+    check("-skipPackagePluginValidation" in build, "ios: xcodebuild would stop to ask for the build-tool plugin's approval")
     check("-scheme ${{ matrix.scheme }}" in build, "ios: xcodebuild does not take the matrix's scheme")
     check("platform=iOS Simulator" in build, "ios: not built for the iOS Simulator")
     check("SWIFT_VERSION=6" in build, "ios: not in Swift 6 mode")

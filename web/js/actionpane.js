@@ -2,7 +2,7 @@
 // JSON, with its type, reducer duration, coalesced mark, send site and cause chain (each cause
 // a click away).
 
-import { StateTree } from './tree.js';
+import { StateTree, pointersUnder } from './tree.js';
 
 const $ = (id) => document.getElementById(id);
 const MAX_CAUSES = 20;
@@ -21,7 +21,7 @@ export class ActionPane {
     this.connection = connection;
     this.select = select;
     this.view = 'tree';
-    this.tree = new StateTree($('action-tree'), () => {});
+    this.tree = new StateTree($('action-tree'), () => {}, { rootLabel: '(action)' });
     this.generation = 0;
     $('action-view-tree').addEventListener('click', () => this.setView('tree'));
     $('action-view-raw').addEventListener('click', () => this.setView('raw'));
@@ -65,6 +65,7 @@ export class ActionPane {
       head.append(span);
     }
     const payload = event.action;
+    this.tree.setNonFinite(pointersUnder(event.nonFinite, '/action'));
     this.tree.render(payload === undefined ? null : payload);
     $('action-raw').textContent = JSON.stringify(payload, null, 2) ?? '';
     this.renderCauses(seq, event, generation);

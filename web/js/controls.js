@@ -28,12 +28,64 @@ export class Controls {
   }
 
   sessionChanged(newSession = false) {
-    if (newSession) this.edited = false;
+    if (newSession) {
+      this.edited = false;
+      this.example = undefined;
+      this.fetchExample();
+    }
     for (const id of ['jump', 'resume', 'pause', 'dispatch', 'replay']) $(id).disabled = !this.live;
     const { session } = this.current();
     const hint = session && !session.live ? 'the session has ended: commands need a live app' : '';
     for (const id of ['jump', 'resume', 'pause', 'dispatch', 'replay']) $(id).dataset.hint = hint;
     this.selectionChanged();
+  }
+
+  /// Dispatch's placeholder: an action in the app's own shape, the session's last action (a
+  /// Codable enum's `{"add":{"productID":3}}` as much as a Redux `{"type":"cart/add",…}`), cut
+  /// to stay readable; the whole of it in the box's title. Called on every list frame: it reads
+  /// what the page holds.
+  showExample() {
+    const store = this.page.store;
+    if (!store) return;
+    let action;
+    for (let seq = store.total - 1; seq >= 1 && seq >= store.total - 50; seq--) {
+      const event = store.get(seq);
+      if (!event) continue;
+      action = event.actionType === '@@rewind/skipped' && event.action && typeof event.action === 'object' ? event.action.action : event.action;
+      if (action !== undefined) break;
+    }
+    if (action === undefined) return;
+    this.setExample(action);
+  }
+
+  /// Reads the last action of a session just opened (the list may not have loaded it).
+  async fetchExample() {
+    const { session } = this.current();
+    this.setExample(undefined);
+    const last = session ? session.lastSeq ?? 0 : 0;
+    if (!session || last < 1) return;
+    try {
+      const reply = await this.connection.request({ type: 'events', session: session.uuid, from: last, limit: 1 });
+      const event = reply.events[0];
+      if (event && this.current().session === session && this.example === undefined) {
+        this.setExample(event.actionType === '@@rewind/skipped' && event.action ? event.action.action : event.action);
+      }
+    } catch { /* the list's pages give it later */ }
+  }
+
+  setExample(action) {
+    const box = $('dispatch-text');
+    if (action === undefined) {
+      box.placeholder = 'an action as JSON, in the app\'s own shape';
+      box.title = '';
+      return;
+    }
+    const text = JSON.stringify(action);
+    if (text === this.example) return;
+    this.example = text;
+    const shown = text.length > 48 ? text.slice(0, 47) + '…' : text;
+    box.placeholder = `e.g. ${shown}`;
+    box.title = `an action as JSON, in the app's own shape, like this session's last one: ${text}`;
   }
 
   selectionChanged() {

@@ -13,6 +13,53 @@ export function formatDuration(ns) {
   return `${(ns / 1e9).toFixed(2)} s`;
 }
 
+/// A short hint of an action's payload for its row, so that rows of one type tell apart: the
+/// members besides `type` (`{"type":"add","id":5}` gives `id: 5`), the payload of a one-key
+/// action (`{"add":{"productID":3}}` gives `productID: 3`; `{"set":{"_0":2}}` gives `2`), nothing
+/// for a bare string. Nested objects show as `{…}`, arrays as `[N]`; cut at `max` characters.
+export function payloadHint(action, max = 60) {
+  if (action === null || action === undefined || typeof action === 'string') return '';
+  let payload = action;
+  if (typeof action === 'object' && !Array.isArray(action)) {
+    const keys = Object.keys(action);
+    if (typeof action.type === 'string') {
+      payload = {};
+      for (const key of keys) if (key !== 'type') Object.defineProperty(payload, key, { value: action[key], enumerable: true });
+    } else if (keys.length === 1) {
+      payload = action[keys[0]];
+    }
+  }
+  const text = hintOf(payload);
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+function hintOf(value) {
+  if (value === null || typeof value !== 'object') return shortValue(value);
+  if (Array.isArray(value)) return value.map(shortValue).join(', ');
+  // Swift's positional associated values (`_0`, `_1`) read best without their names.
+  return Object.keys(value).map((key) => (/^_\d+$/.test(key) ? '' : `${key}: `) + shortValue(value[key])).join(', ');
+}
+
+function shortValue(value) {
+  if (value === undefined) return '';
+  if (value === null || typeof value !== 'object') {
+    const text = JSON.stringify(value);
+    return text.length > 26 ? text.slice(0, 25) + '…' : text;
+  }
+  return Array.isArray(value) ? `[${value.length}]` : Object.keys(value).length ? '{…}' : '{}';
+}
+
+/// An action's type as the log names it: its `type`, the key of a one-key object, a bare string.
+export function actionTypeOf(action) {
+  if (typeof action === 'string') return action;
+  if (action && typeof action === 'object' && !Array.isArray(action)) {
+    if (typeof action.type === 'string') return action.type;
+    const keys = Object.keys(action);
+    if (keys.length === 1) return keys[0];
+  }
+  return '?';
+}
+
 export class EventList {
   constructor(viewport, handlers) {
     this.viewport = viewport;
@@ -86,7 +133,7 @@ export class EventList {
     const row = document.createElement('div');
     row.className = 'row';
     const parts = {};
-    for (const name of ['seq', 'type', 'marks', 'cause', 'duration', 'time']) {
+    for (const name of ['seq', 'type', 'hint', 'marks', 'cause', 'duration', 'time']) {
       const span = document.createElement('span');
       span.className = name;
       row.append(span);
@@ -111,11 +158,16 @@ export class EventList {
     p.seq.textContent = seq;
     if (!event) {
       p.type.textContent = '…';
-      p.marks.textContent = p.cause.textContent = p.duration.textContent = p.time.textContent = '';
+      p.hint.textContent = p.marks.textContent = p.cause.textContent = p.duration.textContent = p.time.textContent = '';
       row.removeAttribute('title');
       return;
     }
     p.type.textContent = event.actionType || '';
+    // `@@rewind/skipped` (a branch's left-out action) hints at the action it left out.
+    const skipped = event.actionType === '@@rewind/skipped' && event.action && typeof event.action === 'object' ? event.action.action : undefined;
+    p.hint.textContent = event.seq === 0 ? '' : skipped !== undefined
+      ? `${actionTypeOf(skipped)} ${payloadHint(skipped)}`.trim() : payloadHint(event.action);
+    p.hint.title = p.hint.textContent;
     p.marks.textContent = event.coalesced ? '≈' : '';
     p.marks.title = event.coalesced ? 'coalesced: the app skipped recording the states before this one' : '';
     if (event.cause !== undefined && event.cause !== null) {

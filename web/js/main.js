@@ -5,12 +5,12 @@ import { Connection } from './connection.js';
 import { EventStore } from './events.js';
 import { EventList } from './eventlist.js';
 import { Timeline } from './timeline.js';
-import { StateTree } from './tree.js';
+import { StateTree, pointersUnder } from './tree.js';
 import { renderDiff } from './changes.js';
 import { setupStatePane } from './statepane.js';
 import { applyPatch, resolve } from './patch.js';
 import { Controls } from './controls.js';
-import { SessionList } from './sessionlist.js';
+import { SessionList, derivedLabel } from './sessionlist.js';
 import { RunView } from './runview.js';
 import { ActionPane } from './actionpane.js';
 import { BranchView } from './branchview.js';
@@ -36,7 +36,7 @@ const list = new EventList($('list'), {
   time: (at) => (page.current ? `+${(at - page.current.startedAt).toFixed(3)}s` : ''),
 });
 const runView = new RunView($('run-view'), connection, (id, seq) => openSession(id, seq));
-const sessionList = new SessionList($('sessions'), page, (id) => openSession(id), (run, sessions) => runView.show(run, sessions));
+const sessionList = new SessionList($('sessions'), page, (id) => openSession(id), (run, stores) => runView.show(run, stores));
 const tree = new StateTree($('tree'), (pointer) => pane.pathSelected(pointer));
 const controls = new Controls(connection, page, (text, bad) => say(text, bad), () => selectedEvents());
 const actionPane = new ActionPane(page, connection, (seq) => select(seq, 'click', { center: true }));
@@ -68,6 +68,7 @@ function frame() {
     if ($('follow').checked && store) list.scrollToIndex(store.count - 1, 'end');
     list.render();
     renderCount();
+    controls.showExample();
     const max = page.current ? Math.max(0, page.store.total - 1) : 0;
     if (Number($('slider').max) !== max) {
       $('slider').max = max;
@@ -101,7 +102,8 @@ function openSession(id, seq) {
   tree.render(undefined);
   $('raw').textContent = '';
   $('diff').replaceChildren();
-  $('title').textContent = `${session.app} · session #${session.id}`;
+  const derived = derivedLabel(session, page.sessions);
+  $('title').textContent = `${session.app} · session #${session.id}${derived ? ` · ${derived}` : ''}`;
   $('export-jsonl').href = `/export/${session.id}?format=jsonl`;
   $('export-redux').href = `/export/${session.id}?format=redux-devtools`;
   applyFilter();
@@ -177,6 +179,7 @@ function renderState() {
   $('state-source').dataset.seq = seq;
   if (page.view === 'tree') {
     tree.setChanged(event && event.patch);
+    tree.setNonFinite(pointersUnder(event && event.nonFinite, '/state'));
     tree.render(state);
   } else {
     renderRaw(state);

@@ -5,6 +5,21 @@ import { child, parsePointer, pointerOf, resolve } from './patch.js';
 
 const CHUNK = 300;
 
+/// The strings a recorder writes for the numbers JSON cannot hold (NaN, ±infinity). An event's
+/// `nonFinite` lists where they stand for numbers; anywhere else they are plain strings.
+export const NON_FINITE = new Set(['NaN', 'Infinity', '-Infinity']);
+
+/// The pointers of `pointers` (an event's `nonFinite`: `/state/…`, `/action/…`) under `root`,
+/// relative to it (`/state/a/b` under `/state` is `/a/b`).
+export function pointersUnder(pointers, root) {
+  const out = [];
+  for (const pointer of pointers || []) {
+    if (pointer === root) out.push('');
+    else if (pointer.startsWith(root + '/')) out.push(pointer.slice(root.length));
+  }
+  return out;
+}
+
 export function preview(value, max = 80) {
   if (value === undefined) return '(absent)';
   if (value === null) return 'null';
@@ -21,9 +36,12 @@ function kind(value) {
 }
 
 export class StateTree {
-  constructor(container, onSelect) {
+  /// `rootLabel` names the root row: `(state)`, or `(action)` for an action's payload.
+  constructor(container, onSelect, { rootLabel = '(state)' } = {}) {
     this.container = container;
     this.onSelect = onSelect;
+    this.rootLabel = rootLabel;
+    this.nonFinite = new Set();
     this.expanded = new Set(['']);
     this.limits = new Map();
     this.selected = null;
@@ -73,6 +91,12 @@ export class StateTree {
     if (row) row.scrollIntoView({ block: 'nearest' });
   }
 
+  /// Where the values shown are numbers JSON cannot hold (pointers relative to the root): those
+  /// strings are shown as the numbers they stand for, marked.
+  setNonFinite(pointers) {
+    this.nonFinite = new Set(pointers || []);
+  }
+
   /// Paths the selected action changed, marked in the tree (ancestors too).
   setChanged(operations) {
     this.changed = new Set();
@@ -89,7 +113,7 @@ export class StateTree {
       this.container.replaceChildren();
       return;
     }
-    this.row(fragment, '', '(state)', state, 0);
+    this.row(fragment, '', this.rootLabel, state, 0);
     this.container.replaceChildren(fragment);
   }
 
@@ -110,6 +134,17 @@ export class StateTree {
     shown.className = 'value ' + kind(value);
     shown.textContent = preview(value, 120);
     row.append(toggle, name, shown);
+    if (!isContainer && this.nonFinite.has(pointer) && NON_FINITE.has(value)) {
+      // A number JSON cannot hold, recorded as a string: shown as the number, and marked.
+      shown.className = 'value number nonfinite';
+      shown.textContent = value;
+      const mark = document.createElement('span');
+      mark.className = 'nonfinite-mark';
+      mark.textContent = 'not finite';
+      mark.title = `the app's number was ${value}; JSON has no such number, so it is recorded as the string "${value}" (the event's nonFinite says where)`;
+      row.append(mark);
+      row.classList.add('nonfinite');
+    }
     if (this.changed.has(pointer)) row.classList.add('changed');
     if (pointer === this.selected) row.classList.add('selected');
     parent.append(row);

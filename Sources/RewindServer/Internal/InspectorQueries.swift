@@ -340,7 +340,8 @@ final class InspectorQueries: @unchecked Sendable {
     }
 
     /// Checks a branch's `skip` and `edit` against the session, and gives the app what it
-    /// recomputes: the state at seq 0 and every recorded step (action, time, cause, site).
+    /// recomputes: the state at seq 0 and its time, and every recorded step (action, time,
+    /// cause, site).
     private func fillBranch(_ command: inout Command, session: SessionInfo, id: JSONValue?) throws(WireError) {
         guard let last = session.lastSeq, last >= 1 else {
             throw WireError(.badMessage, "command: session \(session.uuid) has no actions to branch from", id: id)
@@ -381,7 +382,9 @@ final class InspectorQueries: @unchecked Sendable {
         func tooLarge(_ what: String) -> WireError {
             WireError(.replyTooLarge, "command: the branch would carry \(what) to the app, over the limit of \(budget) bytes for one command; branch a shorter session, or skip and edit on a recording with smaller states and actions", id: id)
         }
-        let initial = try read(id, scan: true) { reader throws(LogError) in try reader.keyframe(atOrBefore: 0, session: session.id)?.state }
+        let (initial, initialAt) = try read(id, scan: true) { reader throws(LogError) in
+            (try reader.keyframe(atOrBefore: 0, session: session.id)?.state, try reader.events(session: session.id, from: 0, to: 0).first?.at)
+        }
         guard let initial else {
             throw WireError(.storage, "session \(session.uuid) could not be read whole to branch from", id: id)
         }
@@ -412,6 +415,8 @@ final class InspectorQueries: @unchecked Sendable {
             from = to + 1
         }
         command.arguments["state"] = initial
+        // Seq 0's time: the branch's offsets then read as the original's.
+        command.arguments["at"] = InspectorReplies.time(initialAt ?? session.startedAt)
         command.arguments["steps"] = .array(steps)
         command.arguments["of"] = .string(session.uuid)
     }

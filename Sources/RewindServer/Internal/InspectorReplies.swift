@@ -34,6 +34,9 @@ enum InspectorReplies {
         o["durationNs"] = number(event.durationNs)
         if let cause = event.cause { o["cause"] = number(cause) }
         if event.coalesced { o["coalesced"] = true }
+        // Where the strings "NaN", "Infinity" and "-Infinity" stand for numbers, as the app's
+        // event said (the page shows them as numbers, marked).
+        if !event.nonFinite.isEmpty { o["nonFinite"] = .array(event.nonFinite.map(JSONValue.string)) }
         if let site = event.site {
             o["site"] = ["file": .string(site.file), "line": number(Int64(site.line)), "function": .string(site.function)]
         }
