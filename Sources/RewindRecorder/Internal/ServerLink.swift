@@ -34,6 +34,11 @@ final class ServerLink: @unchecked Sendable {
     private var storageTrouble = false
     /// Why the server refused an event on the last connection; the next one withholds it.
     private var refusal: String?
+    /// The first seq appended but not yet sent, while events are gathered into a batch.
+    private var gatheredFrom: Int64?
+    private var gatherScheduled = false
+    /// When events last went out (uptime nanoseconds).
+    private var lastSendAt: UInt64 = 0
 
     /// The errors that refuse one event for what it holds, which resending cannot change.
     static func refusesAnEvent(_ code: WireError.Code) -> Bool {
@@ -84,11 +89,52 @@ final class ServerLink: @unchecked Sendable {
     func append(_ recorded: [RecordedEvent]) {
         condition.lock()
         defer { condition.unlock() }
+        guard let firstSeq = recorded.first?.event.seq else { return }
         for event in recorded { events.append(event.event) }
-        guard phase == .streaming, let client, !recorded.isEmpty else { return }
+        guard phase == .streaming, client != nil else { return }
         // A drop of older states rewrites entries already sent; the server keeps what it got
         // (their `sentHash`), so only the new ones go out.
-        sendEvents(in: (events.entries.count - recorded.count)..<events.entries.count, on: client, serverHash: nil)
+        let from = gatheredFrom ?? firstSeq
+        let now = DispatchTime.now().uptimeNanoseconds
+        if gatheredFrom == nil, now &- lastSendAt >= Self.gatherWindow {
+            // Idle for a while: this one goes at once, so live latency stays as it was.
+            sendGathered(from: from, now: now)
+            return
+        }
+        // Events coming faster than one a millisecond: the ones of the next millisecond go
+        // together, as one `events` batch, which costs the server one frame instead of several.
+        gatheredFrom = from
+        guard !gatherScheduled else { return }
+        gatherScheduled = true
+        let wait = Self.gatherWindow &- min(Self.gatherWindow, now &- lastSendAt)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(wait, 100_000)))) { [weak self] in
+            self?.sendGatheredNow()
+        }
+    }
+
+    /// How long events that come close together are gathered into one batch: 1 ms.
+    static let gatherWindow: UInt64 = 1_000_000
+
+    /// The gathering timer fired: what was gathered goes out.
+    private func sendGatheredNow() {
+        condition.lock()
+        defer { condition.unlock() }
+        gatherScheduled = false
+        guard let from = gatheredFrom else { return }
+        guard phase == .streaming, client != nil else {
+            // A reconnect resends from the server's `nextSeq` anyway.
+            gatheredFrom = nil
+            return
+        }
+        sendGathered(from: from, now: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// With the lock held: sends every pending event from `seq` on.
+    private func sendGathered(from seq: Int64, now: UInt64) {
+        gatheredFrom = nil
+        lastSendAt = now
+        guard let client else { return }
+        sendEvents(in: events.indices(from: seq), on: client, serverHash: nil)
     }
 
     /// Marks the session ended; `end` goes out once every event is acknowledged.
@@ -274,6 +320,9 @@ final class ServerLink: @unchecked Sendable {
                     DispatchQueue.global().async { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
                 }
             }
+            // Everything from `nextSeq` goes now, the gathered events with it.
+            gatheredFrom = nil
+            lastSendAt = DispatchTime.now().uptimeNanoseconds
             sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
             condition.broadcast()
             finishIfDelivered()
