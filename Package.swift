@@ -94,6 +94,9 @@ let package = Package(
         // Used only by the CLI tests: an app on RewindRecorder alone that records where its
         // environment says.
         .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
+        // Used only by the CLI tests: a shop app on a Store, Reducer and Effect of its own that
+        // takes the inspector's commands through a StoreLink, with RewindRecorder alone.
+        .executableTarget(name: "RewindStoreChild", dependencies: ["RewindRecorder"]),
         .target(name: "CFuzzSupport"),
         .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindWire", "RewindServer", "CFuzzSupport"]),
         // Test-only helpers shared by the test targets (the OwnThreads trait).
@@ -117,7 +120,7 @@ let package = Package(
         .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ] + (appleShapes ? [
         // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
         .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),

@@ -86,6 +86,14 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
         }
     }
 
+    /// Performs one command (a jump, resume, pause, dispatch, replay or branch) and says how it
+    /// went, as ``connect(wake:send:)`` makes the link do for each command a ``ServerSink``
+    /// relays: for commands that come another way (a debug menu, a test).
+    @MainActor
+    public func perform(_ command: Command) async -> AppMessage.CommandResult {
+        await CommandEngine(LinkTarget(link: self)).perform(command)
+    }
+
     /// Runs the store's reducer for `action` and records the action with the state it produced:
     /// call it from the store's reducer, with the reducer's own work as `reducer`. Returns what
     /// `reducer` returned (the effect), or `nil` when the link consumed the action (its wake, or
