@@ -13,9 +13,11 @@ struct TestCommand: ParsableCommand {
         Writes two files into DIR: NAME.jsonl, the recording (states as recorded, so what the \
         recorder redacted stays redacted, with each action's cause and send site), and \
         NAME.swift, a Swift Testing @Test that reads the recording beside it (#filePath, no \
-        bundle resources), runs ReplayVerifier(reducer: SYMBOL) and fails at the first seq whose \
-        state differs, printing the action, where it was sent and each changed path as \
-        'recorded: X  replayed: Y'. The verifier also runs the reducer twice per step and says \
+        bundle resources), runs ReplayVerifier(reducer: SYMBOL) (--reducer, a Rewind Reducer) or \
+        ReplayVerifier(step: SYMBOL) (--step, a function (inout State, Action) -> Void, for an app \
+        on any store that links RewindRecorder alone) and fails at the first seq whose state \
+        differs, printing the action, where it was sent and each changed path as 'recorded: X  \
+        replayed: Y'. The verifier also runs the reducer twice per step and says \
         so when the reducer is not deterministic (Date(), UUID(), randomness).
 
         Put DIR in a test target's folder; no Package.swift change is needed (SwiftPM warns \
@@ -24,17 +26,23 @@ struct TestCommand: ParsableCommand {
 
         The session comes from the log (--db), or from a running server with --server \
         ws://HOST:PORT (its /export/SESSION). --from SEQ starts the recording at the state \
-        recorded at SEQ instead of 0. Existing files of the same name are replaced.
+        recorded at SEQ instead of 0. The test is named after the app and the session's id either \
+        way. Existing files of the same name are replaced.
 
-        Example: rewind test latest --reducer appReducer --module MyApp -o Tests/MyAppTests
+        Examples:
+          rewind test latest --reducer appReducer --module MyApp -o Tests/MyAppTests
+          rewind test latest --step appStep --module MyApp -o Tests/MyAppTests
         """
     )
 
     @Argument(help: "The session: an id, a uuid prefix or 'latest'.")
     var session: String
 
-    @Option(help: ArgumentHelp("The reducer the test replays through: a Rewind Reducer, as the test's code names it (appReducer, AppFeature.reducer).", valueName: "symbol"))
-    var reducer: String
+    @Option(help: ArgumentHelp("The reducer the test replays through: a Rewind Reducer, as the test's code names it (appReducer, AppFeature.reducer). The test imports Rewind.", valueName: "symbol"))
+    var reducer: String?
+
+    @Option(help: ArgumentHelp("Instead of --reducer, for an app on any store (TCA, ReSwift, its own) that links RewindRecorder: a function (inout State, Action) -> Void that runs the store's reducer without effects. The test imports RewindRecorder.", valueName: "symbol"))
+    var step: String?
 
     @Option(help: ArgumentHelp("Adds @testable import MODULE (the app module that defines the reducer).", valueName: "module"))
     var module: String?
@@ -59,9 +67,42 @@ struct TestCommand: ParsableCommand {
 
     @OptionGroup var log: LogLocation
 
+    /// What the test replays through: `--reducer` (a Rewind `Reducer`) or `--step`.
+    enum Replayer {
+        case reducer(String)
+        case step(String)
+
+        var isStep: Bool {
+            if case .step = self { return true }
+            return false
+        }
+
+        var symbol: String {
+            switch self {
+            case .reducer(let symbol), .step(let symbol): symbol
+            }
+        }
+    }
+
+    var replayer: Replayer {
+        if let step { return .step(step) }
+        return .reducer(reducer ?? "")
+    }
+
     func validate() throws {
-        guard Self.isQualifiedIdentifier(reducer) else {
+        switch (reducer, step) {
+        case (nil, nil):
+            throw ValidationError("give --reducer SYMBOL (a Rewind Reducer) or --step SYMBOL (a function (inout State, Action) -> Void, for an app on any store)")
+        case (_?, _?):
+            throw ValidationError("give --reducer or --step, not both")
+        default:
+            break
+        }
+        if let reducer, !Self.isQualifiedIdentifier(reducer) {
             throw ValidationError("--reducer '\(reducer)' is not a Swift name (write appReducer or AppFeature.reducer)")
+        }
+        if let step, !Self.isQualifiedIdentifier(step) {
+            throw ValidationError("--step '\(step)' is not a Swift name (write appStep or AppFeature.step)")
         }
         if let module, !Self.isIdentifier(module) { throw ValidationError("--module '\(module)' is not a Swift module name") }
         if let name, !Self.isIdentifier(name) {
@@ -85,7 +126,7 @@ struct TestCommand: ParsableCommand {
         let fixture = directory.appendingPathComponent(testName + ".jsonl")
         let test = directory.appendingPathComponent(testName + ".swift")
         let jsonl = lines.map { $0.serialized(.compact) }.joined(separator: "\n") + "\n"
-        let swift = Self.testSource(name: testName, reducer: reducer, module: module, maxLines: maxLines,
+        let swift = Self.testSource(name: testName, replayer: replayer, module: module, maxLines: maxLines,
                                     command: commandLine(name: testName), origin: source.origin,
                                     steps: lines.count - 1, from: from ?? 0)
         do {
@@ -140,8 +181,15 @@ struct TestCommand: ParsableCommand {
         case 404: throw CLIError("rewind serve at \(address): \(said)", code: 2)
         default: throw CLIError("rewind serve at \(address) answered \(response.status): \(said)", code: 2)
         }
-        return Source(jsonl: response.body, origin: "session \(session) of rewind serve at \(address)",
-                      defaultName: "session" + Self.identifier(from: session).prefix(1).uppercased() + Self.identifier(from: session).dropFirst())
+        // The server says which session it is, so the test is named after the app as from a log.
+        let defaultName: String
+        if let app = response.headers["x-rewind-app"]?.removingPercentEncoding,
+           let id = response.headers["x-rewind-session-id"].flatMap(Int64.init) {
+            defaultName = Self.identifier(from: app) + "Session\(id)"
+        } else {
+            defaultName = "session" + Self.identifier(from: session).prefix(1).uppercased() + Self.identifier(from: session).dropFirst()
+        }
+        return Source(jsonl: response.body, origin: "session \(session) of rewind serve at \(address)", defaultName: defaultName)
     }
 
     /// The lines of an export, each a JSON object.
@@ -183,7 +231,11 @@ struct TestCommand: ParsableCommand {
     // MARK: The test
 
     private func commandLine(name: String) -> String {
-        var parts = ["rewind", "test", session, "--reducer", reducer]
+        var parts = ["rewind", "test", session]
+        switch replayer {
+        case .reducer(let symbol): parts += ["--reducer", symbol]
+        case .step(let symbol): parts += ["--step", symbol]
+        }
         if let module { parts += ["--module", module] }
         parts += ["--name", name, "-o", output]
         if let from { parts += ["--from", String(from)] }
@@ -192,8 +244,9 @@ struct TestCommand: ParsableCommand {
         return parts.map(Self.shellQuoted).joined(separator: " ")
     }
 
-    static func testSource(name: String, reducer: String, module: String?, maxLines: Int, command: String,
+    static func testSource(name: String, replayer: Replayer, module: String?, maxLines: Int, command: String,
                            origin: String, steps: Int, from: Int64) -> String {
+        let reducer = replayer.symbol
         let start = from > 0 ? " from seq \(from)" : ""
         let date = ISO8601DateFormatter().string(from: Date()).prefix(10)
         var lines = [
@@ -203,7 +256,7 @@ struct TestCommand: ParsableCommand {
             "// at the first seq whose state differs from the recording. Run the command again to record it anew.",
             "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
             "import Foundation",
-            "import Rewind",
+            replayer.isStep ? "import RewindRecorder" : "import Rewind",
             "import Testing",
         ]
         if let module { lines.append("@testable import \(module)") }
@@ -213,7 +266,7 @@ struct TestCommand: ParsableCommand {
             "    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()",
             "        .appendingPathComponent(\"\(name).jsonl\").path",
             "    let recording = try Recording.load(fromJSONL: fixture)",
-            "    let mismatch = try ReplayVerifier(reducer: \(reducer)).firstMismatch(in: recording)",
+            "    let mismatch = try ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(reducer)).firstMismatch(in: recording)",
             "    #expect(mismatch == nil, \"\\(mismatch?.description(maxLines: \(maxLines)) ?? \"\")\")",
             "}",
         ]

@@ -34,6 +34,20 @@ struct TestCommandTests {
         #expect(try String(contentsOfFile: out + "/counterSession1.jsonl", encoding: .utf8) == export.stdout)
     }
 
+    @Test("--step writes a test that imports RewindRecorder alone and replays through the step function")
+    func stepForAnyStore() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("Tests").path
+        let result = try fixture.run(["test", "1", "--step", "appStep", "--module", "MyApp", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let swift = try String(contentsOfFile: out + "/counterSession1.swift", encoding: .utf8)
+        #expect(swift.contains("\nimport RewindRecorder\n"))
+        #expect(!swift.contains("import Rewind\n"))
+        #expect(swift.contains("ReplayVerifier(step: appStep)"))
+        #expect(swift.hasPrefix("// Made by `rewind test 1 --step appStep --module MyApp --name counterSession1 -o "))
+    }
+
     @Test("--from starts at the state recorded there; a coalesced state or a seq past the end is refused")
     func from() throws {
         let fixture = try LogFixture()
@@ -63,6 +77,9 @@ struct TestCommandTests {
         (["--reducer", "r", "--module", "_"], "--module '_' is not a Swift module name"),
         (["--reducer", "_"], "--reducer '_' is not a Swift name"),
         (["--reducer", "App._"], "--reducer 'App._' is not a Swift name"),
+        (["--step", "app step"], "--step 'app step' is not a Swift name"),
+        ([String](), "give --reducer SYMBOL (a Rewind Reducer) or --step SYMBOL"),
+        (["--reducer", "r", "--step", "s"], "give --reducer or --step, not both"),
     ])
     func refusesBadNames(arguments: [String], message: String) throws {
         let fixture = try LogFixture()
@@ -117,6 +134,13 @@ struct TestCommandTests {
                                        "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: remote + "/bug.jsonl")) == Data(contentsOf: URL(fileURLWithPath: local + "/bug.jsonl")))
+        // Without --name, the test is named after the app from the server as from the log.
+        let named = try fixture.run(["test", "3f2a", "--step", "appStep", "-o", remote,
+                                     "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
+        let fromLog = try fixture.run(["test", "3f2a", "--step", "appStep", "-o", local])
+        #expect(named.status == 0 && fromLog.status == 0, "\(named.stderr)\(fromLog.stderr)")
+        #expect(fromLog.stdout.contains("run it: swift test --filter counterSession1\n"), "\(fromLog.stdout)")
+        #expect(named.stdout.contains("run it: swift test --filter counterSession1\n"), "\(named.stdout)")
         let unknown = try fixture.run(["test", "nope", "--reducer", "appReducer", "-o", remote,
                                        "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
         #expect(unknown.status == 2)
