@@ -56,6 +56,9 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Start at the state recorded at this seq instead of seq 0.", valueName: "seq"))
     var from: Int64?
 
+    @Option(help: ArgumentHelp("SEQ:POINTER=JSON: what the state at SEQ should hold at POINTER, where the recording holds a bug (repeatable). The test then checks the states before the first such SEQ against the recording and these values at theirs, and fails until the reducer gives them.", valueName: "seq:pointer=json"))
+    var expect: [String] = []
+
     @Option(help: ArgumentHelp("The most changed paths a failure prints before '… and K more'.", valueName: "n"))
     var maxLines = 20
 
@@ -110,11 +113,49 @@ struct TestCommand: ParsableCommand {
         }
         if let from, from < 0 { throw ValidationError("--from must be a seq, 0 or more") }
         if maxLines < 1 { throw ValidationError("--max-lines must be 1 or more") }
+        for text in expect { _ = try Self.expectation(text) }
+    }
+
+    /// One `--expect SEQ:POINTER=JSON`, its parts checked.
+    struct Expectation {
+        var seq: Int64
+        var pointer: String
+        var json: JSONValue
+        /// The argument as given.
+        var text: String
+    }
+
+    /// Parses `SEQ:POINTER=JSON`. POINTER is a JSON Pointer (`/cart/total`, or empty for the
+    /// whole state) and ends at the first `=` after which the rest is JSON, so a key may hold `=`.
+    static func expectation(_ text: String) throws -> Expectation {
+        let shape = "--expect '\(TerminalText.escaped(String(text.prefix(80))))' must be SEQ:POINTER=JSON, such as 12:/cart/total=123.73"
+        guard let colon = text.firstIndex(of: ":"), let seq = Int64(text[..<colon]) else { throw ValidationError(shape) }
+        guard seq >= 1 else { throw ValidationError("--expect \(seq): a seq of an action, 1 or more (seq 0 is the initial state)") }
+        let rest = text[text.index(after: colon)...]
+        var firstProblem: String?
+        for equals in rest.indices where rest[equals] == "=" {
+            let pointer = String(rest[..<equals])
+            guard let json = try? JSONValue(parsing: String(rest[rest.index(after: equals)...])) else {
+                if firstProblem == nil {
+                    firstProblem = "--expect \(seq):\(TerminalText.escaped(String(pointer.prefix(80)))): the value is not JSON (a string needs its quotes: '\(seq):\(pointer)=\"done\"')"
+                }
+                continue
+            }
+            do {
+                _ = try JSONPointer(pointer)
+            } catch {
+                throw ValidationError("--expect \(seq): '\(TerminalText.escaped(String(pointer.prefix(80))))' is not a JSON Pointer (write /cart/total, or nothing for the whole state)")
+            }
+            return Expectation(seq: seq, pointer: pointer, json: json, text: text)
+        }
+        throw ValidationError(firstProblem ?? shape)
     }
 
     func run() throws {
         let source: Source = try server.map { try fetchFromServer($0) } ?? readFromLog()
         var lines = try Self.lines(of: source.jsonl, origin: source.origin)
+        let expectations = try expect.map(Self.expectation)
+        try Self.check(expectations, against: lines, from: from ?? 0, origin: source.origin)
         if let from, from > 0 { lines = try Self.starting(lines, at: from, origin: source.origin) }
         let testName = name ?? source.defaultName
         let directory = URL(fileURLWithPath: (output as NSString).expandingTildeInPath)
@@ -128,7 +169,7 @@ struct TestCommand: ParsableCommand {
         let jsonl = lines.map { $0.serialized(.compact) }.joined(separator: "\n") + "\n"
         let swift = Self.testSource(name: testName, replayer: replayer, module: module, maxLines: maxLines,
                                     command: commandLine(name: testName), origin: source.origin,
-                                    steps: lines.count - 1, from: from ?? 0)
+                                    steps: lines.count - 1, from: from ?? 0, expectations: expectations)
         do {
             try Data(jsonl.utf8).write(to: fixture, options: .atomic)
             try Data(swift.utf8).write(to: test, options: .atomic)
@@ -208,6 +249,22 @@ struct TestCommand: ParsableCommand {
         return lines
     }
 
+    /// Checks that each expectation's seq is an action of the recording (after `from`), and says
+    /// on standard error when the recording already holds the expected value (the test would
+    /// then pass with today's reducer: the bug is somewhere else).
+    static func check(_ expectations: [Expectation], against lines: [JSONValue], from: Int64, origin: String) throws {
+        let last = Int64(lines.count - 1)
+        for expectation in expectations {
+            guard expectation.seq > from, expectation.seq <= last else {
+                throw CLIError("--expect \(expectation.seq): \(origin) has no such action\(from > 0 ? " after --from \(from)" : ""): its actions are seqs \(from + 1)…\(last)", code: 2)
+            }
+            let line = lines[Int(expectation.seq)]
+            guard line["coalesced"] != .bool(true), let state = line["state"],
+                  let recorded = (try? JSONPointer(expectation.pointer))?.resolve(in: state), recorded == expectation.json else { continue }
+            writeStandardError("rewind test: --expect \(expectation.seq):\(expectation.pointer): the recording already holds \(recorded.serialized()) there, so the test passes with today's reducer; is the bug at another seq or path?")
+        }
+    }
+
     /// The recording from the state at `seq`: that state as the first line (marked `from`, with
     /// the first line's redactions), then the lines after it.
     static func starting(_ lines: [JSONValue], at seq: Int64, origin: String) throws -> [JSONValue] {
@@ -241,36 +298,87 @@ struct TestCommand: ParsableCommand {
         if let from { parts += ["--from", String(from)] }
         if maxLines != 20 { parts += ["--max-lines", String(maxLines)] }
         if let server { parts += ["--server", server] }
+        for text in expect { parts += ["--expect", text] }
         return parts.map(Self.shellQuoted).joined(separator: " ")
     }
 
     static func testSource(name: String, replayer: Replayer, module: String?, maxLines: Int, command: String,
-                           origin: String, steps: Int, from: Int64) -> String {
+                           origin: String, steps: Int, from: Int64, expectations: [Expectation] = []) -> String {
         let reducer = replayer.symbol
         let start = from > 0 ? " from seq \(from)" : ""
         let date = ISO8601DateFormatter().string(from: Date()).prefix(10)
         var lines = [
             "// Made by `\(Self.commentSafe(command))` on \(date),",
             "// from \(Self.commentSafe(origin))\(start).",
-            "// It replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)` and fails",
-            "// at the first seq whose state differs from the recording. Run the command again to record it anew.",
+        ]
+        if let first = expectations.map(\.seq).min() {
+            lines += [
+                "// A recorded bug: it replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)`,",
+                "// checks every state before seq \(first) against the recording, and then what the state should hold (--expect):",
+            ]
+            for expectation in expectations {
+                let place = expectation.pointer.isEmpty ? "the whole state" : expectation.pointer
+                lines.append("//   at seq \(expectation.seq), \(Self.commentSafe(place)) should be \(Self.commentSafe(String(expectation.json.serialized().prefix(200))))")
+            }
+            lines += [
+                "// It fails while the bug is there and passes once the reducer gives those values; keep it as the bug's",
+                "// regression test. Nothing needs recording again.",
+            ]
+        } else {
+            lines += [
+                "// It replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)` and fails",
+                "// at the first seq whose state differs from the recording: it locks in the recorded behaviour, bugs",
+                "// included. For a recorded bug, say what the state should have been with --expect SEQ:POINTER=JSON.",
+            ]
+        }
+        lines += [
             "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
             "import Foundation",
             replayer.isStep ? "import RewindRecorder" : "import Rewind",
             "import Testing",
         ]
         if let module { lines.append("@testable import \(module)") }
+        let verifier = "ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(reducer))"
         lines += [
             "",
             "@Test func \(name)() throws {",
             "    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()",
             "        .appendingPathComponent(\"\(name).jsonl\").path",
             "    let recording = try Recording.load(fromJSONL: fixture)",
-            "    let mismatch = try ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(reducer)).firstMismatch(in: recording)",
+        ]
+        if expectations.isEmpty {
+            lines.append("    let mismatch = try \(verifier).firstMismatch(in: recording)")
+        } else {
+            lines.append("    // What the state should have been, where the recording holds the bug.")
+            lines.append("    let expected = [")
+            for expectation in expectations {
+                lines.append("        try ReplayExpectation(seq: \(expectation.seq), pointer: \(Self.stringLiteral(expectation.pointer)), "
+                             + "json: \(Self.stringLiteral(expectation.json.serialized()))),")
+            }
+            lines.append("    ]")
+            lines.append("    let mismatch = try \(verifier).firstMismatch(in: recording, expecting: expected)")
+        }
+        lines += [
             "    #expect(mismatch == nil, \"\\(mismatch?.description(maxLines: \(maxLines)) ?? \"\")\")",
             "}",
         ]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A Swift string literal holding `text`: printable ASCII as it is, `"` and `\` escaped, and
+    /// every other scalar (controls, bidirectional formatting, anything not ASCII) as `\u{…}`,
+    /// so the generated code reads as it runs.
+    static func stringLiteral(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case " "..."~": out.unicodeScalars.append(scalar)
+            default: out += "\\u{\(String(scalar.value, radix: 16))}"
+            }
+        }
+        return out + "\""
     }
 
     // MARK: Names

@@ -11,6 +11,31 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
         /// not a pure function there (`Date()`, `UUID()`, randomness). ``changes`` are from the
         /// first run's state to the second's.
         case notDeterministic
+        /// At a seq given a ``ReplayExpectation``, the reducer's state does not hold the expected
+        /// values: ``unmet`` says where, with the expected, replayed and recorded values.
+        case notAsExpected
+    }
+
+    /// A value the state should have held (``Kind/notAsExpected``).
+    public struct Unmet: Sendable, Equatable {
+        /// Where.
+        public var pointer: JSONPointer
+        /// What it should have been (``ReplayExpectation/value``).
+        public var expected: JSONValue
+        /// What the reducer gave (`nil`: nothing there).
+        public var replayed: JSONValue?
+        /// What the recording holds (`nil`: nothing there, or the state was not recorded).
+        public var recorded: JSONValue?
+        /// `false` when the recording has no state at that seq (coalesced, or actions alone).
+        public var wasRecorded: Bool
+
+        public init(pointer: JSONPointer, expected: JSONValue, replayed: JSONValue?, recorded: JSONValue?, wasRecorded: Bool = true) {
+            self.pointer = pointer
+            self.expected = expected
+            self.replayed = replayed
+            self.recorded = recorded
+            self.wasRecorded = wasRecorded
+        }
     }
 
     /// What went wrong.
@@ -27,6 +52,8 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
     public var actual: JSONValue
     /// What differs, from the recorded state to the produced one.
     public var changes: [JSONChange]
+    /// For ``Kind/notAsExpected``: each expected value the state did not hold.
+    public var unmet: [Unmet] = []
 
     /// The change lines ``description`` shows before "… and K more".
     public static let defaultMaxLines = 20
@@ -53,6 +80,20 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
             lines = ["the reducer is not deterministic at seq \(seq) after \(action)\(sent): run twice on the same state "
                      + "and action, it gave two different states. Move what it reads from the world (Date(), UUID(), "
                      + "random numbers) into the action or the state; see Docs/Integrating.md, \"A recorded bug becomes a test\"."]
+        case .notAsExpected:
+            lines = ["the state at seq \(seq) after \(action)\(sent) is not what it should be:"]
+            let shown = unmet.prefix(max(0, maxLines))
+            for value in shown {
+                let place = value.pointer.isRoot ? "(the whole state)" : value.pointer.description
+                let expected = Self.cut(value.expected.serialized(), 200)
+                let replayed = Self.cut(value.replayed?.serialized() ?? "absent", 200)
+                let recorded = value.wasRecorded ? Self.cut(value.recorded?.serialized() ?? "absent", 200) : "not recorded"
+                lines.append("  \(place)  expected: \(expected)  replayed: \(replayed)  recorded: \(recorded)")
+            }
+            if unmet.count > shown.count {
+                lines.append("  … and \(unmet.count - shown.count) more")
+            }
+            return lines.joined(separator: "\n")
         }
         let (first, second) = kind == .stateDiffers ? ("recorded", "replayed") : ("first run", "second run")
         let shown = changes.prefix(max(0, maxLines))
@@ -82,6 +123,55 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
         self.expected = expected
         self.actual = actual
         self.changes = changes
+    }
+}
+
+/// What the state should have held at a seq, where the recording holds a bug: the value at
+/// ``pointer`` after the action at ``seq``. `rewind test --expect SEQ:POINTER=JSON` writes them
+/// into the test it generates, which then fails until the reducer is fixed.
+///
+/// ```swift
+/// let expected = [try ReplayExpectation(seq: 12, pointer: "/cart/total", json: "123.73")]
+/// let mismatch = try ReplayVerifier(step: shopStep).firstMismatch(in: recording, expecting: expected)
+/// ```
+public struct ReplayExpectation: Sendable, Equatable {
+    /// The seq whose state (after its action) is checked.
+    public var seq: Int64
+    /// Where in that state.
+    public var pointer: JSONPointer
+    /// What it should be.
+    public var value: JSONValue
+
+    public init(seq: Int64, pointer: JSONPointer, value: JSONValue) {
+        self.seq = seq
+        self.pointer = pointer
+        self.value = value
+    }
+
+    /// An expectation from the text `rewind test --expect` takes: a JSON Pointer and a JSON value.
+    ///
+    /// - Throws: ``ExpectationError`` for a pointer or a value that does not parse.
+    public init(seq: Int64, pointer: String, json: String) throws(ExpectationError) {
+        do {
+            self.pointer = try JSONPointer(pointer)
+        } catch {
+            throw ExpectationError("the expectation at seq \(seq): '\(pointer)' is not a JSON Pointer (\(error))")
+        }
+        do {
+            self.value = try JSONValue(parsing: json)
+        } catch {
+            throw ExpectationError("the expectation at seq \(seq) for \(pointer.isEmpty ? "the whole state" : pointer): the value is not JSON (\(error))")
+        }
+        self.seq = seq
+    }
+}
+
+/// An expectation that cannot be checked, in one sentence.
+public struct ExpectationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
     }
 }
 
@@ -118,12 +208,33 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
     /// - Throws: ``DecodeFailure`` when a state or action does not decode; `JSONPatchError`
     ///   for a recording whose patches do not apply.
     public func firstMismatch(in recording: Recording) throws -> ReplayMismatch? {
+        try firstMismatch(in: recording, expecting: [])
+    }
+
+    /// For a recording that holds a bug: every state before the first expectation's seq is
+    /// checked against the recording (as ``firstMismatch(in:)`` does), and at each expectation's
+    /// seq the given values are checked instead (``ReplayMismatch/Kind/notAsExpected`` names
+    /// them, with the values the reducer gave and the recording holds). States after the first
+    /// expectation are not compared with the recording, which holds the bug's consequences.
+    /// Without expectations, this is ``firstMismatch(in:)``.
+    ///
+    /// - Throws: ``ExpectationError`` for an expectation at a seq the recording does not have;
+    ///   otherwise as ``firstMismatch(in:)``.
+    public func firstMismatch(in recording: Recording, expecting expectations: [ReplayExpectation]) throws -> ReplayMismatch? {
+        let recordedSeqs = Set(recording.steps.map(\.seq))
+        for expectation in expectations where !recordedSeqs.contains(expectation.seq) {
+            throw ExpectationError("the expectation at seq \(expectation.seq) is outside the recording, whose actions are seqs "
+                                   + "\(recording.firstSeq + 1)…\(recording.lastSeq)")
+        }
+        let firstExpected = expectations.map(\.seq).min()
+        let expectedAt = Dictionary(grouping: expectations, by: \.seq)
         let redactor = try Redactor(recording.redacted, keys: recording.redactedKeys)
         let encoder = JSONValueEncoder()
         var expected = recording.initialState
         var state = try DecodeFailure.decode(State.self, from: expected, as: .state)
         // Redacted as the recorder did: with the secrets of every state so far.
         var secretsBefore = redactor.secrets(in: expected)
+        var knowsRecorded = true
         for step in recording.steps {
             let action = try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq))
             // Twice, on equal inputs: a reducer that reads the clock or a random source differs
@@ -139,9 +250,35 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
                                           expected: first, actual: second, changes: JSONDiff(from: first, to: second).changes)
                 }
             }
-            guard let patch = step.patch else { continue }
-            try expected.apply(try JSONPatch(json: patch))
-            if step.isSkipped { continue }
+            var recorded = false
+            if let patch = step.patch, knowsRecorded {
+                try expected.apply(try JSONPatch(json: patch))
+                recorded = !step.isSkipped
+            } else {
+                // A recording of actions alone: the recorded states are not known from here on.
+                knowsRecorded = false
+            }
+            if let firstExpected, step.seq >= firstExpected {
+                guard let wanted = expectedAt[step.seq] else { continue }
+                var actual = try encoder.encodeReportingNonFinite(state).value
+                secretsBefore.formUnion(redactor.secrets(in: actual))
+                redactor.redact(&actual, secrets: secretsBefore)
+                let unmet = wanted.compactMap { expectation -> ReplayMismatch.Unmet? in
+                    let replayed = expectation.pointer.resolve(in: actual)
+                    guard replayed != expectation.value else { return nil }
+                    return ReplayMismatch.Unmet(pointer: expectation.pointer, expected: expectation.value, replayed: replayed,
+                                                recorded: recorded ? expectation.pointer.resolve(in: expected) : nil,
+                                                wasRecorded: recorded)
+                }
+                if !unmet.isEmpty {
+                    var mismatch = ReplayMismatch(kind: .notAsExpected, seq: step.seq, action: step.action, site: step.site,
+                                                  expected: expected, actual: actual, changes: [])
+                    mismatch.unmet = unmet
+                    return mismatch
+                }
+                continue
+            }
+            guard recorded else { continue }
             var actual = try encoder.encodeReportingNonFinite(state).value
             secretsBefore.formUnion(redactor.secrets(in: actual))
             redactor.redact(&actual, secrets: secretsBefore)

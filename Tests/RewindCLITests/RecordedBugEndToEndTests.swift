@@ -5,10 +5,12 @@ import RewindTestSupport
 /// The three commands of Docs/Integrating.md, "A recorded bug becomes a test", end to end on a
 /// small package of its own with both kinds of app: `Checkout`, a cart on Rewind's `Store`, and
 /// `Shop`, a cart on a store of its own that links RewindRecorder alone (through a `StoreLink`),
-/// each with an executable that records it and a test target: record, `rewind test` (`--reducer`
-/// for the one, `--step` for the other), `swift test`. The tests pass against the reducers that
-/// recorded the sessions, then fail at the right seq, naming the send site and the changed path,
-/// once the reducers change. The package is built once; every `swift test` run reuses that build.
+/// each with an executable that records it and a test target. Both ship with a bug in `remove`:
+/// record, `rewind test --expect` (`--reducer` for the one, `--step` for the other), `swift test`
+/// fails naming the seq, the send site and the expected, replayed and recorded values; the fix
+/// makes it pass without recording or generating again. A test without `--expect` locks in the
+/// recording instead: it passes with the bug and fails once it is fixed. The package is built
+/// once; every `swift test` run reuses that build.
 @Suite("A recorded bug becomes a failing Swift test, end to end", .ownThreads)
 struct RecordedBugEndToEndTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -194,12 +196,28 @@ struct RecordedBugEndToEndTests {
         return (status, collected.wait())
     }
 
-    @Test("record, rewind test, swift test, for an app on Rewind's store and one on its own: passes, then fails at the seq the changed reducer breaks")
+    /// Puts the bug in (or takes it out of) both apps' `remove`: it takes one too many off the total.
+    static func setBug(_ present: Bool, in package: URL) throws {
+        for file in ["Sources/Checkout/Cart.swift", "Sources/Shop/Shop.swift"] {
+            let url = package.appendingPathComponent(file)
+            var source = try String(contentsOf: url, encoding: .utf8)
+            for list in ["items", "cart"] {
+                let fixed = "state.total -= state.\(list).remove(at: index)\n"
+                let buggy = "state.total -= state.\(list).remove(at: index) + 1\n"
+                source = present ? source.replacingOccurrences(of: fixed, with: buggy) : source.replacingOccurrences(of: buggy, with: fixed)
+            }
+            try Data(source.utf8).write(to: url)
+        }
+    }
+
+    @Test("a recorded bug fails its test until it is fixed, for an app on Rewind's store and one on its own; without --expect the test locks in the recording")
     func threeCommands() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let package = directory.url.appendingPathComponent("Checkout")
         try Self.makePackage(at: package)
+        // The apps ship with a bug: removing an item takes one too many off the total.
+        try Self.setBug(true, in: package)
         // Kept apart from the package, so the build is found again by every `swift test` run.
         let scratch = directory.url.appendingPathComponent("build").path
         let build = try Self.run("swift", ["build", "--build-tests", "--scratch-path", scratch], in: package)
@@ -207,42 +225,52 @@ struct RecordedBugEndToEndTests {
         let checkoutLog = directory.url.appendingPathComponent("checkout.db").path
         let shopLog = directory.url.appendingPathComponent("shop.db").path
 
-        // 1. The apps record their sessions (a tester's device, a simulator, CI).
+        // 1. The apps record their sessions, with the bug (a tester's device, a simulator, CI).
         for (program, log) in [("record-checkout", checkoutLog), ("record-shop", shopLog)] {
             let record = try Self.run(scratch + "/debug/" + program, [log], in: package)
             try #require(record.status == 0, "\(program): \(record.output)")
         }
-        // 2. The sessions become tests in the test targets' folders: a Rewind Reducer, and the
-        // step function of the app on its own store.
-        let checkout = try CLIRunner.run(["test", "latest", "--reducer", "cartReducer", "--module", "Checkout",
+        // 2. The sessions become tests, saying what the total should have been after seq 4,
+        // `remove(1)`: 15 - 7 = 8 (the recording holds 7). A Rewind Reducer for the one, the step
+        // function of the app on its own store for the other; and a test without --expect, which
+        // locks in the recording.
+        let checkout = try CLIRunner.run(["test", "latest", "--reducer", "cartReducer", "--module", "Checkout", "--expect", "4:/total=8",
                                           "-o", package.appendingPathComponent("Tests/CheckoutTests").path, "--db", checkoutLog])
         try #require(checkout.status == 0, "\(checkout.stderr)")
         #expect(checkout.stdout.contains("run it: swift test --filter checkoutSession1"))
-        let shop = try CLIRunner.run(["test", "latest", "--step", "shopStep", "--module", "Shop",
+        let shop = try CLIRunner.run(["test", "latest", "--step", "shopStep", "--module", "Shop", "--expect", "4:/total=8",
                                       "-o", package.appendingPathComponent("Tests/ShopTests").path, "--db", shopLog])
         try #require(shop.status == 0, "\(shop.stderr)")
         #expect(shop.stdout.contains("run it: swift test --filter shopSession1"))
-        // 3. They pass against the reducers that recorded them.
-        let passing = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", "checkoutSession1|shopSession1"], in: package)
-        #expect(passing.status == 0, "\(passing.output.suffix(3_000))")
-        #expect(passing.output.contains("checkoutSession1") && passing.output.contains("shopSession1"), "\(passing.output.suffix(3_000))")
+        let locked = try CLIRunner.run(["test", "latest", "--reducer", "cartReducer", "--module", "Checkout", "--name", "checkoutLocked",
+                                        "-o", package.appendingPathComponent("Tests/CheckoutTests").path, "--db", checkoutLog])
+        try #require(locked.status == 0, "\(locked.stderr)")
+        let filter = "checkoutSession1|shopSession1|checkoutLocked"
 
-        // A change to each reducer: removing an item now takes one too many off the total.
-        for file in ["Sources/Checkout/Cart.swift", "Sources/Shop/Shop.swift"] {
-            let url = package.appendingPathComponent(file)
-            let source = try String(contentsOf: url, encoding: .utf8)
-            try Data(source.replacingOccurrences(of: "state.items.remove(at: index)", with: "state.items.remove(at: index) + 1")
-                .replacingOccurrences(of: "state.cart.remove(at: index)", with: "state.cart.remove(at: index) + 1").utf8).write(to: url)
-        }
-        let failing = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", "checkoutSession1|shopSession1"], in: package)
+        // 3. The bug's tests fail, naming the seq, the action, its send site and the three values;
+        // the lock-in passes, bug and all.
+        let failing = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", filter], in: package)
         #expect(failing.status != 0)
-        // Seq 4 is `remove(1)`: 15 - 7 = 8 recorded, 7 replayed; main.swift line 7 sent it.
-        #expect(failing.output.contains(#"state differs at seq 4 after {"remove":{"_0":1}} (sent at record_checkout/main.swift:7 "#),
+        #expect(failing.output.contains(#"the state at seq 4 after {"remove":{"_0":1}} (sent at record_checkout/main.swift:7 "#),
                 "\(failing.output.suffix(3_000))")
-        #expect(failing.output.contains("/total  recorded: 8  replayed: 7"))
-        // The shop's store has no send sites; the same seq, the same change.
-        #expect(failing.output.contains(#"state differs at seq 4 after {"remove":{"_0":1}}:"#), "\(failing.output.suffix(3_000))")
+        #expect(failing.output.contains("/total  expected: 8  replayed: 7  recorded: 7"), "\(failing.output.suffix(3_000))")
+        // The shop's store has no send sites.
+        #expect(failing.output.contains(#"the state at seq 4 after {"remove":{"_0":1}} is not what it should be:"#), "\(failing.output.suffix(3_000))")
+        #expect(failing.output.contains("Test checkoutSession1() recorded an issue"), "\(failing.output.suffix(3_000))")
         #expect(failing.output.contains("Test shopSession1() recorded an issue"), "\(failing.output.suffix(3_000))")
+        #expect(!failing.output.contains("Test checkoutLocked() recorded an issue"), "\(failing.output.suffix(3_000))")
+
+        // 4. The fix: the bug's tests pass, with nothing recorded or generated again; the lock-in
+        // now fails at the seq the fix changed.
+        try Self.setBug(false, in: package)
+        let fixed = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", filter], in: package)
+        #expect(!fixed.output.contains("Test checkoutSession1() recorded an issue"), "\(fixed.output.suffix(3_000))")
+        #expect(!fixed.output.contains("Test shopSession1() recorded an issue"), "\(fixed.output.suffix(3_000))")
+        #expect(fixed.output.contains(#"state differs at seq 4 after {"remove":{"_0":1}} (sent at record_checkout/main.swift:7 "#),
+                "\(fixed.output.suffix(3_000))")
+        #expect(fixed.output.contains("/total  recorded: 7  replayed: 8"))
+        let bugTests = try Self.run("swift", ["test", "--skip-build", "--scratch-path", scratch, "--filter", "checkoutSession1|shopSession1"], in: package)
+        #expect(bugTests.status == 0, "\(bugTests.output.suffix(3_000))")
     }
 }
 

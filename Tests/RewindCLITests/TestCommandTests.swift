@@ -34,6 +34,65 @@ struct TestCommandTests {
         #expect(try String(contentsOfFile: out + "/counterSession1.jsonl", encoding: .utf8) == export.stdout)
     }
 
+    @Test("--expect writes a test of a recorded bug: its header says so, the expectations are in the code, the command line keeps them")
+    func expectations() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("Tests").path
+        // A key that holds "=", and a string with quotes and a character past ASCII.
+        let name = #"7:/user/name="Grâce \"G\"""#
+        let result = try fixture.run(["test", "1", "--step", "appStep", "-o", out, "--expect", "5:/count=2",
+                                      "--expect", name, "--expect", "6:/a=b=[1]"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let swift = try String(contentsOfFile: out + "/counterSession1.swift", encoding: .utf8)
+        #expect(swift.contains("// A recorded bug: it replays counterSession1.jsonl"))
+        #expect(swift.contains("// checks every state before seq 5 against the recording, and then what the state should hold (--expect):"))
+        #expect(swift.contains("//   at seq 5, /count should be 2\n"))
+        #expect(swift.contains(#"        try ReplayExpectation(seq: 5, pointer: "/count", json: "2"),"#))
+        #expect(swift.contains(#"        try ReplayExpectation(seq: 7, pointer: "/user/name", json: "\"Gr\u{e2}ce \\\"G\\\"\""),"#), "\(swift)")
+        #expect(swift.contains(#"        try ReplayExpectation(seq: 6, pointer: "/a=b", json: "[1]"),"#))
+        #expect(swift.contains("let mismatch = try ReplayVerifier(step: appStep).firstMismatch(in: recording, expecting: expected)"))
+        #expect(swift.hasPrefix("// Made by `rewind test 1 --step appStep --name counterSession1 -o \(out) --expect 5:/count=2 --expect '7:/user/name="))
+        // It parses as Swift.
+        let parsed = try RecordedBugEndToEndTests.run("swiftc", ["-parse", out + "/counterSession1.swift"], in: fixture.directory.url)
+        #expect(parsed.status == 0, "\(parsed.output)")
+        // Without --expect the header says the test locks in the recording.
+        let plain = try fixture.run(["test", "1", "--step", "appStep", "-o", out, "--name", "locked"])
+        let locked = try String(contentsOfFile: out + "/locked.swift", encoding: .utf8)
+        #expect(plain.status == 0)
+        #expect(locked.contains("it locks in the recorded behaviour, bugs\n// included. For a recorded bug, say what the state should have been with --expect SEQ:POINTER=JSON."))
+    }
+
+    @Test("an expectation the recording already holds is said: the test would pass with today's reducer")
+    func expectationAlreadyRecorded() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("Tests").path
+        let result = try fixture.run(["test", "1", "--step", "appStep", "-o", out, "--expect", "5:/count=3"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "rewind test: --expect 5:/count: the recording already holds 3 there, so the test passes with today's reducer; is the bug at another seq or path?\n")
+    }
+
+    @Test("expectations that are not SEQ:POINTER=JSON, or not at an action of the session, are refused before anything is written", arguments: [
+        (["--expect", "five:/count=2"], "--expect 'five:/count=2' must be SEQ:POINTER=JSON"),
+        (["--expect", "0:/count=2"], "--expect 0: a seq of an action, 1 or more"),
+        (["--expect", "5:count=2"], "--expect 5: 'count' is not a JSON Pointer"),
+        (["--expect", "5:/user/name=Grace"], "--expect 5:/user/name: the value is not JSON (a string needs its quotes"),
+        (["--expect", "5:/count"], "--expect '5:/count' must be SEQ:POINTER=JSON"),
+        (["--expect", "9:/count=2"], "--expect 9: session 1"),
+        (["--expect", "2:/count=2", "--from", "3"], "has no such action after --from 3: its actions are seqs 4…8"),
+    ])
+    func refusesBadExpectations(arguments: [String], message: String) throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("out").path
+        let result = try fixture.run(["test", "1", "--step", "appStep", "-o", out] + arguments)
+        #expect(result.status == 2 || result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test("--step writes a test that imports RewindRecorder alone and replays through the step function")
     func stepForAnyStore() throws {
         let fixture = try LogFixture()

@@ -135,10 +135,9 @@ def test_token_through_the_cookie(ctx):
     d = ctx.driver
     folder = os.path.join(ctx.folder, "token")
     os.makedirs(folder)
+    harness.import_before_serving(ctx.server.binary, folder, os.path.join(ctx.folder, "small.jsonl"), "small")
     server = harness.Server(ctx.server.binary, folder, extra=("--token", "s3cret-token"))
     try:
-        small = os.path.join(ctx.folder, "small.jsonl")
-        server.cli("import", small, "--app", "small")
         d.get("about:blank")
         d.get(f"{server.url}")
         wait(d, lambda d: "token" in d.find_element(By.TAG_NAME, "body").text, message="a page without the token refused")

@@ -25,7 +25,7 @@ from checks_app import (test_branch_beside_its_original, test_dispatch_and_repla
 from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_lazily, test_blame_lists_the_changes,
                          test_click_shows_state_and_diff, test_compare_two_actions, test_export_downloads,
                          test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
-                         test_action_pane, test_find_in_history, test_follow_keeps_state_and_diff_together, test_send_site_and_runs, test_special_keys_match_the_server, test_text_filter, test_type_filter)
+                         test_action_pane, test_find_in_history, test_this_should_be_gives_the_test_command, test_follow_keeps_state_and_diff_together, test_send_site_and_runs, test_special_keys_match_the_server, test_text_filter, test_type_filter)
 from harness import wait_until
 
 results = {"passed": 0, "failed": 0}
@@ -39,7 +39,7 @@ TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_m
          test_dispatch_and_replay_reach_the_app, test_replay_too_large_is_refused, test_replay_range_after_sessions_reload,
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection,
          test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie,
-         test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original]
+         test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_this_should_be_gives_the_test_command, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original]
 
 
 def run(ctx, test):
@@ -85,18 +85,18 @@ def main():
     big, small = os.path.join(folder, "big.jsonl"), os.path.join(folder, "small.jsonl")
     harness.gallery_jsonl(big, BIG)
     harness.gallery_jsonl(small, 2_000)
+    # Imported into the log before the server opens it: a log takes one writer at a time.
+    harness.import_before_serving(binary, folder, big, "big")
+    harness.import_before_serving(binary, folder, small, "small")
+    proto = os.path.join(folder, "proto.jsonl")
+    harness.proto_jsonl(proto)
+    harness.import_before_serving(binary, folder, proto, "proto")
+    catalog = harness.catalog_jsonl(folder)
+    if catalog:
+        harness.import_before_serving(binary, folder, catalog, "catalog")
     ctx.server = harness.Server(binary, folder)
     ctx.app = ctx.driver = ctx.inspector = None
     try:
-        # Imports go through the server's own log while it runs, like a user's would.
-        ctx.server.cli("import", big, "--app", "big")
-        ctx.server.cli("import", small, "--app", "small")
-        proto = os.path.join(folder, "proto.jsonl")
-        harness.proto_jsonl(proto)
-        ctx.server.cli("import", proto, "--app", "proto")
-        catalog = harness.catalog_jsonl(folder)
-        if catalog:
-            ctx.server.cli("import", catalog, "--app", "catalog")
         ctx.app = harness.App(binary, ctx.server, os.path.join(folder, "state.log"))
         print(f"app: {ctx.app.kind}", flush=True)
         ctx.inspector = harness.Inspector(ctx.server.port)
