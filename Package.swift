@@ -97,6 +97,8 @@ let package = Package(
         // Used only by the CLI tests: a shop app on a Store, Reducer and Effect of its own that
         // takes the inspector's commands through a StoreLink, with RewindRecorder alone.
         .executableTarget(name: "RewindStoreChild", dependencies: ["RewindRecorder"]),
+        // Used only by the CLI tests: the same shop on Rewind's own Store.
+        .executableTarget(name: "RewindShopChild", dependencies: ["Rewind"]),
         // Stand-ins for TCA's and ReSwift's public shapes (neither can be built here), and the two
         // apps that run Docs/Integrating.md's TCA and ReSwift wiring against them (the CLI tests
         // depend on the apps, so `swift build --build-tests` compiles the snippets).
@@ -127,7 +129,7 @@ let package = Package(
         .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ] + (appleShapes ? [
         // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
         .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),

@@ -74,6 +74,11 @@ final class StoreCommandTarget<State: Codable & Sendable, Action: Decodable & Se
         return store.live
     }
 
+    func replaySet(_ state: State) -> State? {
+        store.setLive(state)
+        return state
+    }
+
     func endReplay() {
         store.isReplaying = false
         store.tap = store.tapBeforeReplay

@@ -226,6 +226,12 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
             throw ExpectationError("the expectation at seq \(expectation.seq) is outside the recording, whose actions are seqs "
                                    + "\(recording.firstSeq + 1)…\(recording.lastSeq)")
         }
+        for step in recording.steps where step.isReplayedMark || step.isLeftOut {
+            if expectations.contains(where: { $0.seq == step.seq }) {
+                throw ExpectationError("the expectation at seq \(step.seq) is at no action of the app's (\(step.action["type"]?.stringValue ?? "a mark")): "
+                                       + "expect the value at the next action instead")
+            }
+        }
         let firstExpected = expectations.map(\.seq).min()
         let expectedAt = Dictionary(grouping: expectations, by: \.seq)
         let redactor = try Redactor(recording.redacted, keys: recording.redactedKeys)
@@ -236,6 +242,21 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
         var secretsBefore = redactor.secrets(in: expected)
         var knowsRecorded = true
         for step in recording.steps {
+            // Events that are no action of the app's: a replay set the state (the verifier takes
+            // the recorded one and goes on from it), or a branch left an action out (nothing
+            // changed).
+            if step.isReplayedMark || step.isLeftOut {
+                if let patch = step.patch, knowsRecorded {
+                    try expected.apply(try JSONPatch(json: patch))
+                    if step.isReplayedMark {
+                        state = try DecodeFailure.decode(State.self, from: expected, as: .state)
+                        secretsBefore.formUnion(redactor.secrets(in: expected))
+                    }
+                } else {
+                    knowsRecorded = false
+                }
+                continue
+            }
             let action = try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq))
             // Twice, on equal inputs: a reducer that reads the clock or a random source differs
             // from itself, and that is said before any comparison with the recording.

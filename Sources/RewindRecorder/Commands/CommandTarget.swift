@@ -26,6 +26,9 @@ package protocol CommandTarget<State, Action>: AnyObject {
     /// Reduces one replayed action on the live state, without effects and without recording it;
     /// returns the state it produced (`nil` when the store is gone).
     func replayStep(_ action: Action) -> State?
+    /// Sets the live state during a replay, where the replayed session holds a replay's mark
+    /// (the state it set); returns it (`nil` when the store is gone).
+    func replaySet(_ state: State) -> State?
     /// Ends the replay: what was held is applied, in order, to the state the replay ended in.
     func endReplay()
     /// The reducer without effects, off the store (branches, and replays of actions alone).

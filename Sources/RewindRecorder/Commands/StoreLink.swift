@@ -259,6 +259,13 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     }
 
     @MainActor
+    fileprivate func replaySet(_ state: State) -> State? {
+        lock.withLock { replayState = state }
+        _ = wake(.set(state))
+        return state
+    }
+
+    @MainActor
     fileprivate func endReplay() {
         let (waiting, send) = lock.withLock { () -> ([Action], ((Action) -> Void)?) in
             replaying = false
@@ -298,6 +305,7 @@ private final class LinkTarget<State: Codable & Sendable, Action: Decodable & Se
     func dispatch(_ action: Action) -> String? { link.map { $0.dispatch(action) } ?? Self.gone }
     func beginReplay(at state: State) -> String? { link.map { $0.beginReplay(at: state) } ?? Self.gone }
     func replayStep(_ action: Action) -> State? { link?.replayStep(action) }
+    func replaySet(_ state: State) -> State? { link?.replaySet(state) }
     func endReplay() { link?.endReplay() }
     nonisolated func step(_ state: inout State, _ action: Action) { stepFunction(&state, action) }
 }
