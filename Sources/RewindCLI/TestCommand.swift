@@ -17,8 +17,8 @@ struct TestCommand: ParsableCommand {
         ReplayVerifier(step: SYMBOL) (--step, a function (inout State, Action) -> Void, for an app \
         on any store that links RewindRecorder alone) and fails at the first seq whose state \
         differs, printing the action, where it was sent and each changed path as 'recorded: X  \
-        replayed: Y'. The verifier also runs the reducer twice per step and says \
-        so when the reducer is not deterministic (Date(), UUID(), randomness).
+        replayed: Y'. Where a state differs, the verifier runs that step again a millisecond \
+        later and says so when the reducer is not deterministic (Date(), UUID(), randomness).
 
         Put DIR in a test target's folder; no Package.swift change is needed (SwiftPM warns \
         about the .jsonl file until the target lists it under exclude:). Then: swift test \

@@ -1,3 +1,4 @@
+import Foundation
 import RewindJSON
 import RewindLog
 
@@ -7,9 +8,10 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The reducer's state differs from the recorded one.
         case stateDiffers
-        /// The reducer, run twice on the same state and action, gave two different states: it is
-        /// not a pure function there (`Date()`, `UUID()`, randomness). ``changes`` are from the
-        /// first run's state to the second's.
+        /// The step's state differed, and the reducer, run again on the same state and action at
+        /// least a millisecond later, gave another state: it is not a pure function there
+        /// (`Date()`, `UUID()`, randomness). ``changes`` are from the first run's state to the
+        /// second's.
         case notDeterministic
         /// At a seq given a ``ReplayExpectation``, the reducer's state does not hold the expected
         /// values: ``unmet`` says where, with the expected, replayed and recorded values.
@@ -77,8 +79,9 @@ public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
         case .stateDiffers:
             lines = ["state differs at seq \(seq) after \(action)\(sent):"]
         case .notDeterministic:
-            lines = ["the reducer is not deterministic at seq \(seq) after \(action)\(sent): run twice on the same state "
-                     + "and action, it gave two different states. Move what it reads from the world (Date(), UUID(), "
+            lines = ["the reducer is not deterministic at seq \(seq) after \(action)\(sent): its state differed, and run "
+                     + "again on the same state and action a millisecond later it gave another one. Move what it reads "
+                     + "from the world (Date(), UUID(), "
                      + "random numbers) into the action or the state; see Docs/Integrating.md, \"A recorded bug becomes a test\"."]
         case .notAsExpected:
             lines = ["the state at seq \(seq) after \(action)\(sent) is not what it should be:"]
@@ -191,9 +194,21 @@ public struct ExpectationError: Error, Sendable, Equatable, CustomStringConverti
 /// the next recorded one.
 public struct ReplayVerifier<State: Codable, Action: Decodable> {
     let reduce: (inout State, Action) -> Void
-    /// Runs the reducer twice per step and reports a reducer that is not deterministic
-    /// (``ReplayMismatch/Kind/notDeterministic``). On by default; it doubles the reducer's work.
+    /// Where a step's state differs (from the recording, or from an expectation), runs that step
+    /// again from the same prior state, at least a millisecond later, and reports a reducer that
+    /// gives another state as not deterministic (``ReplayMismatch/Kind/notDeterministic``, with
+    /// the paths that changed between the two runs). On by default; it keeps a copy of the state
+    /// before each step, and runs the reducer again only where a state differs.
     public var checksDeterminism = true
+
+    /// Returns once `Date()` is past `instant` (a reducer that reads the clock reads another
+    /// value), waiting at most 50 ms of monotonic time should the wall clock be set back.
+    static func waitForTheClock(toPass instant: Date) {
+        let deadline = MonotonicNanos.now() + 50_000_000
+        while Date() <= instant, MonotonicNanos.now() < deadline {
+            usleep(200)
+        }
+    }
 
     /// A verifier for any store's reducer, given as one step: change `state` for `action`. For a
     /// ReSwift reducer `(Action, State?) -> State`, write `{ state, action in state = reducer(action, state) }`;
@@ -258,18 +273,22 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
                 continue
             }
             let action = try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq))
-            // Twice, on equal inputs: a reducer that reads the clock or a random source differs
-            // from itself, and that is said before any comparison with the recording.
-            var again = state
+            // The state before the step, kept to run it again should its result differ.
+            let prior: State? = checksDeterminism ? state : nil
+            let ranAt = Date()
             reduce(&state, action)
-            if checksDeterminism {
+            /// The step run again from the same prior state, at least a millisecond after the
+            /// first run: a reducer that reads the clock (even to the millisecond) or a random
+            /// source gives another state, and that is said instead of a plain difference.
+            func notDeterministic() throws -> ReplayMismatch? {
+                guard var again = prior else { return nil }
+                Self.waitForTheClock(toPass: ranAt.addingTimeInterval(0.001))
                 reduce(&again, action)
                 let first = try encoder.encodeReportingNonFinite(state).value
                 let second = try encoder.encodeReportingNonFinite(again).value
-                if first != second {
-                    return ReplayMismatch(kind: .notDeterministic, seq: step.seq, action: step.action, site: step.site,
-                                          expected: first, actual: second, changes: JSONDiff(from: first, to: second).changes)
-                }
+                guard first != second else { return nil }
+                return ReplayMismatch(kind: .notDeterministic, seq: step.seq, action: step.action, site: step.site,
+                                      expected: first, actual: second, changes: JSONDiff(from: first, to: second).changes)
             }
             var recorded = false
             if let patch = step.patch, knowsRecorded {
@@ -292,6 +311,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
                                                 wasRecorded: recorded)
                 }
                 if !unmet.isEmpty {
+                    if let mismatch = try notDeterministic() { return mismatch }
                     var mismatch = ReplayMismatch(kind: .notAsExpected, seq: step.seq, action: step.action, site: step.site,
                                                   expected: expected, actual: actual, changes: [])
                     mismatch.unmet = unmet
@@ -304,6 +324,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
             secretsBefore.formUnion(redactor.secrets(in: actual))
             redactor.redact(&actual, secrets: secretsBefore)
             if actual != expected {
+                if let mismatch = try notDeterministic() { return mismatch }
                 return ReplayMismatch(seq: step.seq, action: step.action, site: step.site, expected: expected, actual: actual,
                                       changes: JSONDiff(from: expected, to: actual).changes)
             }

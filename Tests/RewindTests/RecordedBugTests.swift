@@ -132,6 +132,39 @@ struct RecordedBugTests {
         #expect(throws: ExpectationError.self) { try ReplayExpectation(seq: 8, pointer: "/count", json: "fifteen") }
     }
 
+    @Test("a reducer that reads the clock to the millisecond is named as not deterministic, with the path that changed")
+    func clockToTheMillisecond() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("clock.db")
+        // An order id made from the clock, as the issue's checkout did.
+        let stamping: Reducer<AppState, AppAction> = { state, action in
+            if case .append(let item) = action {
+                state.items.append("\(item)@\(Int64(Date().timeIntervalSince1970 * 1000))")
+                return .none
+            }
+            return appReducer(&state, action)
+        }
+        let uuid = try await record([.increment, .append("order-12373"), .add(2)], into: log, reducer: stamping)
+        let recording = try Recording.load(fromLog: log, session: uuid)
+        // The replay runs in a later millisecond than the recording did.
+        let recordedAt = try #require(recording.steps.last?.at)
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while Date() <= recordedAt.addingTimeInterval(0.002), Date() < deadline {}
+        let mismatch = try #require(try ReplayVerifier(reducer: stamping).firstMismatch(in: recording))
+        #expect(mismatch.kind == .notDeterministic, "\(mismatch)")
+        #expect(mismatch.seq == 2)
+        #expect(mismatch.changes.map(\.path.description) == ["/items/0"])
+        #expect(mismatch.description.hasPrefix("the reducer is not deterministic at seq 2 after {\"append\":{\"_0\":\"order-12373\"}}"))
+        #expect(mismatch.description.contains("/items/0  first run: \"order-12373@"))
+        // The same at an expected value: the expectation is not what fails.
+        let expected = [try ReplayExpectation(seq: 2, pointer: "/items/0", json: #""order-12373""#)]
+        #expect(try ReplayVerifier(reducer: stamping).firstMismatch(in: recording, expecting: expected)?.kind == .notDeterministic)
+        // Turned off, the difference is a plain one.
+        var unchecked = ReplayVerifier(reducer: stamping)
+        unchecked.checksDeterminism = false
+        #expect(try unchecked.firstMismatch(in: recording)?.kind == .stateDiffers)
+    }
+
     @Test("a failure prints at most the lines asked for, then how many more")
     func maxLines() {
         let changes = (0..<30).map { JSONChange(kind: .removed, path: JSONPointer(tokens: ["n\($0)"]), oldValue: .number(JSONNumber(Int64($0))), newValue: nil) }
