@@ -100,6 +100,18 @@ let package = Package(
         // Used only by the CLI tests: an app on RewindRecorder alone that records where its
         // environment says.
         .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
+        // Used only by the CLI tests: a shop app on a Store, Reducer and Effect of its own that
+        // takes the inspector's commands through a StoreLink, with RewindRecorder alone.
+        .executableTarget(name: "RewindStoreChild", dependencies: ["RewindRecorder"]),
+        // Used only by the CLI tests: the same shop on Rewind's own Store.
+        .executableTarget(name: "RewindShopChild", dependencies: ["Rewind"]),
+        // Stand-ins for TCA's and ReSwift's public shapes (neither can be built here), and the two
+        // apps that run Docs/Integrating.md's TCA and ReSwift wiring against them (the CLI tests
+        // depend on the apps, so `swift build --build-tests` compiles the snippets).
+        .target(name: "ComposableArchitecture", path: "Tests/StandIns/ComposableArchitecture"),
+        .target(name: "ReSwift", path: "Tests/StandIns/ReSwift"),
+        .executableTarget(name: "TCAShop", dependencies: ["ComposableArchitecture", "RewindRecorder"], path: "Tests/StandIns/TCAShop"),
+        .executableTarget(name: "ReSwiftShop", dependencies: ["ReSwift", "RewindRecorder"], path: "Tests/StandIns/ReSwiftShop"),
         .target(name: "CFuzzSupport"),
         .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindWire", "RewindServer", "CFuzzSupport"]),
         // Test-only helpers shared by the test targets (the OwnThreads trait).
@@ -123,7 +135,7 @@ let package = Package(
         .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ] + (appleShapes ? [
         // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
         .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),

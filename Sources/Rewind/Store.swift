@@ -37,6 +37,8 @@ public final class Store<State, Action>: Observable {
     /// Called with each new state (for the BLoC adapter's stream).
     var onStateChange: ((State) -> Void)?
     var isReplaying = false
+    /// The recording's tap, set aside while a replay runs (the replay records its own session).
+    var tapBeforeReplay: StoreTap<State, Action>?
     /// The running effects; cancelled when the store goes away.
     private let effects = EffectTasks()
     private var nextEffectID = 0

@@ -13,6 +13,8 @@ enum HTTPGet {
     struct Response {
         var status: Int
         var body: [UInt8]
+        /// The headers, by lowercased name (the last one of a name repeated).
+        var headers: [String: String] = [:]
     }
 
     /// Fetches `path` from `host:port`, with `Authorization: Bearer token` when given.
@@ -87,7 +89,12 @@ enum HTTPGet {
             return lower.hasPrefix("transfer-encoding:") && lower.contains("chunked")
         }
         if chunked { body = try dechunk(body, from: origin) }
-        return Response(status: status, body: body)
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, body: body, headers: headers)
     }
 
     private static func dechunk(_ bytes: [UInt8], from origin: String) throws -> [UInt8] {

@@ -29,8 +29,19 @@ struct ReplayInto {
             throw CLIError(error.description, code: 2)
         }
         let start = try ReplayAccess.cli { () throws(ReplayError) in try timeline.state(at: from - 1) }
+        // Where an earlier replay set the state (its mark), the app sets the same state: the mark
+        // carries it.
+        var actions: [JSONValue] = []
+        for event in events {
+            guard event.actionType == "@@rewind/replayed", case .object(var mark) = event.action else {
+                actions.append(event.action)
+                continue
+            }
+            mark["state"] = try ReplayAccess.cli { () throws(ReplayError) in try timeline.state(at: event.seq) }
+            actions.append(.object(mark))
+        }
         var arguments: JSONObject = [
-            "actions": .array(events.map(\.action)), "state": start,
+            "actions": .array(actions), "state": start, "of": .string(info.uuid),
             "from": OutputFormat.number(from), "to": OutputFormat.number(to),
         ]
         if let pace { arguments["pace"] = OutputFormat.number(pace) }

@@ -13,10 +13,12 @@ struct TestCommand: ParsableCommand {
         Writes two files into DIR: NAME.jsonl, the recording (states as recorded, so what the \
         recorder redacted stays redacted, with each action's cause and send site), and \
         NAME.swift, a Swift Testing @Test that reads the recording beside it (#filePath, no \
-        bundle resources), runs ReplayVerifier(reducer: SYMBOL) and fails at the first seq whose \
-        state differs, printing the action, where it was sent and each changed path as \
-        'recorded: X  replayed: Y'. The verifier also runs the reducer twice per step and says \
-        so when the reducer is not deterministic (Date(), UUID(), randomness).
+        bundle resources), runs ReplayVerifier(reducer: SYMBOL) (--reducer, a Rewind Reducer) or \
+        ReplayVerifier(step: SYMBOL) (--step, a function (inout State, Action) -> Void, for an app \
+        on any store that links RewindRecorder alone) and fails at the first seq whose state \
+        differs, printing the action, where it was sent and each changed path as 'recorded: X  \
+        replayed: Y'. Where a state differs, the verifier runs that step again a millisecond \
+        later and says so when the reducer is not deterministic (Date(), UUID(), randomness).
 
         Put DIR in a test target's folder; no Package.swift change is needed (SwiftPM warns \
         about the .jsonl file until the target lists it under exclude:). Then: swift test \
@@ -24,17 +26,23 @@ struct TestCommand: ParsableCommand {
 
         The session comes from the log (--db), or from a running server with --server \
         ws://HOST:PORT (its /export/SESSION). --from SEQ starts the recording at the state \
-        recorded at SEQ instead of 0. Existing files of the same name are replaced.
+        recorded at SEQ instead of 0. The test is named after the app and the session's id either \
+        way. Existing files of the same name are replaced.
 
-        Example: rewind test latest --reducer appReducer --module MyApp -o Tests/MyAppTests
+        Examples:
+          rewind test latest --reducer appReducer --module MyApp -o Tests/MyAppTests
+          rewind test latest --step appStep --module MyApp -o Tests/MyAppTests
         """
     )
 
     @Argument(help: "The session: an id, a uuid prefix or 'latest'.")
     var session: String
 
-    @Option(help: ArgumentHelp("The reducer the test replays through: a Rewind Reducer, as the test's code names it (appReducer, AppFeature.reducer).", valueName: "symbol"))
-    var reducer: String
+    @Option(help: ArgumentHelp("The reducer the test replays through: a Rewind Reducer, as the test's code names it (appReducer, AppFeature.reducer). The test imports Rewind.", valueName: "symbol"))
+    var reducer: String?
+
+    @Option(help: ArgumentHelp("Instead of --reducer, for an app on any store (TCA, ReSwift, its own) that links RewindRecorder: a function (inout State, Action) -> Void that runs the store's reducer without effects. The test imports RewindRecorder.", valueName: "symbol"))
+    var step: String?
 
     @Option(help: ArgumentHelp("Adds @testable import MODULE (the app module that defines the reducer).", valueName: "module"))
     var module: String?
@@ -48,6 +56,9 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Start at the state recorded at this seq instead of seq 0.", valueName: "seq"))
     var from: Int64?
 
+    @Option(help: ArgumentHelp("SEQ:POINTER=JSON: what the state at SEQ should hold at POINTER, where the recording holds a bug (repeatable). The test then checks the states before the first such SEQ against the recording and these values at theirs, and fails until the reducer gives them.", valueName: "seq:pointer=json"))
+    var expect: [String] = []
+
     @Option(help: ArgumentHelp("The most changed paths a failure prints before '… and K more'.", valueName: "n"))
     var maxLines = 20
 
@@ -59,9 +70,42 @@ struct TestCommand: ParsableCommand {
 
     @OptionGroup var log: LogLocation
 
+    /// What the test replays through: `--reducer` (a Rewind `Reducer`) or `--step`.
+    enum Replayer {
+        case reducer(String)
+        case step(String)
+
+        var isStep: Bool {
+            if case .step = self { return true }
+            return false
+        }
+
+        var symbol: String {
+            switch self {
+            case .reducer(let symbol), .step(let symbol): symbol
+            }
+        }
+    }
+
+    var replayer: Replayer {
+        if let step { return .step(step) }
+        return .reducer(reducer ?? "")
+    }
+
     func validate() throws {
-        guard Self.isQualifiedIdentifier(reducer) else {
+        switch (reducer, step) {
+        case (nil, nil):
+            throw ValidationError("give --reducer SYMBOL (a Rewind Reducer) or --step SYMBOL (a function (inout State, Action) -> Void, for an app on any store)")
+        case (_?, _?):
+            throw ValidationError("give --reducer or --step, not both")
+        default:
+            break
+        }
+        if let reducer, !Self.isQualifiedIdentifier(reducer) {
             throw ValidationError("--reducer '\(reducer)' is not a Swift name (write appReducer or AppFeature.reducer)")
+        }
+        if let step, !Self.isQualifiedIdentifier(step) {
+            throw ValidationError("--step '\(step)' is not a Swift name (write appStep or AppFeature.step)")
         }
         if let module, !Self.isIdentifier(module) { throw ValidationError("--module '\(module)' is not a Swift module name") }
         if let name, !Self.isIdentifier(name) {
@@ -69,11 +113,49 @@ struct TestCommand: ParsableCommand {
         }
         if let from, from < 0 { throw ValidationError("--from must be a seq, 0 or more") }
         if maxLines < 1 { throw ValidationError("--max-lines must be 1 or more") }
+        for text in expect { _ = try Self.expectation(text) }
+    }
+
+    /// One `--expect SEQ:POINTER=JSON`, its parts checked.
+    struct Expectation {
+        var seq: Int64
+        var pointer: String
+        var json: JSONValue
+        /// The argument as given.
+        var text: String
+    }
+
+    /// Parses `SEQ:POINTER=JSON`. POINTER is a JSON Pointer (`/cart/total`, or empty for the
+    /// whole state) and ends at the first `=` after which the rest is JSON, so a key may hold `=`.
+    static func expectation(_ text: String) throws -> Expectation {
+        let shape = "--expect '\(TerminalText.escaped(String(text.prefix(80))))' must be SEQ:POINTER=JSON, such as 12:/cart/total=123.73"
+        guard let colon = text.firstIndex(of: ":"), let seq = Int64(text[..<colon]) else { throw ValidationError(shape) }
+        guard seq >= 1 else { throw ValidationError("--expect \(seq): a seq of an action, 1 or more (seq 0 is the initial state)") }
+        let rest = text[text.index(after: colon)...]
+        var firstProblem: String?
+        for equals in rest.indices where rest[equals] == "=" {
+            let pointer = String(rest[..<equals])
+            guard let json = try? JSONValue(parsing: String(rest[rest.index(after: equals)...])) else {
+                if firstProblem == nil {
+                    firstProblem = "--expect \(seq):\(TerminalText.escaped(String(pointer.prefix(80)))): the value is not JSON (a string needs its quotes: '\(seq):\(pointer)=\"done\"')"
+                }
+                continue
+            }
+            do {
+                _ = try JSONPointer(pointer)
+            } catch {
+                throw ValidationError("--expect \(seq): '\(TerminalText.escaped(String(pointer.prefix(80))))' is not a JSON Pointer (write /cart/total, or nothing for the whole state)")
+            }
+            return Expectation(seq: seq, pointer: pointer, json: json, text: text)
+        }
+        throw ValidationError(firstProblem ?? shape)
     }
 
     func run() throws {
         let source: Source = try server.map { try fetchFromServer($0) } ?? readFromLog()
         var lines = try Self.lines(of: source.jsonl, origin: source.origin)
+        let expectations = try expect.map(Self.expectation)
+        try Self.check(expectations, against: lines, from: from ?? 0, origin: source.origin)
         if let from, from > 0 { lines = try Self.starting(lines, at: from, origin: source.origin) }
         let testName = name ?? source.defaultName
         let directory = URL(fileURLWithPath: (output as NSString).expandingTildeInPath)
@@ -85,9 +167,9 @@ struct TestCommand: ParsableCommand {
         let fixture = directory.appendingPathComponent(testName + ".jsonl")
         let test = directory.appendingPathComponent(testName + ".swift")
         let jsonl = lines.map { $0.serialized(.compact) }.joined(separator: "\n") + "\n"
-        let swift = Self.testSource(name: testName, reducer: reducer, module: module, maxLines: maxLines,
+        let swift = Self.testSource(name: testName, replayer: replayer, module: module, maxLines: maxLines,
                                     command: commandLine(name: testName), origin: source.origin,
-                                    steps: lines.count - 1, from: from ?? 0)
+                                    steps: lines.count - 1, from: from ?? 0, expectations: expectations)
         do {
             try Data(jsonl.utf8).write(to: fixture, options: .atomic)
             try Data(swift.utf8).write(to: test, options: .atomic)
@@ -140,8 +222,15 @@ struct TestCommand: ParsableCommand {
         case 404: throw CLIError("rewind serve at \(address): \(said)", code: 2)
         default: throw CLIError("rewind serve at \(address) answered \(response.status): \(said)", code: 2)
         }
-        return Source(jsonl: response.body, origin: "session \(session) of rewind serve at \(address)",
-                      defaultName: "session" + Self.identifier(from: session).prefix(1).uppercased() + Self.identifier(from: session).dropFirst())
+        // The server says which session it is, so the test is named after the app as from a log.
+        let defaultName: String
+        if let app = response.headers["x-rewind-app"]?.removingPercentEncoding,
+           let id = response.headers["x-rewind-session-id"].flatMap(Int64.init) {
+            defaultName = Self.identifier(from: app) + "Session\(id)"
+        } else {
+            defaultName = "session" + Self.identifier(from: session).prefix(1).uppercased() + Self.identifier(from: session).dropFirst()
+        }
+        return Source(jsonl: response.body, origin: "session \(session) of rewind serve at \(address)", defaultName: defaultName)
     }
 
     /// The lines of an export, each a JSON object.
@@ -158,6 +247,22 @@ struct TestCommand: ParsableCommand {
             throw CLIError("the export of \(origin) has no initial state: a recorded session starts with one", code: 1)
         }
         return lines
+    }
+
+    /// Checks that each expectation's seq is an action of the recording (after `from`), and says
+    /// on standard error when the recording already holds the expected value (the test would
+    /// then pass with today's reducer: the bug is somewhere else).
+    static func check(_ expectations: [Expectation], against lines: [JSONValue], from: Int64, origin: String) throws {
+        let last = Int64(lines.count - 1)
+        for expectation in expectations {
+            guard expectation.seq > from, expectation.seq <= last else {
+                throw CLIError("--expect \(expectation.seq): \(origin) has no such action\(from > 0 ? " after --from \(from)" : ""): its actions are seqs \(from + 1)…\(last)", code: 2)
+            }
+            let line = lines[Int(expectation.seq)]
+            guard line["coalesced"] != .bool(true), let state = line["state"],
+                  let recorded = (try? JSONPointer(expectation.pointer))?.resolve(in: state), recorded == expectation.json else { continue }
+            writeStandardError("rewind test: --expect \(expectation.seq):\(expectation.pointer): the recording already holds \(recorded.serialized()) there, so the test passes with today's reducer; is the bug at another seq or path?")
+        }
     }
 
     /// The recording from the state at `seq`: that state as the first line (marked `from`, with
@@ -183,41 +288,97 @@ struct TestCommand: ParsableCommand {
     // MARK: The test
 
     private func commandLine(name: String) -> String {
-        var parts = ["rewind", "test", session, "--reducer", reducer]
+        var parts = ["rewind", "test", session]
+        switch replayer {
+        case .reducer(let symbol): parts += ["--reducer", symbol]
+        case .step(let symbol): parts += ["--step", symbol]
+        }
         if let module { parts += ["--module", module] }
         parts += ["--name", name, "-o", output]
         if let from { parts += ["--from", String(from)] }
         if maxLines != 20 { parts += ["--max-lines", String(maxLines)] }
         if let server { parts += ["--server", server] }
+        for text in expect { parts += ["--expect", text] }
         return parts.map(Self.shellQuoted).joined(separator: " ")
     }
 
-    static func testSource(name: String, reducer: String, module: String?, maxLines: Int, command: String,
-                           origin: String, steps: Int, from: Int64) -> String {
+    static func testSource(name: String, replayer: Replayer, module: String?, maxLines: Int, command: String,
+                           origin: String, steps: Int, from: Int64, expectations: [Expectation] = []) -> String {
+        let reducer = replayer.symbol
         let start = from > 0 ? " from seq \(from)" : ""
         let date = ISO8601DateFormatter().string(from: Date()).prefix(10)
         var lines = [
             "// Made by `\(Self.commentSafe(command))` on \(date),",
             "// from \(Self.commentSafe(origin))\(start).",
-            "// It replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)` and fails",
-            "// at the first seq whose state differs from the recording. Run the command again to record it anew.",
+        ]
+        if let first = expectations.map(\.seq).min() {
+            lines += [
+                "// A recorded bug: it replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)`,",
+                "// checks every state before seq \(first) against the recording, and then what the state should hold (--expect):",
+            ]
+            for expectation in expectations {
+                let place = expectation.pointer.isEmpty ? "the whole state" : expectation.pointer
+                lines.append("//   at seq \(expectation.seq), \(Self.commentSafe(place)) should be \(Self.commentSafe(String(expectation.json.serialized().prefix(200))))")
+            }
+            lines += [
+                "// It fails while the bug is there and passes once the reducer gives those values; keep it as the bug's",
+                "// regression test. Nothing needs recording again.",
+            ]
+        } else {
+            lines += [
+                "// It replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)` and fails",
+                "// at the first seq whose state differs from the recording: it locks in the recorded behaviour, bugs",
+                "// included. For a recorded bug, say what the state should have been with --expect SEQ:POINTER=JSON.",
+            ]
+        }
+        lines += [
             "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
             "import Foundation",
-            "import Rewind",
+            replayer.isStep ? "import RewindRecorder" : "import Rewind",
             "import Testing",
         ]
         if let module { lines.append("@testable import \(module)") }
+        let verifier = "ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(reducer))"
         lines += [
             "",
             "@Test func \(name)() throws {",
             "    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()",
             "        .appendingPathComponent(\"\(name).jsonl\").path",
             "    let recording = try Recording.load(fromJSONL: fixture)",
-            "    let mismatch = try ReplayVerifier(reducer: \(reducer)).firstMismatch(in: recording)",
+        ]
+        if expectations.isEmpty {
+            lines.append("    let mismatch = try \(verifier).firstMismatch(in: recording)")
+        } else {
+            lines.append("    // What the state should have been, where the recording holds the bug.")
+            lines.append("    let expected = [")
+            for expectation in expectations {
+                lines.append("        try ReplayExpectation(seq: \(expectation.seq), pointer: \(Self.stringLiteral(expectation.pointer)), "
+                             + "json: \(Self.stringLiteral(expectation.json.serialized()))),")
+            }
+            lines.append("    ]")
+            lines.append("    let mismatch = try \(verifier).firstMismatch(in: recording, expecting: expected)")
+        }
+        lines += [
             "    #expect(mismatch == nil, \"\\(mismatch?.description(maxLines: \(maxLines)) ?? \"\")\")",
             "}",
         ]
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A Swift string literal holding `text`: printable ASCII as it is, `"` and `\` escaped, and
+    /// every other scalar (controls, bidirectional formatting, anything not ASCII) as `\u{…}`,
+    /// so the generated code reads as it runs.
+    static func stringLiteral(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case " "..."~": out.unicodeScalars.append(scalar)
+            default: out += "\\u{\(String(scalar.value, radix: 16))}"
+            }
+        }
+        return out + "\""
     }
 
     // MARK: Names

@@ -3,10 +3,14 @@ import Testing
 import RewindTestSupport
 
 /// The three commands of Docs/Integrating.md, "A recorded bug becomes a test", end to end on a
-/// small package of its own (a cart reducer, an executable that records it, a test target):
-/// record, `rewind test`, `swift test`. The test passes against the reducer that recorded the
-/// session, then fails at the right seq, naming the send site and the changed path, once the
-/// reducer changes. The package is built once; both `swift test` runs reuse that build.
+/// small package of its own with both kinds of app: `Checkout`, a cart on Rewind's `Store`, and
+/// `Shop`, a cart on a store of its own that links RewindRecorder alone (through a `StoreLink`),
+/// each with an executable that records it and a test target. Both ship with a bug in `remove`:
+/// record, `rewind test --expect` (`--reducer` for the one, `--step` for the other), `swift test`
+/// fails naming the seq, the send site and the expected, replayed and recorded values; the fix
+/// makes it pass without recording or generating again. A test without `--expect` locks in the
+/// recording instead: it passes with the bug and fails once it is fixed. The package is built
+/// once; every `swift test` run reuses that build.
 @Suite("A recorded bug becomes a failing Swift test, end to end", .ownThreads)
 struct RecordedBugEndToEndTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -27,6 +31,9 @@ struct RecordedBugEndToEndTests {
                         .target(name: "Checkout", dependencies: [.product(name: "Rewind", package: "\(identity)")]),
                         .executableTarget(name: "record-checkout", dependencies: ["Checkout", .product(name: "Rewind", package: "\(identity)")]),
                         .testTarget(name: "CheckoutTests", dependencies: ["Checkout", .product(name: "Rewind", package: "\(identity)")]),
+                        .target(name: "Shop", dependencies: [.product(name: "RewindRecorder", package: "\(identity)")]),
+                        .executableTarget(name: "record-shop", dependencies: ["Shop", .product(name: "RewindRecorder", package: "\(identity)")]),
+                        .testTarget(name: "ShopTests", dependencies: ["Shop", .product(name: "RewindRecorder", package: "\(identity)")]),
                     ]
                 )
                 """,
@@ -71,6 +78,96 @@ struct RecordedBugEndToEndTests {
                 }
                 await store.finishRecording()
                 """,
+            "Sources/Shop/Shop.swift": """
+                import RewindRecorder
+
+                // A shop on a store of its own, as an app on ReSwift or TCA has one: its `Store`,
+                // `Reducer` and `Effect` are the app's, and it links RewindRecorder alone.
+                public struct ShopState: Codable, Sendable, Equatable {
+                    public var cart: [Int] = []
+                    public var total = 0
+                    public init() {}
+                }
+
+                public enum ShopAction: Codable, Sendable, Equatable {
+                    case add(Int)
+                    case remove(Int)
+                    case rewind
+                }
+
+                public enum Effect<Action> {
+                    case none
+                }
+
+                public typealias Reducer<State, Action> = @Sendable (inout State, Action) -> Effect<Action>
+
+                public let shopReducer: Reducer<ShopState, ShopAction> = { state, action in
+                    switch action {
+                    case .add(let price):
+                        state.cart.append(price)
+                        state.total += price
+                    case .remove(let index):
+                        if state.cart.indices.contains(index) {
+                            state.total -= state.cart.remove(at: index)
+                        }
+                    case .rewind:
+                        break
+                    }
+                    return .none
+                }
+
+                /// The reducer without effects: the StoreLink's step, and what `rewind test --step` replays.
+                public func shopStep(_ state: inout ShopState, _ action: ShopAction) {
+                    _ = shopReducer(&state, action)
+                }
+
+                @MainActor
+                public final class Store<State, Action> {
+                    public private(set) var state: State
+                    private let reducer: Reducer<State, Action>
+
+                    public init(initialState: State, reducer: @escaping Reducer<State, Action>) {
+                        state = initialState
+                        self.reducer = reducer
+                    }
+
+                    public func send(_ action: Action) {
+                        _ = reducer(&state, action)
+                    }
+                }
+
+                /// The app's store, recording into `path` through a StoreLink.
+                @MainActor
+                public func makeShop(recordingTo path: String) -> (Store<ShopState, ShopAction>, StoreLink<ShopState, ShopAction>) {
+                    let recorder = Recorder<ShopState, ShopAction>(initialState: ShopState(), to: .file(path),
+                                                                   metadata: RecordingMetadata(app: "Shop"))
+                    let link = StoreLink(recorder: recorder, step: shopStep)
+                    let store = Store(initialState: ShopState()) { state, action in
+                        link.reduce(&state, action) { shopReducer(&$0, action) } ?? .none
+                    }
+                    link.connect(wake: .rewind) { store.send($0) }
+                    return (store, link)
+                }
+                """,
+            "Sources/record-shop/main.swift": """
+                import Shop
+
+                let (store, link) = makeShop(recordingTo: CommandLine.arguments[1])
+                for action in [ShopAction.add(5), .add(7), .add(3), .remove(1), .add(2)] {
+                    store.send(action)
+                }
+                await link.recorder.finish()
+                """,
+            "Tests/ShopTests/ShopTests.swift": """
+                import Shop
+                import Testing
+
+                @Test func addingRaisesTheShopTotal() {
+                    var state = ShopState()
+                    shopStep(&state, .add(4))
+                    #expect(state.total == 4)
+                }
+                """,
             "Tests/CheckoutTests/CartTests.swift": """
                 import Checkout
                 import Testing
@@ -99,41 +196,81 @@ struct RecordedBugEndToEndTests {
         return (status, collected.wait())
     }
 
-    @Test("record, rewind test, swift test: passes, then fails at the seq the changed reducer breaks")
+    /// Puts the bug in (or takes it out of) both apps' `remove`: it takes one too many off the total.
+    static func setBug(_ present: Bool, in package: URL) throws {
+        for file in ["Sources/Checkout/Cart.swift", "Sources/Shop/Shop.swift"] {
+            let url = package.appendingPathComponent(file)
+            var source = try String(contentsOf: url, encoding: .utf8)
+            for list in ["items", "cart"] {
+                let fixed = "state.total -= state.\(list).remove(at: index)\n"
+                let buggy = "state.total -= state.\(list).remove(at: index) + 1\n"
+                source = present ? source.replacingOccurrences(of: fixed, with: buggy) : source.replacingOccurrences(of: buggy, with: fixed)
+            }
+            try Data(source.utf8).write(to: url)
+        }
+    }
+
+    @Test("a recorded bug fails its test until it is fixed, for an app on Rewind's store and one on its own; without --expect the test locks in the recording")
     func threeCommands() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let package = directory.url.appendingPathComponent("Checkout")
         try Self.makePackage(at: package)
-        // Kept apart from the package, so the build is found again by both `swift test` runs.
+        // The apps ship with a bug: removing an item takes one too many off the total.
+        try Self.setBug(true, in: package)
+        // Kept apart from the package, so the build is found again by every `swift test` run.
         let scratch = directory.url.appendingPathComponent("build").path
         let build = try Self.run("swift", ["build", "--build-tests", "--scratch-path", scratch], in: package)
         try #require(build.status == 0, "the sample package did not build:\n\(build.output.suffix(3_000))")
-        let log = directory.url.appendingPathComponent("checkout.db").path
+        let checkoutLog = directory.url.appendingPathComponent("checkout.db").path
+        let shopLog = directory.url.appendingPathComponent("shop.db").path
 
-        // 1. The app records the session (a tester's device, a simulator, CI).
-        let record = try Self.run(scratch + "/debug/record-checkout", [log], in: package)
-        try #require(record.status == 0, "\(record.output)")
-        // 2. The session becomes a test in the test target's folder.
-        let made = try CLIRunner.run(["test", "latest", "--reducer", "cartReducer", "--module", "Checkout",
-                                      "-o", package.appendingPathComponent("Tests/CheckoutTests").path, "--db", log])
-        try #require(made.status == 0, "\(made.stderr)")
-        #expect(made.stdout.contains("run it: swift test --filter checkoutSession1"))
-        // 3. It passes against the reducer that recorded it.
-        let passing = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", "checkoutSession1"], in: package)
-        #expect(passing.status == 0, "\(passing.output.suffix(3_000))")
-        #expect(passing.output.contains("checkoutSession1"))
+        // 1. The apps record their sessions, with the bug (a tester's device, a simulator, CI).
+        for (program, log) in [("record-checkout", checkoutLog), ("record-shop", shopLog)] {
+            let record = try Self.run(scratch + "/debug/" + program, [log], in: package)
+            try #require(record.status == 0, "\(program): \(record.output)")
+        }
+        // 2. The sessions become tests, saying what the total should have been after seq 4,
+        // `remove(1)`: 15 - 7 = 8 (the recording holds 7). A Rewind Reducer for the one, the step
+        // function of the app on its own store for the other; and a test without --expect, which
+        // locks in the recording.
+        let checkout = try CLIRunner.run(["test", "latest", "--reducer", "cartReducer", "--module", "Checkout", "--expect", "4:/total=8",
+                                          "-o", package.appendingPathComponent("Tests/CheckoutTests").path, "--db", checkoutLog])
+        try #require(checkout.status == 0, "\(checkout.stderr)")
+        #expect(checkout.stdout.contains("run it: swift test --filter checkoutSession1"))
+        let shop = try CLIRunner.run(["test", "latest", "--step", "shopStep", "--module", "Shop", "--expect", "4:/total=8",
+                                      "-o", package.appendingPathComponent("Tests/ShopTests").path, "--db", shopLog])
+        try #require(shop.status == 0, "\(shop.stderr)")
+        #expect(shop.stdout.contains("run it: swift test --filter shopSession1"))
+        let locked = try CLIRunner.run(["test", "latest", "--reducer", "cartReducer", "--module", "Checkout", "--name", "checkoutLocked",
+                                        "-o", package.appendingPathComponent("Tests/CheckoutTests").path, "--db", checkoutLog])
+        try #require(locked.status == 0, "\(locked.stderr)")
+        let filter = "checkoutSession1|shopSession1|checkoutLocked"
 
-        // A change to the reducer: removing an item now takes one too many off the total.
-        let cart = package.appendingPathComponent("Sources/Checkout/Cart.swift")
-        let source = try String(contentsOf: cart, encoding: .utf8)
-        try Data(source.replacingOccurrences(of: "state.items.remove(at: index)", with: "state.items.remove(at: index) + 1").utf8).write(to: cart)
-        let failing = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", "checkoutSession1"], in: package)
+        // 3. The bug's tests fail, naming the seq, the action, its send site and the three values;
+        // the lock-in passes, bug and all.
+        let failing = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", filter], in: package)
         #expect(failing.status != 0)
-        // Seq 4 is `remove(1)`: 15 - 7 = 8 recorded, 7 replayed; main.swift line 7 sent it.
-        #expect(failing.output.contains(#"state differs at seq 4 after {"remove":{"_0":1}} (sent at record_checkout/main.swift:7 "#),
+        #expect(failing.output.contains(#"the state at seq 4 after {"remove":{"_0":1}} (sent at record_checkout/main.swift:7 "#),
                 "\(failing.output.suffix(3_000))")
-        #expect(failing.output.contains("/total  recorded: 8  replayed: 7"))
+        #expect(failing.output.contains("/total  expected: 8  replayed: 7  recorded: 7"), "\(failing.output.suffix(3_000))")
+        // The shop's store has no send sites.
+        #expect(failing.output.contains(#"the state at seq 4 after {"remove":{"_0":1}} is not what it should be:"#), "\(failing.output.suffix(3_000))")
+        #expect(failing.output.contains("Test checkoutSession1() recorded an issue"), "\(failing.output.suffix(3_000))")
+        #expect(failing.output.contains("Test shopSession1() recorded an issue"), "\(failing.output.suffix(3_000))")
+        #expect(!failing.output.contains("Test checkoutLocked() recorded an issue"), "\(failing.output.suffix(3_000))")
+
+        // 4. The fix: the bug's tests pass, with nothing recorded or generated again; the lock-in
+        // now fails at the seq the fix changed.
+        try Self.setBug(false, in: package)
+        let fixed = try Self.run("swift", ["test", "--scratch-path", scratch, "--filter", filter], in: package)
+        #expect(!fixed.output.contains("Test checkoutSession1() recorded an issue"), "\(fixed.output.suffix(3_000))")
+        #expect(!fixed.output.contains("Test shopSession1() recorded an issue"), "\(fixed.output.suffix(3_000))")
+        #expect(fixed.output.contains(#"state differs at seq 4 after {"remove":{"_0":1}} (sent at record_checkout/main.swift:7 "#),
+                "\(fixed.output.suffix(3_000))")
+        #expect(fixed.output.contains("/total  recorded: 7  replayed: 8"))
+        let bugTests = try Self.run("swift", ["test", "--skip-build", "--scratch-path", scratch, "--filter", "checkoutSession1|shopSession1"], in: package)
+        #expect(bugTests.status == 0, "\(bugTests.output.suffix(3_000))")
     }
 }
 

@@ -34,6 +34,79 @@ struct TestCommandTests {
         #expect(try String(contentsOfFile: out + "/counterSession1.jsonl", encoding: .utf8) == export.stdout)
     }
 
+    @Test("--expect writes a test of a recorded bug: its header says so, the expectations are in the code, the command line keeps them")
+    func expectations() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("Tests").path
+        // A key that holds "=", and a string with quotes and a character past ASCII.
+        let name = #"7:/user/name="Grâce \"G\"""#
+        let result = try fixture.run(["test", "1", "--step", "appStep", "-o", out, "--expect", "5:/count=2",
+                                      "--expect", name, "--expect", "6:/a=b=[1]"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let swift = try String(contentsOfFile: out + "/counterSession1.swift", encoding: .utf8)
+        #expect(swift.contains("// A recorded bug: it replays counterSession1.jsonl"))
+        #expect(swift.contains("// checks every state before seq 5 against the recording, and then what the state should hold (--expect):"))
+        #expect(swift.contains("//   at seq 5, /count should be 2\n"))
+        #expect(swift.contains(#"        try ReplayExpectation(seq: 5, pointer: "/count", json: "2"),"#))
+        #expect(swift.contains(#"        try ReplayExpectation(seq: 7, pointer: "/user/name", json: "\"Gr\u{e2}ce \\\"G\\\"\""),"#), "\(swift)")
+        #expect(swift.contains(#"        try ReplayExpectation(seq: 6, pointer: "/a=b", json: "[1]"),"#))
+        #expect(swift.contains("let mismatch = try ReplayVerifier(step: appStep).firstMismatch(in: recording, expecting: expected)"))
+        #expect(swift.hasPrefix("// Made by `rewind test 1 --step appStep --name counterSession1 -o \(out) --expect 5:/count=2 --expect '7:/user/name="))
+        // It parses as Swift.
+        let parsed = try RecordedBugEndToEndTests.run("swiftc", ["-parse", out + "/counterSession1.swift"], in: fixture.directory.url)
+        #expect(parsed.status == 0, "\(parsed.output)")
+        // Without --expect the header says the test locks in the recording.
+        let plain = try fixture.run(["test", "1", "--step", "appStep", "-o", out, "--name", "locked"])
+        let locked = try String(contentsOfFile: out + "/locked.swift", encoding: .utf8)
+        #expect(plain.status == 0)
+        #expect(locked.contains("it locks in the recorded behaviour, bugs\n// included. For a recorded bug, say what the state should have been with --expect SEQ:POINTER=JSON."))
+    }
+
+    @Test("an expectation the recording already holds is said: the test would pass with today's reducer")
+    func expectationAlreadyRecorded() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("Tests").path
+        let result = try fixture.run(["test", "1", "--step", "appStep", "-o", out, "--expect", "5:/count=3"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "rewind test: --expect 5:/count: the recording already holds 3 there, so the test passes with today's reducer; is the bug at another seq or path?\n")
+    }
+
+    @Test("expectations that are not SEQ:POINTER=JSON, or not at an action of the session, are refused before anything is written", arguments: [
+        (["--expect", "five:/count=2"], "--expect 'five:/count=2' must be SEQ:POINTER=JSON"),
+        (["--expect", "0:/count=2"], "--expect 0: a seq of an action, 1 or more"),
+        (["--expect", "5:count=2"], "--expect 5: 'count' is not a JSON Pointer"),
+        (["--expect", "5:/user/name=Grace"], "--expect 5:/user/name: the value is not JSON (a string needs its quotes"),
+        (["--expect", "5:/count"], "--expect '5:/count' must be SEQ:POINTER=JSON"),
+        (["--expect", "9:/count=2"], "--expect 9: session 1"),
+        (["--expect", "2:/count=2", "--from", "3"], "has no such action after --from 3: its actions are seqs 4…8"),
+    ])
+    func refusesBadExpectations(arguments: [String], message: String) throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("out").path
+        let result = try fixture.run(["test", "1", "--step", "appStep", "-o", out] + arguments)
+        #expect(result.status == 2 || result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("--step writes a test that imports RewindRecorder alone and replays through the step function")
+    func stepForAnyStore() throws {
+        let fixture = try LogFixture()
+        defer { fixture.cleanup() }
+        let out = fixture.directory.url.appendingPathComponent("Tests").path
+        let result = try fixture.run(["test", "1", "--step", "appStep", "--module", "MyApp", "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let swift = try String(contentsOfFile: out + "/counterSession1.swift", encoding: .utf8)
+        #expect(swift.contains("\nimport RewindRecorder\n"))
+        #expect(!swift.contains("import Rewind\n"))
+        #expect(swift.contains("ReplayVerifier(step: appStep)"))
+        #expect(swift.hasPrefix("// Made by `rewind test 1 --step appStep --module MyApp --name counterSession1 -o "))
+    }
+
     @Test("--from starts at the state recorded there; a coalesced state or a seq past the end is refused")
     func from() throws {
         let fixture = try LogFixture()
@@ -63,6 +136,9 @@ struct TestCommandTests {
         (["--reducer", "r", "--module", "_"], "--module '_' is not a Swift module name"),
         (["--reducer", "_"], "--reducer '_' is not a Swift name"),
         (["--reducer", "App._"], "--reducer 'App._' is not a Swift name"),
+        (["--step", "app step"], "--step 'app step' is not a Swift name"),
+        ([String](), "give --reducer SYMBOL (a Rewind Reducer) or --step SYMBOL"),
+        (["--reducer", "r", "--step", "s"], "give --reducer or --step, not both"),
     ])
     func refusesBadNames(arguments: [String], message: String) throws {
         let fixture = try LogFixture()
@@ -117,6 +193,13 @@ struct TestCommandTests {
                                        "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: remote + "/bug.jsonl")) == Data(contentsOf: URL(fileURLWithPath: local + "/bug.jsonl")))
+        // Without --name, the test is named after the app from the server as from the log.
+        let named = try fixture.run(["test", "3f2a", "--step", "appStep", "-o", remote,
+                                     "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
+        let fromLog = try fixture.run(["test", "3f2a", "--step", "appStep", "-o", local])
+        #expect(named.status == 0 && fromLog.status == 0, "\(named.stderr)\(fromLog.stderr)")
+        #expect(fromLog.stdout.contains("run it: swift test --filter counterSession1\n"), "\(fromLog.stdout)")
+        #expect(named.stdout.contains("run it: swift test --filter counterSession1\n"), "\(named.stdout)")
         let unknown = try fixture.run(["test", "nope", "--reducer", "appReducer", "-o", remote,
                                        "--server", "ws://127.0.0.1:\(port)", "--token", "s3cret"])
         #expect(unknown.status == 2)

@@ -32,6 +32,11 @@ struct ExportRouteTests {
         let result = try HTTPResult.get("/export/\(session)?format=\(format.rawValue)", port: fixture.port)
         #expect(result.status == 200)
         #expect(result.header("content-disposition")?.hasPrefix("attachment; filename=") == true)
+        // Which session it is, for `rewind test --server`: its id and its app, percent-encoded.
+        #expect(result.header("x-rewind-session-id") == String(session))
+        let app = try fixture.reader().session(id: session).app
+        #expect(result.header("x-rewind-app")?.removingPercentEncoding == app)
+        #expect(result.header("x-rewind-app")?.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "%") } == true)
         let expected = try Self.exported(fixture, session: session, format: format)
         #expect(!expected.isEmpty)
         #expect(result.body == expected)

@@ -92,6 +92,79 @@ struct RecordedBugTests {
         #expect(mismatch.description.contains("Docs/Integrating.md"))
     }
 
+    @Test("with an expectation the recorded bug fails, naming the seq, action, site and the expected, replayed and recorded values; the fixed reducer passes")
+    func expectationFailsUntilFixed() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("bug.db"), fixture = directory.path("bug.jsonl")
+        let uuid = try await record(actions, into: log)
+        try exportJSONL(log, session: uuid, to: fixture)
+        let recording = try Recording.load(fromJSONL: fixture)
+        // The recording holds the bug: at seq 8 (add 2) the count should have been 15, not 14.
+        let expected = [try ReplayExpectation(seq: 8, pointer: "/count", json: "15")]
+        let buggy = try #require(try ReplayVerifier(reducer: appReducer).firstMismatch(in: recording, expecting: expected))
+        #expect(buggy.kind == .notAsExpected)
+        #expect(buggy.seq == 8)
+        let site = try #require(recording.steps.first { $0.seq == 8 }?.site)
+        #expect(buggy.description == """
+            the state at seq 8 after {"add":{"_0":2}} (sent at \(site.file):\(site.line) \(site.function)) is not what it should be:
+              /count  expected: 15  replayed: 14  recorded: 14
+            """)
+        // The fix (one more for every add past 10) gives it; the states before seq 8 still match.
+        #expect(try ReplayVerifier(reducer: changedReducer).firstMismatch(in: recording, expecting: expected) == nil)
+        // Without the expectation the same fix fails against the recording, which holds the bug.
+        #expect(try ReplayVerifier(reducer: changedReducer).firstMismatch(in: recording)?.kind == .stateDiffers)
+        // A change before the expected seq is still caught against the recording.
+        let earlier: Reducer<AppState, AppAction> = { state, action in
+            if case .add(4) = action { state.count += 100; return .none }
+            return changedReducer(&state, action)
+        }
+        let early = try #require(try ReplayVerifier(reducer: earlier).firstMismatch(in: recording, expecting: expected))
+        #expect(early.kind == .stateDiffers)
+        #expect(early.seq == 3)
+        // A value the reducer does not give at all, and an expectation past the recording.
+        let missing = [try ReplayExpectation(seq: 8, pointer: "/total", json: "1")]
+        #expect(try ReplayVerifier(reducer: appReducer).firstMismatch(in: recording, expecting: missing)?.description
+            .hasSuffix("  /total  expected: 1  replayed: absent  recorded: absent") == true)
+        #expect(throws: ExpectationError.self) {
+            try ReplayVerifier(reducer: appReducer).firstMismatch(in: recording, expecting: [ReplayExpectation(seq: 40, pointer: "", json: "1")])
+        }
+        #expect(throws: ExpectationError.self) { try ReplayExpectation(seq: 8, pointer: "count", json: "1") }
+        #expect(throws: ExpectationError.self) { try ReplayExpectation(seq: 8, pointer: "/count", json: "fifteen") }
+    }
+
+    @Test("a reducer that reads the clock to the millisecond is named as not deterministic, with the path that changed")
+    func clockToTheMillisecond() async throws {
+        let directory = try TemporaryDirectory()
+        let log = directory.path("clock.db")
+        // An order id made from the clock, as the issue's checkout did.
+        let stamping: Reducer<AppState, AppAction> = { state, action in
+            if case .append(let item) = action {
+                state.items.append("\(item)@\(Int64(Date().timeIntervalSince1970 * 1000))")
+                return .none
+            }
+            return appReducer(&state, action)
+        }
+        let uuid = try await record([.increment, .append("order-12373"), .add(2)], into: log, reducer: stamping)
+        let recording = try Recording.load(fromLog: log, session: uuid)
+        // The replay runs in a later millisecond than the recording did.
+        let recordedAt = try #require(recording.steps.last?.at)
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while Date() <= recordedAt.addingTimeInterval(0.002), Date() < deadline {}
+        let mismatch = try #require(try ReplayVerifier(reducer: stamping).firstMismatch(in: recording))
+        #expect(mismatch.kind == .notDeterministic, "\(mismatch)")
+        #expect(mismatch.seq == 2)
+        #expect(mismatch.changes.map(\.path.description) == ["/items/0"])
+        #expect(mismatch.description.hasPrefix("the reducer is not deterministic at seq 2 after {\"append\":{\"_0\":\"order-12373\"}}"))
+        #expect(mismatch.description.contains("/items/0  first run: \"order-12373@"))
+        // The same at an expected value: the expectation is not what fails.
+        let expected = [try ReplayExpectation(seq: 2, pointer: "/items/0", json: #""order-12373""#)]
+        #expect(try ReplayVerifier(reducer: stamping).firstMismatch(in: recording, expecting: expected)?.kind == .notDeterministic)
+        // Turned off, the difference is a plain one.
+        var unchecked = ReplayVerifier(reducer: stamping)
+        unchecked.checksDeterminism = false
+        #expect(try unchecked.firstMismatch(in: recording)?.kind == .stateDiffers)
+    }
+
     @Test("a failure prints at most the lines asked for, then how many more")
     func maxLines() {
         let changes = (0..<30).map { JSONChange(kind: .removed, path: JSONPointer(tokens: ["n\($0)"]), oldValue: .number(JSONNumber(Int64($0))), newValue: nil) }

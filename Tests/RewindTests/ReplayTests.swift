@@ -44,12 +44,41 @@ struct ReplayTests {
         #expect(replayed.session.replayOf == original.uuid)
         #expect(replayed.states == original.states)
         #expect(replayed.session.endedAt != nil)
-        // The live session went on after the replay, its next event covering the jump.
+        // The live session records what the replay did to the live state as one event, its
+        // patch from the last live state to the replay's end; the next action is itself.
         let liveLog = try LogStates(path: path, session: live.session.uuid)
-        #expect(liveLog.events.count == 3)
-        #expect(liveLog.events.last?.coalesced == true)
+        #expect(liveLog.events.count == 4)
+        let mark = liveLog.events[2]
+        #expect(mark.actionType == Recorder<AppState, AppAction>.replayedType)
+        #expect(mark.action["session"]?.stringValue == replayUUID)
+        #expect(mark.action["of"]?.stringValue == original.uuid)
+        #expect(mark.action["from"] == 1)
+        #expect(mark.action["to"] == .number(JSONNumber(Int64(actions.count))))
+        #expect(!mark.coalesced)
+        #expect(liveLog.states[2] == original.states.last)
+        #expect(liveLog.events.last?.coalesced == false)
         #expect(liveLog.states.last?["count"] == 16)
         #expect(original.states.last?["count"] == 15)
+        live.stop()
+        // The live session, replay and all, verifies through the reducer (the mark sets the
+        // recorded state), and branches across the mark.
+        let liveRecording = try Recording.load(fromLog: path, session: live.session.uuid)
+        #expect(try ReplayVerifier(reducer: appReducer).firstMismatch(in: liveRecording) == nil)
+        let brancher = Store(initialState: AppState(), reducer: appReducer)
+        brancher.record(to: .file(path), app: "Brancher")
+        let branch = try await brancher.branch(liveRecording, skip: [1])
+        #expect(branch.actionsApplied == 1)
+        let branched = try LogStates(path: path, session: branch.sessionUUID)
+        #expect(branched.states[2] == original.states.last)
+        #expect(branched.states[3]["count"] == 16)
+        // Replayed again, across the mark: the mark sets the state it recorded.
+        let again = try await brancher.replay(liveRecording, from: 1)
+        #expect(again.actionsApplied == 1)
+        #expect(brancher.state.count == 16)
+        // An expectation at the mark is refused: it is no action of the app's.
+        #expect(throws: ExpectationError.self) {
+            try ReplayVerifier(reducer: appReducer).firstMismatch(in: liveRecording, expecting: [ReplayExpectation(seq: 2, pointer: "/count", json: "1")])
+        }
     }
 
     @Test func aPartialReplayStartsFromTheRecordedState() async throws {

@@ -533,3 +533,57 @@ def test_non_finite_numbers_are_shown_as_numbers(ctx):
     plain = node("action-tree", "/label")
     assert plain["value"] == '"Infinity"' and "string" in plain["kind"] and plain["mark"] is None, plain
     d.find_element(By.ID, "tab-diff").click()
+
+
+def test_this_should_be_gives_the_test_command(ctx):
+    """"This should be…" on a value: the right value taken (the current one offered), and the exact
+    `rewind test … --expect` command to copy, which, run as shown, writes a test holding the
+    expectation; a value that is not JSON is said; seq 0 is refused."""
+    import shlex
+    import subprocess
+    d = ctx.driver
+    open_session(ctx, ctx.small["id"])
+    seq = 6    # filter/set: /filter is "all" there
+    js(d, f"window.__rewind.select({seq}, 'click', {{center: true}})")
+    wait(d, lambda d: shown_seq(d) == seq, message=f"#{seq} shown")
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, '#tree .node[data-pointer="/filter"]'), message="the /filter node")
+    d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer="/filter"] .key').click()
+    wait(d, lambda d: d.find_element(By.ID, "selected-path").text == "/filter", message="/filter selected")
+    d.find_element(By.ID, "should-open").click()
+    assert d.find_element(By.ID, "should-where").text == f"At #{seq} /filter, this should be"
+    recorded = ctx.inspector.ask(type="state", session=ctx.small["uuid"], seq=seq)["value"]["filter"]
+    value = d.find_element(By.ID, "should-value")
+    assert json.loads(value.get_attribute("value")) == recorded, "the value shown is the recorded one"
+    value.clear()
+    value.send_keys("liked")
+    d.find_element(By.ID, "should-add").click()
+    wait(d, lambda d: "not JSON" in d.find_element(By.ID, "message").text, message="a value that is not JSON is refused")
+    assert d.find_element(By.ID, "should-command-row").get_attribute("hidden") is not None
+    value.clear()
+    value.send_keys('"it\'s liked"')
+    Select(d.find_element(By.ID, "should-kind")).select_by_value("step")
+    out = os.path.join(ctx.folder, "should-tests")
+    for field, text in (("should-symbol", "galleryStep"), ("should-module", "Gallery"), ("should-output", out)):
+        d.find_element(By.ID, field).clear()
+        d.find_element(By.ID, field).send_keys(text)
+    d.find_element(By.ID, "should-add").click()
+    wait(d, lambda d: d.find_element(By.ID, "should-command").text != "", message="the command")
+    command = d.find_element(By.ID, "should-command").text
+    expected = (f"rewind test {ctx.small['id']} --step galleryStep --module Gallery -o {out} "
+                f"--server ws://127.0.0.1:{ctx.server.port} --expect '{seq}:/filter=\"it'\\''s liked\"'")
+    assert command == expected, f"{command!r} != {expected!r}"
+    # Run as shown (the shell's words, with the built binary for `rewind`): a test holding it.
+    words = shlex.split(command)
+    assert words[0] == "rewind"
+    run = subprocess.run([ctx.server_binary, *words[1:]], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    name = f"smallSession{ctx.small['id']}"
+    with open(os.path.join(out, name + ".swift")) as f:
+        test = f.read()
+    assert f'try ReplayExpectation(seq: {seq}, pointer: "/filter", json: "\\"it\'s liked\\""),' in test, test
+    assert "// A recorded bug:" in test
+    # Seq 0 is not an action: nothing to expect there.
+    js(d, "window.__rewind.select(0, 'click', {center: true})")
+    wait(d, lambda d: shown_seq(d) == 0, message="#0 shown")
+    d.find_element(By.ID, "should-open").click()
+    wait(d, lambda d: "seq 0 is the initial state" in d.find_element(By.ID, "message").text, message="seq 0 refused")

@@ -29,6 +29,15 @@ def wait_until(predicate, timeout=15, interval=0.05, message="condition"):
         time.sleep(interval)
 
 
+def import_before_serving(binary, folder, path, app):
+    """`rewind import PATH --app APP` into the log `Server` will serve (folder/rewind.db): a log
+    takes one writer at a time, so imports happen before the server opens it."""
+    result = subprocess.run([binary, "import", path, "--app", app, "--db", os.path.join(folder, "rewind.db")],
+                            capture_output=True, timeout=300)
+    if result.returncode != 0:
+        raise AssertionError(f"rewind import {path} failed: {result.stderr.decode()}")
+
+
 class Server:
     """`rewind serve` on a free port with a temporary log and the repository's web/ (`web=None`:
     the page built into the binary), in `cwd` with `env` when given."""

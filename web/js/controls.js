@@ -158,7 +158,7 @@ export class Controls {
         for (const event of reply.events) if (event.seq <= to) actions.push(event.action);
         next = reply.events.length ? reply.events[reply.events.length - 1].seq + 1 : null;
       }
-      const body = { kind: 'replay', from: first, to, pace: pace > 0 ? pace : undefined, state, actions };
+      const body = { kind: 'replay', of: this.page.current.uuid, from: first, to, pace: pace > 0 ? pace : undefined, state, actions };
       // The server closes a connection whose message is over its limit: say so before sending.
       const bytes = this.connection.sizeOf({ type: 'command', session: session.uuid, ...body });
       if (bytes > this.connection.maxMessage) {

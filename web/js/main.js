@@ -94,6 +94,7 @@ function openSession(id, seq) {
   page.timeline = new Timeline(connection, page.store, (s, state, error) => stateArrived(s, state, error));
   page.selected = null;
   page.compare = null;
+  pane.sessionOpened();
   $('compare-note').textContent = '';
   $('compare').textContent = 'Compare from here';
   page.shownTotal = page.store.total;

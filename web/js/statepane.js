@@ -4,6 +4,7 @@
 import { renderBlame } from './changes.js';
 import { resolve } from './patch.js';
 import { search, preview } from './tree.js';
+import { setupShouldBe } from './shouldbe.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,7 +15,7 @@ export function setupStatePane(ctx) {
 
   function pathSelected(pointer) {
     $('selected-path').textContent = pointer || '/ (the whole state)';
-    for (const id of ['copy-path', 'copy-value', 'blame', 'find-open']) $(id).disabled = false;
+    for (const id of ['copy-path', 'copy-value', 'blame', 'find-open', 'should-open']) $(id).disabled = false;
   }
 
   function copy(text) {
@@ -35,6 +36,8 @@ export function setupStatePane(ctx) {
     try { document.execCommand('copy'); done(); } catch { say('copy failed: the browser refused the clipboard', true); }
     area.remove();
   }
+
+  const shouldBe = setupShouldBe({ page, tree, say, copy });
 
   $('copy-path').addEventListener('click', () => copy(tree.selected ?? ''));
   $('copy-value').addEventListener('click', () => copy(JSON.stringify(resolve(page.timeline.state, tree.selected ?? ''), null, 2) ?? 'undefined'));
@@ -185,5 +188,5 @@ export function setupStatePane(ctx) {
     tree.reveal(item.dataset.pointer);
   });
 
-  return { pathSelected, setView, showTab, runSearch };
+  return { pathSelected, setView, showTab, runSearch, sessionOpened: shouldBe.sessionOpened };
 }

@@ -126,7 +126,14 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     }
 
     private func build(_ entry: Entry) -> RecordedEvent {
-        var (action, actionNonFinite) = actionEncoder.encode(entry.action)
+        var (action, actionNonFinite): (JSONValue, [String])
+        if let marker = entry.marker {
+            (action, actionNonFinite) = (marker, [])
+        } else if let appAction = entry.action {
+            (action, actionNonFinite) = actionEncoder.encode(appAction)
+        } else {
+            (action, actionNonFinite) = (.null, [])
+        }
         var nonFinite = actionNonFinite.map { "/action" + $0 }
         if entry.skipped {
             action = ["type": .string(Recorder<State, Action>.skippedType), "action": action]

@@ -1,4 +1,5 @@
 import Foundation
+import RewindJSON
 
 /// The bounded hand-off between the dispatch path and the recorder's thread.
 ///
@@ -20,7 +21,11 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
     struct Entry {
         @usableFromInline var seq: Int64
         @usableFromInline var at: Date
-        @usableFromInline var action: Action
+        /// `nil` for a marker (``marker``).
+        @usableFromInline var action: Action?
+        /// An event that is no action of the app's (`@@rewind/replayed`, a replay setting the
+        /// state): recorded as this JSON instead of an encoded action.
+        @usableFromInline var marker: JSONValue?
         /// `nil` once the snapshot was dropped.
         @usableFromInline var state: State?
         @usableFromInline var durationNs: Int64
@@ -34,7 +39,7 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         @usableFromInline var overflow: Bool
 
         @inlinable
-        init(seq: Int64, at: Date, action: Action, state: State?, durationNs: Int64, cause: Int64?,
+        init(seq: Int64, at: Date, action: Action?, state: State?, durationNs: Int64, cause: Int64?,
              site: SendSite?, afterGap: Bool, overflow: Bool) {
             self.seq = seq
             self.at = at
@@ -101,6 +106,32 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         var entry = Entry(seq: seq, at: at, action: action, state: state, durationNs: durationNs,
                           cause: cause, site: site, afterGap: gap, overflow: full)
         entry.skipped = skipped
+        pending.append(entry)
+        gap = false
+        pushedCount += 1
+        if consumer == .sleeping {
+            consumer = .busy
+            condition.signal()
+        }
+        condition.unlock()
+        return seq
+    }
+
+    /// Appends a marker event (``Entry/marker``) with the state it leaves; returns its seq, or
+    /// `nil` when paused or closed.
+    func pushMarker(_ marker: JSONValue, state: State, at: Date) -> Int64? {
+        condition.lock()
+        if closed || paused {
+            if paused { gap = true }
+            condition.unlock()
+            return nil
+        }
+        let seq = nextSeq
+        nextSeq += 1
+        snapshots += 1
+        var entry = Entry(seq: seq, at: at, action: nil, state: state, durationNs: 0, cause: nil, site: nil,
+                          afterGap: gap, overflow: false)
+        entry.marker = marker
         pending.append(entry)
         gap = false
         pushedCount += 1

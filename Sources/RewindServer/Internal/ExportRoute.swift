@@ -110,8 +110,12 @@ struct ExportRoute: Sendable {
         }
         let ext = chosen == .jsonl ? "jsonl" : "json"
         let file = "rewind-session-\(session.id).\(chosen == .jsonl ? "" : "redux-devtools.")\(ext)"
+        // Which session it is, for `rewind test --server` (which names the test after the app,
+        // as it does from a log file): the app percent-encoded, so any name is one line.
+        let app = session.app.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let headers: HTTPHeaders = ["Content-Disposition": "attachment; filename=\"\(file)\"",
-                                    "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"]
+                                    "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+                                    "X-Rewind-Session-Id": String(session.id), "X-Rewind-App": app]
         let type = chosen == .jsonl ? "application/x-ndjson" : "application/json"
         return .streamed(contentType: type, headers: headers, stallTimeout: limits.stallTimeout) { writer in
             defer { slot.release() }

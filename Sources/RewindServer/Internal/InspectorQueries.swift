@@ -405,6 +405,12 @@ final class InspectorQueries: @unchecked Sendable {
                 if let site = event.site {
                     step["site"] = ["file": .string(site.file), "line": InspectorReplies.number(Int64(site.line)), "function": .string(site.function)]
                 }
+                // Where a replay set the state (its mark), the app sets the same state: the step
+                // carries it.
+                if event.actionType == "@@rewind/replayed" {
+                    let seq = event.seq
+                    step["state"] = try replay(session, id: id, scan: true) { timeline throws(ReplayError) in try timeline.state(at: seq) }
+                }
                 let value = JSONValue.object(step)
                 used += value.measure(byteBudget: budget - used + 1).bytes + 1
                 guard used <= budget else {

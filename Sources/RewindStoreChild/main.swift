@@ -1,0 +1,114 @@
+import Foundation
+import RewindRecorder
+
+// `RewindStoreChild [ACTION…]`: a shop app on a store of its own (`Store`, `Reducer`, `Effect`
+// below, in the shapes of a small Redux store), built against RewindRecorder alone, for the CLI
+// tests of the inspector's commands. It records with no destination in its code (REWIND_SERVER,
+// else the default log) through a StoreLink, so it takes jump, resume, pause, dispatch, replay
+// and branch. It prints `session UUID`, then sends each ACTION (JSON, as the user would), then
+// every JSON action read from standard input, one a line. After every change of the state the
+// store holds (an action, a jump, a replay's step) it prints `state JSON` (keys sorted). It runs
+// until it is killed.
+
+struct ShopState: Codable, Sendable, Equatable {
+    var cart: [Int] = []
+    var total = 0
+    var lastOrder: String?
+}
+
+enum ShopAction: Codable, Sendable {
+    case add(Int)
+    case remove(Int)
+    case checkout
+    case placed(String)
+    /// What the StoreLink sends to set the state the store holds; the reducer never sees it.
+    case rewind
+}
+
+/// What a reducer asks for after it ran.
+enum Effect<Action> {
+    case none
+    case send(Action)
+}
+
+typealias Reducer<State, Action> = @Sendable (inout State, Action) -> Effect<Action>
+
+/// The app's store: one state, changed by its reducer, on the main actor.
+@MainActor
+final class Store<State, Action> {
+    private(set) var state: State
+    private let reducer: Reducer<State, Action>
+    var onChange: ((State) -> Void)?
+
+    init(initialState: State, reducer: @escaping Reducer<State, Action>) {
+        state = initialState
+        self.reducer = reducer
+    }
+
+    func send(_ action: Action) {
+        let effect = reducer(&state, action)
+        onChange?(state)
+        if case .send(let next) = effect { send(next) }
+    }
+}
+
+let shopReducer: Reducer<ShopState, ShopAction> = { state, action in
+    switch action {
+    case .add(let price):
+        state.cart.append(price)
+        state.total += price
+        return .none
+    case .remove(let index):
+        guard state.cart.indices.contains(index) else { return .none }
+        state.total -= state.cart.remove(at: index)
+        return .none
+    case .checkout:
+        let order = "order-\(state.total)"
+        state.cart = []
+        state.total = 0
+        return .send(.placed(order))
+    case .placed(let order):
+        state.lastOrder = order
+        return .none
+    case .rewind:
+        return .none
+    }
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let recorder = Recorder<ShopState, ShopAction>(initialState: ShopState(), metadata: RecordingMetadata(app: "StoreChild"))
+let link = StoreLink(recorder: recorder) { state, action in _ = shopReducer(&state, action) }
+let store = Store(initialState: ShopState()) { state, action in
+    link.reduce(&state, action) { shopReducer(&$0, action) } ?? .none
+}
+link.connect(wake: .rewind) { store.send($0) }
+let encoder = JSONEncoder()
+encoder.outputFormatting = [.sortedKeys]
+store.onChange = { state in
+    say("state " + String(decoding: (try? encoder.encode(state)) ?? Data(), as: UTF8.self))
+}
+say("session \(recorder.session.uuid)")
+
+@MainActor
+func send(json line: String) {
+    guard !line.isEmpty else { return }
+    do {
+        store.send(try JSONDecoder().decode(ShopAction.self, from: Data(line.utf8)))
+    } catch {
+        FileHandle.standardError.write(Data("RewindStoreChild: not an action: \(line)\n".utf8))
+    }
+}
+
+for argument in CommandLine.arguments.dropFirst() { send(json: argument) }
+
+// Standard input on a thread of its own; each line is sent on the main actor.
+let reader = Thread {
+    while let line = readLine() {
+        DispatchQueue.main.async { MainActor.assumeIsolated { send(json: line) } }
+    }
+}
+reader.start()
+dispatchMain()

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import RewindTestSupport
+
+/// A store or recorder whose state or action is not Codable fails to compile with a message that
+/// names the missing conformance (not "no dynamic member 'record'", which the store's
+/// @dynamicMemberLookup gave before). Each case is a small file type-checked with `swiftc
+/// -typecheck` against the modules this build made; the same file with Codable types is checked
+/// to compile, so a failure is the conformance's and nothing else's.
+@Suite("Clear compile errors for types that are not Codable", .ownThreads)
+struct CompileErrorTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var module: String
+        /// The conformances of the state and the action; `CONFORMANCES` in `body` is replaced.
+        var notCodable: (state: String, action: String)
+        var body: String
+        /// What the error must say.
+        var message: String
+        var testDescription: String { name }
+    }
+
+    static let cases = [
+        Case(name: "store.record with a state that is not Encodable", module: "Rewind", notCodable: ("Sendable", "Codable, Sendable"), body: """
+            @MainActor func start() {
+                let store = Store(initialState: ProfileState(), reducer: profileReducer)
+                store.record(app: "Profile")
+            }
+            """, message: "error: 'record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)' is unavailable: recording needs State: Encodable & Sendable and Action: Sendable"),
+        Case(name: "store.replay with a state that is Encodable only", module: "Rewind", notCodable: ("Encodable, Sendable", "Codable, Sendable"), body: """
+            @MainActor func start(_ recording: Recording) async throws {
+                let store = Store(initialState: ProfileState(), reducer: profileReducer)
+                try await store.replay(recording)
+            }
+            """, message: "error: 'replay(_:from:to:pace:)' is unavailable: replays need State: Codable & Sendable and Action: Decodable & Sendable"),
+        Case(name: "store.perform with an action that is not Decodable", module: "Rewind", notCodable: ("Codable, Sendable", "Sendable"), body: """
+            @MainActor func start(_ command: Command) async {
+                let store = Store(initialState: ProfileState(), reducer: profileReducer)
+                _ = await store.perform(command)
+            }
+            """, message: "error: 'perform' is unavailable: the inspector's commands need State: Codable & Sendable and Action: Decodable & Sendable"),
+        Case(name: "a Recorder of a state that is not Encodable", module: "RewindRecorder", notCodable: ("Sendable", "Codable, Sendable"), body: """
+            func start() {
+                let recorder = Recorder<ProfileState, ProfileAction>(initialState: ProfileState(), metadata: RecordingMetadata(app: "Profile"))
+                recorder.record(.rename("Ada"), state: ProfileState())
+            }
+            """, message: "error: type 'ProfileState' does not conform to protocol 'Encodable'"),
+        Case(name: "a StoreLink of an action that is not Decodable", module: "RewindRecorder", notCodable: ("Codable, Sendable", "Encodable, Sendable"), body: """
+            func start(_ recorder: Recorder<ProfileState, ProfileAction>) {
+                _ = StoreLink(recorder: recorder) { state, action in }
+            }
+            """, message: "requires that 'ProfileAction' conform to 'Decodable'"),
+    ]
+
+    /// Type-checks `source` against the build's modules; returns the status and what swiftc said.
+    static func typecheck(_ source: String, in directory: URL) throws -> (status: Int32, output: String) {
+        let file = directory.appendingPathComponent("Profile.swift")
+        try Data(source.utf8).write(to: file)
+        let modules = CLIRunner.locate("Modules").path
+        return try RecordedBugEndToEndTests.run("swiftc", [
+            "-typecheck", "-swift-version", "6", "-I", modules,
+            "-Xcc", "-fmodule-map-file=" + repository.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
+            "-Xcc", "-fmodule-map-file=" + repository.appendingPathComponent("Sources/CLibWebSockets/module.modulemap").path,
+            file.path,
+        ], in: directory)
+    }
+
+    static func source(_ test: Case, state: String, action: String) -> String {
+        var lines = ["import \(test.module)", "",
+                     "struct ProfileState: \(state) { var name = \"\" }",
+                     "enum ProfileAction: \(action) { case rename(String) }"]
+        if test.module == "Rewind" {
+            lines.append("let profileReducer: Reducer<ProfileState, ProfileAction> = { state, action in .none }")
+        }
+        return (lines + ["", test.body]).joined(separator: "\n") + "\n"
+    }
+
+    @Test("the message names the missing conformance; with Codable types the same code compiles", arguments: cases)
+    func namesTheConformance(test: Case) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let codable = try Self.typecheck(Self.source(test, state: "Codable, Sendable", action: "Codable, Sendable"), in: directory.url)
+        #expect(codable.status == 0, "with Codable types:\n\(codable.output)")
+        let failing = try Self.typecheck(Self.source(test, state: test.notCodable.state, action: test.notCodable.action), in: directory.url)
+        #expect(failing.status != 0)
+        #expect(failing.output.contains(test.message), "\(failing.output)")
+        #expect(!failing.output.contains("dynamic member"), "\(failing.output)")
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import RewindJSON
+import Testing
+import RewindTestSupport
+
+/// Docs/Integrating.md's TCA and ReSwift wiring, compiled against stand-ins with TCA's and
+/// ReSwift's public shapes (Tests/StandIns: neither library can be built here) into two shop
+/// apps, `TCAShop` and `ReSwiftShop`, and run: each streams to `rewind serve` and takes a jump,
+/// a dispatch, a resume, a branch and a replay, as a new user's app would with the docs alone.
+@Suite("The docs' TCA and ReSwift wiring, compiled against stand-ins and run", .ownThreads)
+struct StandInSnippetTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A stand-in app: its program, its snippet's name in the markers, and the actions that give
+    /// the same six events in both (TCA's checkout sends `placed` as an effect; ReSwift has none).
+    struct App: CustomTestStringConvertible, Sendable {
+        var program: String
+        var marker: String
+        var actions: [String]
+        var testDescription: String { program }
+    }
+
+    static let shop = [#"{"add":{"_0":100}}"#, #"{"add":{"_0":212}}"#, #"{"add":{"_0":12}}"#,
+                       #"{"remove":{"_0":1}}"#, #"{"checkout":{}}"#]
+    static let apps = [
+        App(program: "TCAShop", marker: "TCA", actions: shop),
+        App(program: "ReSwiftShop", marker: "ReSwift", actions: shop + [#"{"placed":{"_0":"order-112"}}"#]),
+    ]
+
+    @Test("Docs/Integrating.md holds each snippet exactly as it is compiled", arguments: apps)
+    func docsHoldTheSnippets(app: App) throws {
+        let docs = try String(contentsOf: Self.repository.appendingPathComponent("Docs/Integrating.md"), encoding: .utf8)
+        let file = Self.repository.appendingPathComponent("Tests/StandIns/\(app.program)/Recorded.swift")
+        let source = try String(contentsOf: file, encoding: .utf8)
+        let begin = try #require(source.range(of: "// Integrating.md \(app.marker) begin\n"))
+        let end = try #require(source.range(of: "// Integrating.md \(app.marker) end\n"))
+        let snippet = source[begin.upperBound..<end.lowerBound]
+        #expect(snippet.contains("StoreLink"))
+        #expect(docs.contains("```swift\n" + snippet + "```"), "Docs/Integrating.md does not hold \(file.path) verbatim")
+    }
+
+    @Test("jump, dispatch, resume, branch and replay --into against the app the snippet wires", arguments: apps)
+    func commands(app: App) throws {
+        let running = try LinkedApp(program: CLIRunner.locate(app.program), actions: app.actions)
+        defer { running.stop() }
+        let inspector = try DemoInspector(port: running.port)
+        defer { inspector.close() }
+        #expect(running.waitForPrinted(LinkedApp.state(cart: [], total: 0, lastOrder: "order-112"), after: 0), "\(running.app.stdout)")
+
+        // From the inspector: jump, dispatch (which resumes first), jump and resume.
+        var printed = running.app.lineCount
+        let jumped = try LinkedApp.command(inspector, "j1", "jump", session: running.session, ["seq": 2])
+        #expect(jumped["ok"] == true, "\(jumped)")
+        #expect(running.waitForPrinted(LinkedApp.state(cart: [100, 212], total: 312), after: printed), "\(running.app.stdout)")
+        printed = running.app.lineCount
+        let dispatched = try LinkedApp.command(inspector, "d1", "dispatch", session: running.session, ["action": ["add": ["_0": 7]]])
+        #expect(dispatched["ok"] == true, "\(dispatched)")
+        #expect(running.waitForPrinted(LinkedApp.state(cart: [7], total: 7, lastOrder: "order-112"), after: printed))
+        try LinkedApp.waitForSeq(7, of: running.session, in: running.db)
+        _ = try LinkedApp.command(inspector, "j2", "jump", session: running.session, ["seq": 1])
+        printed = running.app.lineCount
+        let resumed = try LinkedApp.command(inspector, "r1", "resume", session: running.session)
+        #expect(resumed["ok"] == true, "\(resumed)")
+        #expect(running.waitForPrinted(LinkedApp.state(cart: [7], total: 7, lastOrder: "order-112"), after: printed))
+
+        // From the terminal: a branch through the app's reducer, and a replay into the app.
+        let server = "ws://127.0.0.1:\(running.port)"
+        let branch = try CLIRunner.run(["branch", running.session, "--skip", "2", "--server", server])
+        #expect(branch.status == 0, "\(branch.stderr)")
+        let made = try #require(branch.stdout.split(separator: " ").dropFirst(3).first?.trimmingCharacters(in: [":"]), "\(branch.stdout)")
+        let cart = try JSONValue(parsing: try CLIRunner.run(["state", "\(made)@3", "--path", "/cart", "--db", running.db]).stdout)
+        #expect(cart == [100, 12])
+        printed = running.app.lineCount
+        let replay = try CLIRunner.run(["replay", running.session, "--from", "1", "--to", "3", "--into", running.session,
+                                        "--server", server, "--db", running.db])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(running.waitForPrinted(LinkedApp.state(cart: [100, 212, 12], total: 324), after: printed))
+    }
+}

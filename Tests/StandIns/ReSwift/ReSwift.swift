@@ -1,0 +1,63 @@
+// A stand-in for the public shapes of ReSwift 6 that the docs' ReSwift wiring uses: `Action`,
+// `ReSwiftInit`, `Reducer`, `DispatchFunction`, `Middleware`, `Store` (`init(reducer:state:
+// middleware:)`, `dispatch`, `state`, `subscribe`) and `StoreSubscriber`. Written here from
+// ReSwift's documented API so that Docs/Integrating.md's snippet compiles and runs on Linux;
+// ReSwift itself is not a dependency and none of its code is here.
+
+public protocol Action {}
+
+/// Dispatched by the store when it starts without a state.
+public struct ReSwiftInit: Action {
+    public init() {}
+}
+
+public typealias DispatchFunction = (Action) -> Void
+public typealias Reducer<ReducerStateType> = (_ action: Action, _ state: ReducerStateType?) -> ReducerStateType
+public typealias Middleware<State> = (@escaping DispatchFunction, @escaping () -> State?)
+    -> (@escaping DispatchFunction) -> DispatchFunction
+
+public protocol StoreSubscriber: AnyObject {
+    associatedtype StoreSubscriberStateType
+    func newState(state: StoreSubscriberStateType)
+}
+
+open class Store<State> {
+    public private(set) var state: State! {
+        didSet { for subscriber in subscribers { subscriber(state) } }
+    }
+    private let reducer: Reducer<State>
+    private var dispatchFunction: DispatchFunction!
+    private var subscribers: [(State) -> Void] = []
+    private var isDispatching = false
+
+    public required init(reducer: @escaping Reducer<State>, state: State?, middleware: [Middleware<State>] = [],
+                         automaticallySkipsRepeats: Bool = true) {
+        self.reducer = reducer
+        self.state = state
+        dispatchFunction = middleware.reversed().reduce({ [unowned self] action in self.defaultDispatch(action) }) { next, link in
+            let dispatch: DispatchFunction = { [weak self] in self?.dispatch($0) }
+            let getState = { [weak self] in self?.state }
+            return link(dispatch, getState)(next)
+        }
+        if state == nil { dispatch(ReSwiftInit()) }
+    }
+
+    private func defaultDispatch(_ action: Action) {
+        guard !isDispatching else {
+            fatalError("ReSwift:ConcurrentMutationError- Action has been dispatched while a previous action is being processed.")
+        }
+        isDispatching = true
+        let newState = reducer(action, state)
+        isDispatching = false
+        state = newState
+    }
+
+    open func dispatch(_ action: Action) {
+        dispatchFunction(action)
+    }
+
+    open func subscribe<S: StoreSubscriber>(_ subscriber: S) where S.StoreSubscriberStateType == State {
+        subscribers.append { [weak subscriber] state in subscriber?.newState(state: state) }
+        subscriber.newState(state: state)
+    }
+}
