@@ -50,7 +50,6 @@ final class DeferredHandoff: @unchecked Sendable {
             // And through the system's own call: the export benchmark counts export threads by
             // this name (Docs/Benchmarks.md, "Export memory").
             rewind_set_thread_name("rewind-ws-body")
-            Self.lowerPriority()
             do {
                 try streamer.body(writer)
                 writer.finish()
@@ -59,16 +58,9 @@ final class DeferredHandoff: @unchecked Sendable {
             }
             meter.producerEnded()
         }
-        thread.qualityOfService = .utility  // where Foundation maps it to the system (Apple's)
         thread.start()
     }
 
-    /// Lowers the calling thread's CPU priority (nice 10 on Linux, where a thread is a task of its
-    /// own), so that a body being made, a bulk job, gives way to the threads that answer and
-    /// store: on a busy machine they get the cores first.
-    private static func lowerPriority() {
-        _ = rewind_set_thread_nice(10)
-    }
 
     /// Says that stream `generation` has bytes or its end waiting (a producer thread); only the
     /// first announcement since the service thread last looked interrupts its wait.
