@@ -13,6 +13,7 @@ let groups: [BenchGroup] = [
     ServerBenchmarks.group,
     ProcessServerBenchmarks.group,
     ForwardBenchmarks.group,
+    ForwardBenchmarks.recorderGroup,
 ]
 
 // A client of the server-process benchmarks, run as a process of its own.

@@ -45,9 +45,11 @@ enum SharedLogWriters {
             return
         }
         entries[key] = nil
-        lock.unlock()
-        // Outside the lock: closing commits what is pending and waits for the writer's thread.
+        // Under the lock: closing commits what is pending and waits for the writer's thread
+        // (milliseconds), and a sink that borrows the file meanwhile must find it closed, not
+        // still held by the writer being closed (the one-writer lock would refuse it).
         entry.writer.close()
+        lock.unlock()
     }
 
     /// One spelling per file: `/tmp/a/../app.db` and `/tmp/app.db` share a writer.
