@@ -482,12 +482,12 @@ final class AppIngest: @unchecked Sendable {
         pendingEvents = []
         let acks = session.acks
         guard let writer else { return }
-        writer.append(events) { [weak self] result in
+        writer.append(events) { result in
             switch result {
             case .success:
                 acks.committed(last)
             case .failure(let error):
-                self?.queue.async { session.broken = true }
+                session.broken = true
                 let which = first == last ? "event \(last)" : "events \(first)–\(last)"
                 // A batch that follows a refused one finds the log short of its first seq: the
                 // cause is the refusal before it, not the app.

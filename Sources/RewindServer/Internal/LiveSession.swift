@@ -11,8 +11,13 @@ final class LiveSession: @unchecked Sendable {
     var connection: WebSocketConnection
     let acks: AckSender
     /// The log refused an event: the in-memory state may be ahead of the log, so the app must
-    /// say hello again (which rebuilds it from the log).
-    var broken = false
+    /// say hello again (which rebuilds it from the log). Set on the writer's thread before the
+    /// app hears `storage`, so whatever the app sends after that error finds it set.
+    var broken: Bool {
+        get { brokenFlag.withLock { $0 } }
+        set { brokenFlag.withLock { $0 = newValue } }
+    }
+    private let brokenFlag = Locked(false)
     /// The size of the current state as canonical compact JSON, when known (it is measured as
     /// the state is hashed); bounds the inverse of the next event.
     var stateBytes: Int?
