@@ -179,7 +179,13 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
                 }
                 // The last failure, even when everything arrived in the end (a state withheld
                 // for the server's limit, a connect that failed before one that worked).
-                if let failure = server.lastFailure { lastError = failure }
+                if let failure = server.lastFailure {
+                    lastError = failure
+                } else if let counts = server.delivery(of: uuid), counts.acknowledged < counts.recorded {
+                    // Nothing has failed yet: the first connect has not come back.
+                    lastError = "\(server.url.absoluteString) has not answered yet"
+                        + (server.keepsLocalLog ? "; the events wait on this device for it" : "")
+                }
             }
             completion(RecordingResult(delivered: delivered, acknowledged: delivered ? recorded : acknowledged,
                                        recorded: recorded, keptOnDevice: delivered ? 0 : kept, lastError: lastError))
