@@ -56,14 +56,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
             throw LogError(kind: .unknownSession(session.uuid), message: "it was never begun", path: path)
         }
         lock.unlock()
-        var batch: [LogEvent] = []
-        batch.reserveCapacity(events.count)
-        for recorded in events {
-            var event = recorded.event
-            event.sessionID = id
-            batch.append(event)
-        }
-        writer.append(batch) { [weak self] result in
+        writer.append(events.logEvents(session: id)) { [weak self] result in
             guard case .failure(let error) = result, let self else { return }
             self.lock.lock()
             if self.failure == nil { self.failure = error }
@@ -100,5 +93,16 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
         let opened = try SharedLogWriters.borrow(path)
         writer = opened
         return opened
+    }
+}
+
+extension Array where Element == RecordedEvent {
+    /// The events as a log stores them, under the log's own id for their session.
+    func logEvents(session id: Int64) -> [LogEvent] {
+        map { recorded in
+            var event = recorded.event
+            event.sessionID = id
+            return event
+        }
     }
 }

@@ -87,14 +87,7 @@ final class Outbox: @unchecked Sendable {
             return
         }
         lock.unlock()
-        var batch: [LogEvent] = []
-        batch.reserveCapacity(events.count)
-        for recorded in events {
-            var event = recorded.event
-            event.sessionID = id
-            batch.append(event)
-        }
-        writer.append(batch) { [weak self] result in
+        writer.append(events.logEvents(session: id)) { [weak self] result in
             guard case .failure(let error) = result, let self else { return }
             self.lock.withLock { if self.failure == nil { self.failure = error } }
         }
