@@ -35,15 +35,18 @@ extension LogReader {
         return pending
     }
 
-    /// The highest seq `server` acknowledged for `session` (-1: none, or no mark).
-    public func deliveredSeq(session: Int64) throws(LogError) -> Int64 {
+    /// The highest seq acknowledged for `session` by the server it is marked for, when that is
+    /// `server` (any server when `nil`); -1 when none, no mark, or another server's.
+    public func deliveredSeq(session: Int64, server: String? = nil) throws(LogError) -> Int64 {
         let hasTable = try withStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") { statement throws(LogError) in
             try statement.step() && statement.int64(0) > 0
         }
         guard hasTable else { return -1 }
-        return try withStatement("SELECT acked_seq FROM deliveries WHERE session_id = ?1") { statement throws(LogError) in
+        return try withStatement("SELECT acked_seq, server FROM deliveries WHERE session_id = ?1") { statement throws(LogError) in
             try statement.bind(session, at: 1)
-            return try statement.step() ? statement.int64(0) : -1
+            guard try statement.step() else { return -1 }
+            if let server, statement.string(1) != server { return -1 }
+            return statement.int64(0)
         }
     }
 }

@@ -55,7 +55,8 @@ package enum LogPush {
                 outcomes.append(Outcome(session: info, serverHad: nil, serverHas: -1, delivered: true, problem: nil))
                 continue
             }
-            if writer != nil, try reader.deliveredSeq(session: info.id) >= last {
+            // Recorded as delivered to this server (a mark for another server does not count).
+            if writer != nil, try reader.deliveredSeq(session: info.id, server: server) >= last {
                 outcomes.append(Outcome(session: info, serverHad: last + 1, serverHas: last, delivered: true, problem: nil))
                 continue
             }

@@ -207,12 +207,14 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// its own connection, resumed from the server's `nextSeq`. The local log is then kept
     /// within its bound.
     private func catchUp(_ outbox: Outbox, app: String) {
-        let current = lock.withLock { () -> Set<String>? in
+        let ours = lock.withLock { () -> Set<String>? in
             guard !caughtUp else { return nil }
             caughtUp = true
             return Set(links.keys)
         }
-        guard let current else { return }
+        // This sink's sessions, and those other sinks of this process record into the same file.
+        guard let ours else { return }
+        let current = ours.union(outbox.liveSessions)
         let pending: [Outbox.Pending]
         do {
             if let dropped = try outbox.enforceLimit(keeping: current) { sayLocalProblem(dropped) }
@@ -339,8 +341,14 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         var delivered: [ServerLink] = []
         // With a local log the events are safe on the device: while the server is away there is
         // nothing to wait for (they go out the next time the app reaches it).
-        let keptLocally = lock.withLock { outbox != nil }
-        for link in ending where !(keptLocally && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
+        let outbox = lock.withLock { self.outbox }
+        // Only a session the local log holds is safe there: one it could not take lives in
+        // memory alone and is waited for like any other.
+        func keptLocally(_ link: ServerLink) -> Bool {
+            guard let outbox else { return false }
+            return outbox.sessionID(of: link.session.uuid) != nil && outbox.lastFailure == nil
+        }
+        for link in ending where !(keptLocally(link) && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
             if link.waitUntilDelivered(until: deadline) { delivered.append(link) }
         }
         lock.withLock {
@@ -352,10 +360,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         // Earlier sessions delivered from the local log get what is left of the time too; what
         // they do not finish stays on the device for the next run.
         var caughtUp = true
-        for link in catching where !(keptLocally && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
+        // Catch-up sessions come from the local log: never connected, they wait there.
+        for link in catching where !(outbox != nil && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
             if !link.waitUntilDelivered(until: deadline) { caughtUp = false }
         }
-        lock.withLock { outbox }?.waitForMarks()
+        outbox?.waitForMarks()
         _ = caughtUp
         lock.lock()
         self.ending.removeAll { link in delivered.contains { $0 === link } }

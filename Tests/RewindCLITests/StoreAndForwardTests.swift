@@ -177,6 +177,19 @@ struct StoreAndForwardTests {
         #expect(again.stdout.contains("2 of 2 sessions held whole"), "\(again.stdout)")
         // A copy without the marks (a backup taken before the push): the server says it has
         // everything, and nothing is stored twice.
+        // Another server: the marks are the first server's, so both sessions go to it whole.
+        let elsewhere = try Place()
+        defer { elsewhere.dir.cleanup() }
+        let other = try elsewhere.serve()
+        defer { Self.stop(other) }
+        let otherPort = try #require(other.port())
+        let toOther = try CLIRunner.run(["push", "--db", log, "--server", "ws://127.0.0.1:\(otherPort)", "--json"])
+        #expect(toOther.status == 0, "\(toOther.stderr)")
+        let sent = try toOther.stdout.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        #expect(sent.map { $0["serverHad"] } == [0, 0], "\(toOther.stdout)")
+        try Self.expectStored(a.uuid, through: 9, in: elsewhere.db)
+        try Self.expectStored(b.uuid, through: 4, in: elsewhere.db)
+
         // A copy made before the push (a backup), without its marks: the server says it has
         // everything, and nothing is stored twice.
         let fromCopy = try CLIRunner.run(["push", "--db", backup, "--server", "ws://127.0.0.1:\(port)", "--json"])

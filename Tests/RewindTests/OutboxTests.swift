@@ -55,4 +55,38 @@ struct OutboxTests {
         #expect(try outbox.enforceLimit(keeping: [current.uuid]) == nil)
         #expect(try LogReader(path: path).sessions().count == 2)
     }
+
+    @Test("two sinks of one process on the same app and server: the second's catch-up never takes the first's live session")
+    func liveSessionsOfOtherSinks() throws {
+        let directory = try TemporaryDirectory()
+        let reserved = try ReservedPort()
+        let url = URL(string: "ws://127.0.0.1:\(reserved.port)")!
+        struct S: Codable, Sendable { var n = 0 }
+        struct A: Codable, Sendable { var type = "x" }
+        let first = ServerSink(url: url, flushTimeout: .zero, localLog: directory.path("outbox"), report: nil)
+        let recording = Recorder<S, A>(initialState: S(), to: .sinks([first]), metadata: RecordingMetadata(app: "Shop"))
+        defer { first.disconnect() }
+        for n in 1...5 { recording.record(A(), state: S(n: n)) }
+        recording.flush()
+        #expect(first.localLogPath != nil)
+        // A second store of the same app, recording to the same server: its catch-up finds the
+        // first's session in the shared local log, and must leave it alone (it is live).
+        let second = ServerSink(url: url, flushTimeout: .zero, localLog: directory.path("outbox"), report: nil)
+        let other = Recorder<S, A>(initialState: S(), to: .sinks([second]), metadata: RecordingMetadata(app: "Shop"))
+        defer { second.disconnect() }
+        other.flush()
+        #expect(second.localLogPath == first.localLogPath)
+        #expect(second.catchUpCount == 0)
+        // Ended, the first session is an earlier one for the next sink.
+        recording.stop()
+        other.stop()
+        let third = ServerSink(url: url, flushTimeout: .zero, localLog: directory.path("outbox"), report: nil)
+        let later = Recorder<S, A>(initialState: S(), to: .sinks([third]), metadata: RecordingMetadata(app: "Shop"))
+        defer { third.disconnect() }
+        later.flush()
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while third.catchUpCount < 2, Date() < deadline { usleep(1_000) }
+        #expect(third.catchUpCount == 2)
+        later.stop()
+    }
 }

@@ -69,15 +69,22 @@ final class Outbox: @unchecked Sendable {
 
     /// Records the session in the local log, marked for the server; returns its local id.
     func begin(_ session: RecordingSession) throws -> Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        let writer = try openedWriter()
+        let writer = try lock.withLock { try openedWriter() }
+        // The writer's calls wait for its thread, whose completions take `lock`: not under it.
         let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
                                         replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion)
         try writer.markDelivered(session: id, server: server, through: -1)
-        sessionIDs[session.uuid] = id
+        lock.withLock { sessionIDs[session.uuid] = id }
+        Self.live.withLock { live in _ = live[path, default: []].insert(session.uuid) }
         return id
     }
+
+    /// The sessions being recorded into each local log in this process, by every sink on it: a
+    /// catch-up never takes them for an earlier run's, and the bound never prunes them.
+    private static let live = LiveSessions()
+
+    /// Every session of this local log that a sink of this process records now.
+    var liveSessions: Set<String> { Self.live.withLock { $0[path] ?? [] } }
 
     /// Appends the events (on the recorder's thread; the writer commits them in its own time).
     func write(_ events: [RecordedEvent], of session: RecordingSession) {
@@ -103,6 +110,7 @@ final class Outbox: @unchecked Sendable {
 
     /// Records the session's end in the local log.
     func end(_ session: RecordingSession, at date: Date) throws {
+        Self.live.withLock { live in _ = live[path]?.remove(session.uuid) }
         let (writer, id) = lock.withLock { (self.writer, sessionIDs[session.uuid]) }
         guard let writer, let id else { return }
         try writer.commit()
@@ -230,5 +238,17 @@ final class Outbox: @unchecked Sendable {
         let opened = try SharedLogWriters.borrow(path)
         writer = opened
         return opened
+    }
+}
+
+/// A lock around the process's live sessions per local log.
+private final class LiveSessions: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sessions: [String: Set<String>] = [:]
+
+    func withLock<T>(_ body: (inout [String: Set<String>]) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&sessions)
     }
 }

@@ -52,8 +52,11 @@ enum SharedLogWriters {
         lock.unlock()
     }
 
-    /// One spelling per file: `/tmp/a/../app.db` and `/tmp/app.db` share a writer.
+    /// One spelling per file: `/tmp/a/../app.db` and `/tmp/app.db` share a writer. Built from
+    /// the resolved folder (which exists) and the file's name, so that it is the same before
+    /// and after the file is created (Darwin resolves `/private/var` only for paths that exist).
     private static func key(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
     }
 }
