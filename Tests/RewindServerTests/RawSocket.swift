@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 
 /// A plain TCP client on 127.0.0.1: hand-made HTTP and WebSocket handshakes, and an inspector that
 /// stops reading.
@@ -162,7 +163,7 @@ struct HTTPResult {
         var result = HTTPResult(status: parts.count >= 2 ? Int(parts[1]) ?? 0 : 0, head: head, body: "")
         let body = Array(raw[min(raw.count, end + 4)...])
         if result.header("transfer-encoding") == "chunked" {
-            let (payload, complete) = dechunk(body)
+            let (payload, complete) = ChunkedBody.decode(body)
             result.bodyBytes = payload
             result.complete = complete
         } else {
@@ -177,25 +178,6 @@ struct HTTPResult {
     /// Whether a chunked body ended with its last chunk (other bodies: always).
     var complete = true
 
-    /// The payload of a `transfer-encoding: chunked` body, and whether its last (empty) chunk and
-    /// the blank line after it arrived.
-    static func dechunk(_ raw: [UInt8]) -> (body: [UInt8], complete: Bool) {
-        var body: [UInt8] = []
-        var index = 0
-        let crlf: [UInt8] = [13, 10]
-        while true {
-            guard let lineEnd = raw[index...].indices.first(where: { raw[$0...].starts(with: crlf) }),
-                  let size = Int(String(decoding: raw[index..<lineEnd], as: UTF8.self), radix: 16) else { return (body, false) }
-            let start = lineEnd + 2
-            if size == 0 { return (body, raw[start...].starts(with: crlf)) }
-            guard start + size + 2 <= raw.count, raw[(start + size)...].starts(with: crlf) else {
-                body += raw[start..<min(raw.count, start + size)]
-                return (body, false)
-            }
-            body += raw[start..<(start + size)]
-            index = start + size + 2
-        }
-    }
 
     func header(_ name: String) -> String? {
         for line in head.split(separator: "\r\n").dropFirst() {

@@ -96,7 +96,7 @@ struct StreamedHTTPTests {
         #expect(head.contains("x-kind: streamed"))
         #expect(head.contains("content-type: application/x-test"))
         #expect(!head.contains("content-length"))
-        let (body, complete) = HTTPExchange.dechunk(Array(raw[(end + 4)...]))
+        let (body, complete) = ChunkedBody.decode(Array(raw[(end + 4)...]))
         #expect(complete, "\(raw.count) bytes arrived; \(server.streamStatistics); \(log.value)")
         #expect(body.count == Self.bigBody.count)
         let same1 = Self.same(body, Self.bigBody)

@@ -106,6 +106,13 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         var entry = Entry(seq: seq, at: at, action: action, state: state, durationNs: durationNs,
                           cause: cause, site: site, afterGap: gap, overflow: full)
         entry.skipped = skipped
+        enqueueLocked(entry)
+        return seq
+    }
+
+    /// With the lock held: appends `entry`, wakes the consumer if it sleeps, and unlocks.
+    @inlinable
+    func enqueueLocked(_ entry: Entry) {
         pending.append(entry)
         gap = false
         pushedCount += 1
@@ -114,7 +121,6 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
             condition.signal()
         }
         condition.unlock()
-        return seq
     }
 
     /// Appends a marker event (``Entry/marker``) with the state it leaves; returns its seq, or
@@ -132,14 +138,7 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
         var entry = Entry(seq: seq, at: at, action: nil, state: state, durationNs: 0, cause: nil, site: nil,
                           afterGap: gap, overflow: false)
         entry.marker = marker
-        pending.append(entry)
-        gap = false
-        pushedCount += 1
-        if consumer == .sleeping {
-            consumer = .busy
-            condition.signal()
-        }
-        condition.unlock()
+        enqueueLocked(entry)
         return seq
     }
 

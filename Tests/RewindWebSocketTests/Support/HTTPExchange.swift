@@ -1,3 +1,5 @@
+import RewindTestSupport
+
 /// A parsed HTTP/1.x response read off a raw socket.
 struct HTTPExchange {
     var status: Int
@@ -21,7 +23,7 @@ struct HTTPExchange {
         }
         var exchange = HTTPExchange(status: statusCode(of: String(head.first ?? "")), headers: headers, body: Array(raw[(end + 4)...]))
         if headers["transfer-encoding"] == "chunked" && method != "HEAD" {
-            let (body, complete) = dechunk(exchange.body)
+            let (body, complete) = ChunkedBody.decode(exchange.body)
             exchange.body = body
             exchange.complete = complete
         }
@@ -31,23 +33,4 @@ struct HTTPExchange {
     /// Whether a chunked body ended with its last chunk (a body sent whole is always complete).
     var complete = true
 
-    /// The payload of a `transfer-encoding: chunked` body, and whether its last (empty) chunk and
-    /// the blank line after it arrived.
-    static func dechunk(_ raw: [UInt8]) -> (body: [UInt8], complete: Bool) {
-        var body: [UInt8] = []
-        var index = 0
-        let crlf: [UInt8] = [13, 10]
-        while true {
-            guard let lineEnd = raw[index...].indices.first(where: { raw[$0...].starts(with: crlf) }),
-                  let size = Int(String(decoding: raw[index..<lineEnd], as: UTF8.self), radix: 16) else { return (body, false) }
-            let start = lineEnd + 2
-            if size == 0 { return (body, raw[start...].starts(with: crlf)) }
-            guard start + size + 2 <= raw.count, raw[(start + size)...].starts(with: crlf) else {
-                body += raw[start..<min(raw.count, start + size)]
-                return (body, false)
-            }
-            body += raw[start..<(start + size)]
-            index = start + size + 2
-        }
-    }
 }
