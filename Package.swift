@@ -34,10 +34,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
+        // The package's one lock, condition, monotonic clock, seeded generator and ring queue
+        // (package access only; apps never see it).
+        .target(name: "RewindSupport"),
         .target(name: "RewindJSON"),
         .target(name: "RewindWire", dependencies: ["RewindJSON"]),
-        .target(name: "RewindLog", dependencies: ["RewindJSON", "CSQLite"]),
-        .target(name: "RewindReplay", dependencies: ["RewindLog", "RewindJSON"]),
+        .target(name: "RewindLog", dependencies: ["RewindSupport", "RewindJSON", "CSQLite"]),
+        .target(name: "RewindReplay", dependencies: ["RewindSupport", "RewindLog", "RewindJSON"]),
         // SQLite from the SDK on Apple platforms, libsqlite3-dev on Linux: a module map that links
         // "sqlite3", with no pkg-config (which iOS builds do not have).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -48,10 +51,10 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
         ),
         // The one libwebsockets wrapper (server and client); no other module imports CLibWebSockets.
-        .target(name: "RewindWebSocket", dependencies: ["CLibWebSockets"]),
+        .target(name: "RewindWebSocket", dependencies: ["RewindSupport", "CLibWebSockets"]),
         // rewind serve: ingest, fan-out, queries, commands, static files.
         // Its inspector page (web/) is built into it by RewindBuildInfo, so a copied binary serves it.
-        .target(name: "RewindServer", dependencies: ["RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"],
+        .target(name: "RewindServer", dependencies: ["RewindSupport", "RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"],
                 plugins: ["RewindBuildInfo"]),
         // Generates, at build time, RewindServer's EmbeddedWeb.swift (web/, byte for byte) and
         // RewindCLI's BuildCommit.swift (the checkout's commit, for `rewind --version`).
@@ -59,6 +62,7 @@ let package = Package(
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
+                "RewindSupport",
                 "RewindJSON",
                 "RewindLog",
                 "RewindReplay",
@@ -77,9 +81,9 @@ let package = Package(
         .target(
             name: "RewindRecorder",
             dependencies: appleShapes
-                ? ["RewindJSON", "RewindLog", "RewindWire", "FoundationNetworking"]
+                ? ["RewindSupport", "RewindJSON", "RewindLog", "RewindWire", "FoundationNetworking"]
                 : [
-                    "RewindJSON", "RewindLog", "RewindWire",
+                    "RewindSupport", "RewindJSON", "RewindLog", "RewindWire",
                     .target(name: "RewindWebSocket", condition: .when(platforms: [.linux])),
                 ],
             swiftSettings: appleShapesSettings
@@ -87,16 +91,16 @@ let package = Package(
         // What apps on Rewind's store import: store, effects, adapters, and RewindRecorder.
         .target(
             name: "Rewind",
-            dependencies: ["RewindRecorder", "RewindJSON", "RewindLog", "RewindWire"] + (appleShapes ? ["SwiftUI"] : []),
+            dependencies: ["RewindSupport", "RewindRecorder", "RewindJSON", "RewindLog", "RewindWire"] + (appleShapes ? ["SwiftUI"] : []),
             swiftSettings: appleShapesSettings
         ),
         // Sample apps after the seed articles; `rewind demo` runs them.
-        .target(name: "RewindDemo", dependencies: ["Rewind"]),
+        .target(name: "RewindDemo", dependencies: ["RewindSupport", "Rewind"]),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire"]
+            dependencies: ["RewindSupport", "RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire"]
         ),
-        .executableTarget(name: "RewindFaultChild", dependencies: ["RewindJSON", "RewindLog"]),
+        .executableTarget(name: "RewindFaultChild", dependencies: ["RewindSupport", "RewindJSON", "RewindLog"]),
         // Used only by the CLI tests: an app on RewindRecorder alone that records where its
         // environment says.
         .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
@@ -115,27 +119,28 @@ let package = Package(
         .target(name: "CFuzzSupport"),
         .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindWire", "RewindServer", "CFuzzSupport"]),
         // Test-only helpers shared by the test targets (the OwnThreads trait).
-        .target(name: "RewindTestSupport", path: "Tests/RewindTestSupport"),
-        .testTarget(name: "RewindJSONTests", dependencies: ["RewindTestSupport", "RewindJSON"]),
-        .testTarget(name: "RewindWireTests", dependencies: ["RewindTestSupport", "RewindWire"]),
-        .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindTestSupport", "RewindWebSocket"]),
-        .testTarget(name: "RewindServerTests", dependencies: ["RewindTestSupport", "RewindServer", "RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
-        .testTarget(name: "RewindLogTests", dependencies: ["RewindTestSupport", "RewindLog"]),
+        .target(name: "RewindTestSupport", dependencies: ["RewindSupport"], path: "Tests/RewindTestSupport"),
+        .testTarget(name: "RewindSupportTests", dependencies: ["RewindTestSupport", "RewindSupport"]),
+        .testTarget(name: "RewindJSONTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindJSON"]),
+        .testTarget(name: "RewindWireTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindWire"]),
+        .testTarget(name: "RewindWebSocketTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindWebSocket"]),
+        .testTarget(name: "RewindServerTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindServer", "RewindWebSocket", "RewindWire", "RewindLog", "RewindReplay", "RewindJSON"]),
+        .testTarget(name: "RewindLogTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindLog"]),
         // Depending on the fault child makes `swift build --build-tests` build it beside the tests.
-        .testTarget(name: "RewindReplayTests", dependencies: ["RewindTestSupport", "RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
+        .testTarget(name: "RewindReplayTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
         // An app on its own `Store` that imports RewindRecorder alone.
-        .testTarget(name: "RewindRecorderTests", dependencies: ["RewindTestSupport", "RewindRecorder"]),
+        .testTarget(name: "RewindRecorderTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindRecorder"]),
         // checkout-bug.jsonl is a fixture read by path beside its test (Docs/Integrating.md's recipe).
         .testTarget(
             name: "RewindTests",
-            dependencies: ["RewindTestSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "RewindCLI"],
+            dependencies: ["RewindTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "RewindCLI"],
             exclude: ["checkout-bug.jsonl"]
         ),
-        .testTarget(name: "RewindDemoTests", dependencies: ["RewindTestSupport", "RewindDemo", "Rewind", "RewindLog"]),
-        .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "CSQLite", "CLibWebSockets"]),
+        .testTarget(name: "RewindDemoTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindDemo", "Rewind", "RewindLog"]),
+        .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "RewindSupport", "CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
     ] + (appleShapes ? [
         // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
         .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),

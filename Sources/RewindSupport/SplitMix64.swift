@@ -1,0 +1,19 @@
+/// A small, fast, seedable random number generator (Steele, Lea and Flood's SplitMix64): the
+/// same seed gives the same numbers on every platform, so a failing fuzz seed, a fault script or
+/// a benchmark's data can be made again.
+package struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
+    @usableFromInline var state: UInt64
+
+    package init(seed: UInt64) {
+        state = seed
+    }
+
+    @inlinable
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
