@@ -1,5 +1,6 @@
 import Foundation
 import RewindLog
+import RewindSupport
 import RewindWebSocket
 import RewindWire
 
@@ -19,7 +20,7 @@ import RewindWire
 public final class RewindServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: RewindServerConfiguration
-    private let state = Locked<Running?>(nil)
+    private let state = Mutex<Running?>(nil)
 
     private struct Running: @unchecked Sendable {
         var socket: WebSocketServer

@@ -36,9 +36,10 @@ package final class ServerHarness {
     package func app(_ bytes: [UInt8]) -> [[UInt8]] {
         core.didReceive(.text(bytes), from: app)
         core.ingest.drain()
-        // Stored and acked before the next input, as a committed batch would be.
+        // Stored and acked before the next input, as a committed batch would be: the writer
+        // runs each batch's completion, which sends its ack (or its error) to the connection,
+        // before it answers the flush.
         try? core.writer?.flush()
-        AckSender.waitForScheduledSends()
         let (messages, closing) = app.takeDetachedOutput()
         if closing {
             core.didClose(app, code: .policyViolation)

@@ -1,4 +1,4 @@
-import Dispatch
+import RewindSupport
 import RewindWire
 import RewindWebSocket
 
@@ -11,17 +11,10 @@ final class AckSender: @unchecked Sendable {
         var connection: WebSocketConnection
     }
 
-    private let state: Locked<State>
-    private static let queue = DispatchQueue(label: "rewind.server.acks")
+    private let state: Mutex<State>
 
     init(connection: WebSocketConnection, durable: Int64) {
-        state = Locked(State(durable: durable, connection: connection))
-    }
-
-    /// Waits until every ack scheduled so far has been handed to its connection (the harness
-    /// returns what a message led to, acks included).
-    static func waitForScheduledSends() {
-        queue.sync {}
+        state = Mutex(State(durable: durable, connection: connection))
     }
 
     /// The highest seq known to be durable (-1 when none).
@@ -52,5 +45,4 @@ final class AckSender: @unchecked Sendable {
         let connection = state.withLock { $0.connection }
         _ = connection.send(textBytes: error.json.serializedBytes(.compact))
     }
-
 }

@@ -3,11 +3,17 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindReplay
+import RewindSupport
 import RewindWebSocket
 import RewindWire
 
 /// Takes apps' messages into the log, one serial queue for all apps so their order is kept and
 /// a resumed session never races the connection it replaces. Never waits on inspectors.
+///
+/// The service thread leaves each message in a ``FairInbox`` (a FIFO per connection, with flow
+/// control); the ingest queue drains it in rounds, one message per connection per round: it
+/// opens and resumes sessions, checks each event (``EventCheck``), pushes it to inspectors and
+/// hands the events to the log's writer in batches, whose completion sends the acks.
 final class AppIngest: @unchecked Sendable {
     private struct AppConnection {
         var connection: WebSocketConnection
@@ -38,33 +44,27 @@ final class AppIngest: @unchecked Sendable {
     private enum Inbound {
         case message([UInt8], WebSocketConnection)
         case closed(WebSocketConnection)
-
-        var size: Int {
-            if case .message(let bytes, _) = self { return bytes.count }
-            return 0
-        }
     }
 
+    /// Bounds on one connection's queued messages before reading it is paused; it is read again
+    /// once its queue is back under half of both.
+    private static let inboxMarks = FairInbox<UInt64, Inbound>.Marks(pauseItems: 256, pauseBytes: 32 << 20)
+
     /// What each app connection sent, waiting for the ingest queue: a FIFO per connection, served
-    /// one message per connection per turn, so one app's flood or expensive event delays another
-    /// app's by about one event. A connection whose FIFO passes its bound is no longer read
-    /// (flow control) until it drains below half.
+    /// one message per connection per round, so one app's flood or expensive event delays another
+    /// app's by about one event. A connection's close waits in its FIFO behind its messages. A
+    /// connection whose FIFO passes ``inboxMarks`` is no longer read (flow control) until it
+    /// drains below them.
     private struct Inbox {
-        var queues: [UInt64: ArraySlice<Inbound>] = [:]
-        var bytes: [UInt64: Int] = [:]
-        /// Connections with something queued, in turn order.
-        var turns: [UInt64] = []
-        var paused: Set<UInt64> = []
+        var fifos = FairInbox<UInt64, Inbound>(rotation: .rejoinAtOnce, marks: AppIngest.inboxMarks)
+        /// A drain is scheduled on the ingest queue or running: it takes whatever arrives before
+        /// it finds the inbox empty.
         var drainScheduled = false
     }
 
-    /// Bounds on one connection's queued messages before reading it is paused.
-    static let inboxMessages = 256
-    static let inboxBytes = 32 << 20
-
-    private let inbox = Locked(Inbox())
+    private let inbox = Mutex(Inbox())
     /// Session id → the app connection streaming it, for commands and `live`.
-    private let live = Locked<[Int64: WebSocketConnection]>([:])
+    private let live = Mutex<[Int64: WebSocketConnection]>([:])
 
     init(writer: LogWriter?, logPath: String, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
          maxStateSize: Int = 64 << 20, maxMessageSize: Int = (64 << 20) + RewindServerConfiguration.appMessageRoom) throws(LogError) {
@@ -92,33 +92,22 @@ final class AppIngest: @unchecked Sendable {
         queue.sync { self.drainInbox() }
     }
 
+    /// Service thread: a message from an app.
     func receive(_ bytes: [UInt8], from connection: WebSocketConnection) {
-        enqueue(.message(bytes, connection))
+        enqueue(.message(bytes, connection), from: connection, bytes: bytes.count)
     }
 
+    /// Service thread: an app connection closed.
     func closed(_ connection: WebSocketConnection) {
-        enqueue(.closed(connection))
+        // Never pauses: a close only ever shortens what the connection sends.
+        enqueue(.closed(connection), from: connection, bytes: 0, mayPause: false)
     }
 
     /// Hands work to the ingest queue in each connection's arrival order; one drain is scheduled
     /// per burst rather than one dispatch per message, which would cost a wake-up per event.
-    private func enqueue(_ item: Inbound) {
-        let connection: WebSocketConnection
-        switch item {
-        case .message(_, let c), .closed(let c): connection = c
-        }
-        let key = connection.id
+    private func enqueue(_ item: Inbound, from connection: WebSocketConnection, bytes: Int, mayPause: Bool = true) {
         let (schedule, pause) = inbox.withLock { inbox -> (Bool, Bool) in
-            if inbox.queues[key]?.isEmpty ?? true { inbox.turns.append(key) }
-            inbox.queues[key, default: []].append(item)
-            let bytes = inbox.bytes[key, default: 0] + item.size
-            inbox.bytes[key] = bytes
-            var pause = false
-            if case .message = item, !inbox.paused.contains(key),
-               inbox.queues[key]!.count >= Self.inboxMessages || bytes >= Self.inboxBytes {
-                inbox.paused.insert(key)
-                pause = true
-            }
+            let pause = inbox.fifos.append(item, to: connection.id, bytes: bytes, mayPause: mayPause).paused
             if inbox.drainScheduled { return (false, pause) }
             inbox.drainScheduled = true
             return (true, pause)
@@ -132,50 +121,34 @@ final class AppIngest: @unchecked Sendable {
     }
 
     /// Serializes ``applyFlow(to:)``.
-    private let flowLock = NSLock()
+    private let flowLock = Mutex()
 
     /// Pauses or resumes reading `connection` as its inbox says now. The decision is taken under
     /// the inbox lock and applied after it; applying the current decision (not the one taken)
     /// under a lock of its own means a pause and a resume decided close together cannot land in
     /// the wrong order and leave a connection paused with an empty inbox.
     private func applyFlow(to connection: WebSocketConnection) {
-        flowLock.lock()
-        defer { flowLock.unlock() }
-        let paused = inbox.withLock { $0.paused.contains(connection.id) }
-        if paused { connection.pauseReceiving() } else { connection.resumeReceiving() }
+        flowLock.withLock {
+            let paused = inbox.withLock { $0.fifos.isPaused(connection.id) }
+            if paused { connection.pauseReceiving() } else { connection.resumeReceiving() }
+        }
     }
 
     /// Takes one item from each connection with something queued, in turn order.
     private func nextTurn() -> [Inbound] {
-        var resumed: [WebSocketConnection] = []
-        let items = inbox.withLock { inbox -> [Inbound] in
-            var items: [Inbound] = []
-            items.reserveCapacity(inbox.turns.count)
-            var still: [UInt64] = []
-            for key in inbox.turns {
-                guard var queue = inbox.queues[key], let item = queue.popFirst() else { continue }
-                items.append(item)
-                let bytes = inbox.bytes[key, default: 0] - item.size
-                if queue.isEmpty {
-                    inbox.queues[key] = nil
-                    inbox.bytes[key] = nil
-                } else {
-                    inbox.queues[key] = queue
-                    inbox.bytes[key] = bytes
-                    still.append(key)
-                }
-                if inbox.paused.contains(key), queue.count <= Self.inboxMessages / 2, bytes <= Self.inboxBytes / 2 {
-                    inbox.paused.remove(key)
-                    if case .message(_, let connection) = item { resumed.append(connection) }
-                }
-            }
-            inbox.turns = still
-            if items.isEmpty { inbox.drainScheduled = false }
-            return items
+        let turns = inbox.withLock { inbox -> [FairInbox<UInt64, Inbound>.Turn] in
+            let turns = inbox.fifos.nextRound()
+            if turns.isEmpty { inbox.drainScheduled = false }
+            return turns
         }
-        for connection in resumed { applyFlow(to: connection) }
-        return items
+        for turn in turns where turn.resumed {
+            // A connection whose close was queued is not read again anyway.
+            if case .message(_, let connection) = turn.item { applyFlow(to: connection) }
+        }
+        return turns.map(\.item)
     }
+
+    // MARK: - On the ingest queue
 
     private func drainInbox() {
         while true {
@@ -212,8 +185,6 @@ final class AppIngest: @unchecked Sendable {
         guard let session = app.session, session.connection === connection else { return }
         release(session, change: nil)
     }
-
-    // MARK: - On the ingest queue
 
     private func handle(_ bytes: [UInt8], from connection: WebSocketConnection) {
         var app = apps[connection.id] ?? AppConnection(connection: connection)
@@ -353,84 +324,20 @@ final class AppIngest: @unchecked Sendable {
     @discardableResult
     private func event(_ event: WireEvent, session: LiveSession, frame: [UInt8]?,
                        acknowledgingResend: Bool = true) throws(WireError) -> Bool {
-        if session.broken {
-            throw WireError(.storage, "the log refused an earlier event of this session; say hello again to resume")
+        let verdict: EventCheck.Verdict
+        do {
+            let expected = EventCheck.Session(builder: session.builder, stateBytes: session.stateBytes, broken: session.broken)
+            verdict = try EventCheck.check(event, session: expected, limits: stateLimits)
+        } catch {
+            throw error.wireError
         }
-        let expected = session.builder.nextSeq
-        if event.seq < expected {
+        guard case .accepted(let logEvent, let after) = verdict else {
             // Already stored (or on its way): the ack covers it; nothing is stored twice.
             if acknowledgingResend { session.acks.resend() }
             return false
         }
-        guard event.seq == expected else {
-            throw WireError(.seqGap, "event \(event.seq) arrived but the server expects \(expected) next; resend from \(expected)")
-        }
-        let at = Date(timeIntervalSince1970: event.at)
-        // Built on a copy: a refused event must leave the session's state as it was.
-        var builder = session.builder
-        var logEvent: LogEvent
-        if let keyframe = event.keyframe {
-            let bytes = try checkWhole(keyframe, seq: event.seq)
-            logEvent = builder.next(action: event.action, state: keyframe, at: at, durationNs: event.durationNs,
-                                    cause: event.cause, coalesced: event.coalesced)
-            session.stateBytes = bytes
-        } else {
-            let patch: JSONPatch
-            do {
-                patch = try JSONPatch(json: event.patch ?? [])
-            } catch {
-                throw WireError(.patchFailed, "event \(event.seq): the patch does not apply to the session's state: \(error)")
-            }
-            if event.coalesced && patch.isEmpty && expected > 0 {
-                logEvent = builder.skipped(action: event.action, at: at, durationNs: event.durationNs, cause: event.cause)
-            } else if expected == 0 {
-                var state = builder.state
-                do {
-                    try state.apply(patch, limits: stateLimits)
-                } catch {
-                    throw refusal(error, seq: event.seq)
-                }
-                let bytes = try checkWhole(state, seq: event.seq)
-                logEvent = builder.next(action: event.action, state: state, at: at, durationNs: event.durationNs,
-                                        cause: event.cause, coalesced: event.coalesced)
-                session.stateBytes = bytes
-            } else {
-                // The app's patch is the forward patch; the undo of applying it in place is the
-                // inverse, so nothing is diffed and the new state is hashed once. The limits are
-                // checked operation by operation: a patch that would nest too deep or grow too
-                // large fails before it has built anything big.
-                var state = builder.state
-                var inverse: JSONPatch
-                do {
-                    inverse = try state.applyReturningInverse(patch, limits: stateLimits)
-                } catch {
-                    throw refusal(error, seq: event.seq)
-                }
-                let (hash, size) = state.hashAndCanonicalSize(builder.hashVersion)
-                guard hash == event.hash else {
-                    throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(hash)), the event says \(wireHash(event.hash))")
-                }
-                try checkSize(size, seq: event.seq)
-                // The inverse keeps every value the patch overwrote, so a small patch that
-                // overwrites one large value many times has a huge inverse. It never needs to be
-                // larger than the state before: past that, one `replace` of the whole document
-                // takes the state back just as well.
-                let before = session.stateBytes ?? builder.state.hashAndCanonicalSize(builder.hashVersion).size
-                if !inverse.isEmpty, inverse.json.measure(byteBudget: before + 64).bytes > before + 64 {
-                    inverse = JSONPatch([.replace(path: JSONPointer(tokens: []), value: builder.state)])
-                }
-                logEvent = builder.next(action: event.action, state: state, forward: patch.isEmpty ? [] : (event.patch ?? []),
-                                        inverse: inverse.isEmpty ? [] : inverse.json, hash: hash, at: at,
-                                        durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced)
-                session.stateBytes = size
-            }
-        }
-        guard logEvent.hash == event.hash else {
-            throw WireError(.hashMismatch, "event \(event.seq): the state after it hashes to \(wireHash(logEvent.hash)), the event says \(wireHash(event.hash))")
-        }
-        session.builder = builder
-        logEvent.nonFinite = event.nonFinite
-        logEvent.site = event.site.map { SendSite(file: $0.file, line: $0.line, function: $0.function) }
+        session.builder = after.builder
+        session.stateBytes = after.stateBytes
         if pendingSession !== session {
             flushPending()
             pendingSession = session
@@ -438,37 +345,6 @@ final class AppIngest: @unchecked Sendable {
         pendingEvents.append(logEvent)
         hub.publish(event: event, frame: frame, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
         return true
-    }
-
-    /// The wire error for a patch refused while applying: too deep, too large or not applicable.
-    private func refusal(_ error: JSONPatchError, seq: Int64) -> WireError {
-        switch error.reason {
-        case .tooDeep:
-            return WireError(.stateTooDeep, "event \(seq): \(error.operationLabel) would nest the state deeper than \(stateLimits.maxDepth) levels, which the log could not read back; nothing was stored")
-        case .tooLarge:
-            return WireError(.stateTooLarge, "event \(seq): \(error.operationLabel) would add more than the server's --max-state of \(stateLimits.maxAddedBytes ?? 0) bytes to the state; nothing was stored")
-        default:
-            return WireError(.patchFailed, "event \(seq): the patch does not apply to the session's state: \(error)")
-        }
-    }
-
-    /// Checks a whole state an app sent (a keyframe, or seq 0) against the limits; returns its
-    /// estimated compact size.
-    private func checkWhole(_ state: JSONValue, seq: Int64) throws(WireError) -> Int {
-        let maxBytes = stateLimits.maxAddedBytes ?? .max
-        let (bytes, depth) = state.measure(byteBudget: maxBytes, depthBudget: stateLimits.maxDepth)
-        if depth > stateLimits.maxDepth {
-            throw WireError(.stateTooDeep, "event \(seq): the state nests deeper than \(stateLimits.maxDepth) levels, which the log could not read back; nothing was stored")
-        }
-        try checkSize(bytes, seq: seq)
-        return bytes
-    }
-
-    private func checkSize(_ bytes: Int, seq: Int64) throws(WireError) {
-        let maxBytes = stateLimits.maxAddedBytes ?? .max
-        guard bytes <= maxBytes else {
-            throw WireError(.stateTooLarge, "event \(seq): the state after it is more than \(maxBytes) bytes, over the server's --max-state; nothing was stored")
-        }
     }
 
     /// Hands the events validated since the last call to the writer in one batch (all of them

@@ -1,5 +1,6 @@
 import Dispatch
 import RewindJSON
+import RewindSupport
 import RewindWebSocket
 import RewindWire
 
@@ -18,7 +19,7 @@ final class CommandRelay: @unchecked Sendable {
     static let branchNeedsApp = ", and a branch needs the app's reducer: start the app (it reconnects to this session) and ask again"
 
     private let timeout: Duration
-    private let state = Locked<(next: Int, pending: [String: Pending])>((1, [:]))
+    private let state = Mutex<(next: Int, pending: [String: Pending])>((1, [:]))
 
     init(timeout: Duration) {
         self.timeout = timeout

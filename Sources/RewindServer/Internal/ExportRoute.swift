@@ -1,5 +1,6 @@
 import Foundation
 import RewindLog
+import RewindSupport
 import RewindWebSocket
 
 /// `GET /export/<session>?format=jsonl|redux-devtools`: the session as a download, written by
@@ -130,7 +131,7 @@ struct ExportRoute: Sendable {
 /// back when the export ends, however it ends.
 final class ExportSlots: @unchecked Sendable {
     private let limit: Int
-    private let taken = Locked(0)
+    private let taken = Mutex(0)
 
     init(limit: Int) {
         self.limit = max(1, limit)
@@ -158,7 +159,7 @@ final class ExportSlots: @unchecked Sendable {
 /// headers, the server shut down), when the last closure holding it goes.
 final class ExportSlot: @unchecked Sendable {
     private let owner: ExportSlots
-    private let released = Locked(false)
+    private let released = Mutex(false)
 
     fileprivate init(owner: ExportSlots) {
         self.owner = owner

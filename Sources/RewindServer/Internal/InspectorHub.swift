@@ -1,5 +1,6 @@
 import Dispatch
 import RewindJSON
+import RewindSupport
 import RewindWebSocket
 import RewindWire
 
@@ -21,7 +22,7 @@ final class InspectorHub: @unchecked Sendable {
         var lagCheckScheduled = false
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
     /// Where the lag checks run, 20 ms apart.
     private let lagQueue = DispatchQueue(label: "rewind.server.lag")
 

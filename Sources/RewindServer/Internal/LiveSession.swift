@@ -1,4 +1,5 @@
 import RewindLog
+import RewindSupport
 import RewindWebSocket
 
 /// A session an app is streaming: its current state (inside the builder) and who acks it.
@@ -17,7 +18,7 @@ final class LiveSession: @unchecked Sendable {
         get { brokenFlag.withLock { $0 } }
         set { brokenFlag.withLock { $0 = newValue } }
     }
-    private let brokenFlag = Locked(false)
+    private let brokenFlag = Mutex(false)
     /// The size of the current state as canonical compact JSON, when known (it is measured as
     /// the state is hashed); bounds the inverse of the next event.
     var stateBytes: Int?

@@ -1,0 +1,35 @@
+import RewindJSON
+import RewindWebSocket
+import RewindWire
+
+/// `command`: relayed to the app streaming the session, which answers it later; a jump given
+/// only a seq and a branch get what the app needs from the log first.
+struct CommandQuery: InspectorQuery {
+    var command: Command
+    var connection: WebSocketConnection
+
+    func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
+        var command = self.command
+        let id = command.id
+        guard !context.readOnly else { throw WireError(.readOnly, "the server runs with --read-only: commands are refused", id: id) }
+        let session = try context.resolve(command.session ?? "", id: id)
+        guard let app = context.ingest.appConnection(for: session.id) else {
+            if command.kind == .branch {
+                throw WireError(.appOffline, "no app is connected for session \(session.uuid)\(CommandRelay.branchNeedsApp)", id: id)
+            }
+            throw WireError(.appOffline, "no app is connected for session \(session.uuid)", id: id)
+        }
+        if command.kind == .branch {
+            try BranchCommand(session: session, id: id, context: context).fill(&command)
+        }
+        if command.kind == .jump, command.arguments["state"] == nil {
+            // The app shows the state whole: fill it in from the log when only seq was given.
+            guard case .number(let n)? = command.arguments["seq"], let seq = n.int64Value else {
+                throw WireError(.badMessage, "command: a jump needs \"seq\"", id: id)
+            }
+            command.arguments["state"] = try context.state(at: seq, of: session, id: id)
+        }
+        context.relay.send(command, to: app, from: connection)
+        return nil
+    }
+}
