@@ -15,8 +15,25 @@ import RewindWire
 /// server.shutdown()             // stop accepting, close with 1001, flush the log
 /// ```
 ///
-/// Ingest runs on one serial queue, fan-out on another, queries on reader connections of their
-/// own: the libwebsockets service thread only hands messages over.
+/// Who runs what (Docs/Architecture.md has the whole table):
+/// - The libwebsockets service thread (`rewind-ws-serve`) does every socket read and write and
+///   only hands work over: an app's message to ingest, an inspector's request to the queries,
+///   an HTTP request to the page's files or an export.
+/// - Ingest, one serial queue for every app (`rewind.server.ingest`), drains a fair inbox (a
+///   FIFO per app connection, one message of each per round; a connection too far ahead is not
+///   read until it catches up), opens and resumes sessions, checks each event and pushes it at
+///   once to the inspectors subscribed to it, and hands the events to the log's writer thread
+///   (`rewind-writer`) in batches. The writer's completion of each commit sends the app its ack,
+///   on the writer thread.
+/// - Queries run on a concurrent queue (`rewind.server.queries`), inspectors taking turns one
+///   request each, on a pool of three log readers (at most two of them scanning). Requests over
+///   an inspector's limit are refused on a serial queue of their own (`rewind.server.refusals`).
+/// - An inspector too slow for its live events misses them: it is checked every 20 ms on
+///   `rewind.server.lag` until its output has drained, then told `lagged`.
+/// - A command relayed to an app fails with `command-failed` after `--command-timeout`, on a timer
+///   of the global dispatch queue, unless the app has answered.
+/// - An export finds its session and streams it on threads of its own (`rewind-ws-http`,
+///   `rewind-ws-body`), on readers of its own.
 public final class RewindServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: RewindServerConfiguration
@@ -69,12 +86,12 @@ public final class RewindServer: Sendable {
         state.withLock { $0 = Running(socket: socket, core: core) }
     }
 
-    /// The port listened on, once started.
     /// The running server's log writer (tests use it to make the log refuse writes).
     package var logWriter: LogWriter? {
         state.withLock { $0?.core.writer }
     }
 
+    /// The port listened on, once started.
     public var port: Int? {
         state.withLock { $0?.socket.port }
     }

@@ -9,10 +9,10 @@ import Testing
 struct FairInboxTests {
     typealias Inbox = FairInbox<String, Int>
 
-    /// Takes turns until the inbox has nothing in line; returns the keys in the order served.
-    static func drain(_ inbox: inout Inbox) -> [(key: String, item: Int)] {
-        var served: [(key: String, item: Int)] = []
-        while let turn = inbox.next() { served.append((turn.key, turn.item)) }
+    /// Takes turns until the inbox has nothing in line; returns them in the order served.
+    static func drain(_ inbox: inout Inbox) -> [Inbox.Turn] {
+        var served: [Inbox.Turn] = []
+        while let turn = inbox.next() { served.append(turn) }
         return served
     }
 
@@ -152,7 +152,7 @@ struct FairInboxTests {
         // Paused by count: resumed once two items (the resume mark) are left.
         for item in 0..<4 { inbox.append(item, to: "a", bytes: 1) }
         #expect(inbox.isPaused("a"))
-        let resumed = Self.drainKeepingTurns(&inbox).map(\.resumed)
+        let resumed = Self.drain(&inbox).map(\.resumed)
         #expect(resumed == [false, true, false, false])
         #expect(!inbox.isPaused("a"))
 
@@ -161,14 +161,8 @@ struct FairInboxTests {
         inbox.append(1, to: "b", bytes: 60)
         inbox.append(2, to: "b", bytes: 10)
         #expect(inbox.isPaused("b"))
-        let byBytes = Self.drainKeepingTurns(&inbox).map(\.resumed)
+        let byBytes = Self.drain(&inbox).map(\.resumed)
         #expect(byBytes == [false, true, false])
-    }
-
-    static func drainKeepingTurns(_ inbox: inout Inbox) -> [Inbox.Turn] {
-        var turns: [Inbox.Turn] = []
-        while let turn = inbox.next() { turns.append(turn) }
-        return turns
     }
 
     @Test("removing a key drops what waits and its place in line; one being handled finishes to nothing")

@@ -38,18 +38,12 @@ package struct FairInbox<Key: Hashable, Item> {
         package var resumeItems: Int
         package var resumeBytes: Int
 
-        package init(pauseItems: Int, pauseBytes: Int, resumeItems: Int, resumeBytes: Int) {
-            precondition(resumeItems >= 0 && resumeBytes >= 0 && resumeItems < pauseItems && resumeBytes < pauseBytes,
+        /// Resumed, unless told otherwise, at half of each pause mark.
+        package init(pauseItems: Int, pauseBytes: Int, resumeItems: Int? = nil, resumeBytes: Int? = nil) {
+            (self.pauseItems, self.pauseBytes) = (pauseItems, pauseBytes)
+            (self.resumeItems, self.resumeBytes) = (resumeItems ?? pauseItems / 2, resumeBytes ?? pauseBytes / 2)
+            precondition(self.resumeItems >= 0 && self.resumeBytes >= 0 && self.resumeItems < pauseItems && self.resumeBytes < pauseBytes,
                          "the resume marks must lie below the pause marks")
-            self.pauseItems = pauseItems
-            self.pauseBytes = pauseBytes
-            self.resumeItems = resumeItems
-            self.resumeBytes = resumeBytes
-        }
-
-        /// Paused at `items` or `bytes`, resumed at half of each.
-        package init(pauseItems: Int, pauseBytes: Int) {
-            self.init(pauseItems: pauseItems, pauseBytes: pauseBytes, resumeItems: pauseItems / 2, resumeBytes: pauseBytes / 2)
         }
     }
 

@@ -13,6 +13,13 @@ enum InspectorReplies {
         return .object(object)
     }
 
+    /// A reply about one session: its uuid and id come first, then `members`.
+    static func reply(_ type: String, id: JSONValue?, session: SessionInfo, _ members: JSONObject) -> JSONValue {
+        var object: JSONObject = ["session": .string(session.uuid), "sessionId": number(session.id)]
+        for (key, value) in members { object[key] = value }
+        return reply(type, id: id, object)
+    }
+
     static func number(_ value: Int64) -> JSONValue { .number(JSONNumber(value)) }
 
     static func time(_ date: Date) -> JSONValue {

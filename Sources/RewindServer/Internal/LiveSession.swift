@@ -3,7 +3,7 @@ import RewindSupport
 import RewindWebSocket
 
 /// A session an app is streaming: its current state (inside the builder) and who acks it.
-/// Touched only on the ingest queue, except ``acks``.
+/// Touched only on the ingest queue, except ``acks`` and ``broken`` (the writer's thread sets it).
 final class LiveSession: @unchecked Sendable {
     let id: Int64
     let uuid: String

@@ -4,7 +4,7 @@ import RewindWebSocket
 import RewindWire
 
 /// The server's delegate: routes each connection's traffic to ingest or to the inspector side.
-/// Every method runs on the service thread and only hands work over.
+/// Every delegate method runs on the service thread and only hands work over.
 final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     /// `nil` with `--read-only`: such a server only reads, beside the log's writer.
     let writer: LogWriter?

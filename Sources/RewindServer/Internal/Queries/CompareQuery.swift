@@ -4,7 +4,7 @@ import RewindWire
 
 /// `compare`: the first seq where two sessions' states differ (a scan) and, with `seq`, the
 /// patch between their states there.
-struct CompareQuery: InspectorQuery {
+struct CompareQuery: SessionQuery {
     var id: JSONValue?
     var session: String
     var other: String
@@ -12,8 +12,7 @@ struct CompareQuery: InspectorQuery {
 
     var askInstead: String { "compare parts of the states with \"state\" and \"path\"" }
 
-    func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
-        let session = try context.resolve(self.session, id: id)
+    func answer(about session: SessionInfo, in context: QueryContext) throws(WireError) -> JSONValue? {
         let other = try context.resolve(self.other, id: id)
         let first = try context.read(id, scan: true) { reader throws(LogError) in try reader.firstDifference(between: session.id, and: other.id) }
         var members: JSONObject = ["session": .string(session.uuid), "with": .string(other.uuid),

@@ -1,9 +1,10 @@
 import RewindJSON
+import RewindLog
 import RewindReplay
 import RewindWire
 
 /// `diff`: the patch from one seq's state to another's, and its inverse.
-struct DiffQuery: InspectorQuery {
+struct DiffQuery: SessionQuery {
     var id: JSONValue?
     var session: String
     var from: Int64
@@ -11,11 +12,9 @@ struct DiffQuery: InspectorQuery {
 
     var askInstead: String { "ask for a shorter range, or compare parts with \"state\" and \"path\"" }
 
-    func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
-        let session = try context.resolve(self.session, id: id)
+    func answer(about session: SessionInfo, in context: QueryContext) throws(WireError) -> JSONValue? {
         let diff = try context.replay(session, id: id) { timeline throws(ReplayError) in try timeline.diff(from: from, to: to) }
-        return InspectorReplies.reply("diff", id: id, ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
-                                                       "from": InspectorReplies.number(from), "to": InspectorReplies.number(to),
-                                                       "patch": diff.forward.json, "inverse": diff.inverse.json])
+        return InspectorReplies.reply("diff", id: id, session: session, ["from": InspectorReplies.number(from), "to": InspectorReplies.number(to),
+                                                                         "patch": diff.forward.json, "inverse": diff.inverse.json])
     }
 }

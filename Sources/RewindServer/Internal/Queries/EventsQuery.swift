@@ -3,7 +3,7 @@ import RewindLog
 import RewindWire
 
 /// `events`: a page of a session's stored events, cut to fit the connection.
-struct EventsQuery: InspectorQuery {
+struct EventsQuery: SessionQuery {
     var id: JSONValue?
     var session: String
     var from: Int64
@@ -13,8 +13,7 @@ struct EventsQuery: InspectorQuery {
 
     var askInstead: String { "ask for a smaller \"limit\"" }
 
-    func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
-        let session = try context.resolve(self.session, id: id)
+    func answer(about session: SessionInfo, in context: QueryContext) throws(WireError) -> JSONValue? {
         let (events, initial) = try context.read(id) { reader throws(LogError) in
             let events = try reader.events(session: session.id, from: from, typeGlob: typeGlob, text: text, limit: limit)
             let initial = events.first?.seq == 0 ? try reader.keyframe(atOrBefore: 0, session: session.id)?.state : nil
@@ -39,7 +38,6 @@ struct EventsQuery: InspectorQuery {
         }
         let next: JSONValue = list.count < events.count ? InspectorReplies.number(events[list.count].seq)
             : events.count == limit ? InspectorReplies.number(events[events.count - 1].seq + 1) : .null
-        return InspectorReplies.reply("events", id: id, ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
-                                                         "events": .array(list), "next": next])
+        return InspectorReplies.reply("events", id: id, session: session, ["events": .array(list), "next": next])
     }
 }

@@ -1,18 +1,19 @@
 import Foundation
 import RewindJSON
+import RewindLog
 import RewindReplay
 import RewindWire
 
 /// `find`: the events where a path's value meets a condition (a scan that stops at the time
 /// budget with what it found, saying how far it got).
-struct FindQuery: InspectorQuery {
+struct FindQuery: SessionQuery {
     var find: InspectorRequest.Find
+    var id: JSONValue? { find.id }
+    var session: String { find.session }
 
     var askInstead: String { "ask for fewer hits with \"limit\" or \"first\", or about a narrower \"path\"" }
 
-    func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
-        let id = find.id
-        let session = try context.resolve(find.session, id: id)
+    func answer(about session: SessionInfo, in context: QueryContext) throws(WireError) -> JSONValue? {
         let condition = try self.condition()
         // Stop with what was found before the query budget interrupts the read: a partial
         // answer says how far it got.
@@ -21,12 +22,11 @@ struct FindQuery: InspectorQuery {
             try timeline.find(path: find.path, condition: condition, all: find.all, first: find.first,
                               limit: find.limit, deadline: deadline)
         }
-        var members: JSONObject = ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
-                                   "path": .string(find.path.description), "hits": .array(result.hits.map(InspectorReplies.findHit)),
+        var members: JSONObject = ["path": .string(find.path.description), "hits": .array(result.hits.map(InspectorReplies.findHit)),
                                    "scannedThrough": InspectorReplies.number(result.scannedThrough),
                                    "lastSeq": InspectorReplies.number(result.lastSeq), "complete": .bool(result.complete)]
         if let because = result.stoppedBecause { members["stoppedBecause"] = .string(because) }
-        return InspectorReplies.reply("find", id: id, members)
+        return InspectorReplies.reply("find", id: id, session: session, members)
     }
 
     /// The request's condition as the timeline tests it (a `matches` pattern compiled).

@@ -17,6 +17,21 @@ extension InspectorQuery {
     var askInstead: String { "ask for less at once" }
 }
 
+/// A request about one stored session, named as the inspector named it (an id, a uuid prefix
+/// or `latest`): the handler answers about the session the name resolves to.
+protocol SessionQuery: InspectorQuery {
+    var id: JSONValue? { get }
+    /// The session's name as sent.
+    var session: String { get }
+    func answer(about session: SessionInfo, in context: QueryContext) throws(WireError) -> JSONValue?
+}
+
+extension SessionQuery {
+    func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
+        try answer(about: context.resolve(session, id: id), in: context)
+    }
+}
+
 /// What every query handler works with: the readers (each read within the query's time budget),
 /// the live side of the server, and the errors a failed read becomes.
 struct QueryContext: Sendable {

@@ -1,8 +1,9 @@
 import RewindJSON
+import RewindLog
 import RewindWire
 
 /// `state`: the state at a seq, whole or at a path, with its hash.
-struct StateQuery: InspectorQuery {
+struct StateQuery: SessionQuery {
     var id: JSONValue?
     var session: String
     var seq: Int64
@@ -10,11 +11,9 @@ struct StateQuery: InspectorQuery {
 
     var askInstead: String { "ask for part of the state with \"path\"" }
 
-    func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
-        let session = try context.resolve(self.session, id: id)
+    func answer(about session: SessionInfo, in context: QueryContext) throws(WireError) -> JSONValue? {
         let state = try context.state(at: seq, of: session, id: id)
-        var members: JSONObject = ["session": .string(session.uuid), "sessionId": InspectorReplies.number(session.id),
-                                   "seq": InspectorReplies.number(seq), "hash": .string(wireHash(state.hash(session.hashVersion)))]
+        var members: JSONObject = ["seq": InspectorReplies.number(seq), "hash": .string(wireHash(state.hash(session.hashVersion)))]
         if let path {
             let value = path.resolve(in: state)
             members["path"] = .string(path.description)
@@ -24,6 +23,6 @@ struct StateQuery: InspectorQuery {
             members["exists"] = true
             members["value"] = state
         }
-        return InspectorReplies.reply("state", id: id, members)
+        return InspectorReplies.reply("state", id: id, session: session, members)
     }
 }
