@@ -47,14 +47,14 @@ final class AppIngest: @unchecked Sendable {
     }
 
     /// Bounds on one connection's queued messages before reading it is paused; it is read again
-    /// once its queue is back under half of both.
+    /// once its queue is back at or below half of both.
     private static let inboxMarks = FairInbox<UInt64, Inbound>.Marks(pauseItems: 256, pauseBytes: 32 << 20)
 
     /// What each app connection sent, waiting for the ingest queue: a FIFO per connection, served
     /// one message per connection per round, so one app's flood or expensive event delays another
     /// app's by about one event. A connection's close waits in its FIFO behind its messages. A
-    /// connection whose FIFO passes ``inboxMarks`` is no longer read (flow control) until it
-    /// drains below them.
+    /// connection whose FIFO reaches ``inboxMarks`` is no longer read (flow control) until it
+    /// drains to half of them.
     private struct Inbox {
         var fifos = FairInbox<UInt64, Inbound>(rotation: .rejoinAtOnce, marks: AppIngest.inboxMarks)
         /// A drain is scheduled on the ingest queue or running: it takes whatever arrives before
@@ -99,7 +99,7 @@ final class AppIngest: @unchecked Sendable {
 
     /// Service thread: an app connection closed.
     func closed(_ connection: WebSocketConnection) {
-        // Never pauses: a close only ever shortens what the connection sends.
+        // A close never pauses reading: nothing more comes from a closed connection.
         enqueue(.closed(connection), from: connection, bytes: 0, mayPause: false)
     }
 
