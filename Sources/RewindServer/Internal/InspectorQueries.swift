@@ -311,12 +311,14 @@ final class InspectorQueries: @unchecked Sendable {
             if command.kind == .branch {
                 try fillBranch(&command, session: session, id: id)
             }
-            if command.kind == .jump, command.arguments["state"] == nil {
-                // The app shows the state whole: fill it in from the log when only seq was given.
-                guard case .number(let n)? = command.arguments["seq"], let seq = n.int64Value else {
-                    throw WireError(.badMessage, "command: a jump needs \"seq\"", id: id)
+            if command.kind == .jump {
+                var jump = try command.decode(JumpArguments.self)
+                if jump.state == nil {
+                    // The app shows the state whole: fill it in from the log when only seq was given.
+                    guard let seq = jump.seq else { throw WireError(.badMessage, "command: a jump needs \"seq\"", id: id) }
+                    jump.state = try replay(session, id: id) { timeline throws(ReplayError) in try timeline.state(at: seq) }
+                    command.update(jump)
                 }
-                command.arguments["state"] = try replay(session, id: id) { timeline throws(ReplayError) in try timeline.state(at: seq) }
             }
             relay.send(command, to: app, from: connection)
             return nil
@@ -325,10 +327,6 @@ final class InspectorQueries: @unchecked Sendable {
 
     /// The most actions a branch recomputes.
     static let maxBranchActions = 20_000
-    /// At most 32 characters of `text` for an error sentence (a key or name sent by a client).
-    static func shortQuote(_ text: String) -> String {
-        text.unicodeScalars.count <= 32 ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(32))) + "…"
-    }
 
     /// How many actions a branch reads at once.
     static let branchPage: Int64 = 256
@@ -349,29 +347,8 @@ final class InspectorQueries: @unchecked Sendable {
         guard last <= Int64(Self.maxBranchActions) else {
             throw WireError(.badMessage, "command: a branch recomputes at most \(Self.maxBranchActions) actions, and session \(session.uuid) has \(last)", id: id)
         }
-        var seqs: [Int64] = []
-        if let skip = command.arguments["skip"] {
-            guard case .array(let items) = skip else { throw WireError(.badMessage, "command: \"skip\" must be an array of seqs", id: id) }
-            for item in items {
-                guard case .number(let n) = item, let seq = n.int64Value else {
-                    throw WireError(.badMessage, "command: \"skip\" must be an array of seqs", id: id)
-                }
-                seqs.append(seq)
-            }
-        }
-        if let edit = command.arguments["edit"] {
-            guard case .object(let object) = edit else {
-                throw WireError(.badMessage, "command: \"edit\" must be an object of seq → action", id: id)
-            }
-            for key in object.keys {
-                // Canonical decimal only: "01" and "+1" would name seq 1 a second time.
-                guard let seq = Int64(key), String(seq) == key else {
-                    throw WireError(.badMessage, "command: \"edit\" keys must be seqs written in plain decimal (\"1\", not \"01\" or \"+1\"); got \"\(Self.shortQuote(key))\"", id: id)
-                }
-                seqs.append(seq)
-            }
-        }
-        guard !seqs.isEmpty else { throw WireError(.badMessage, "command: a branch needs \"skip\" or \"edit\"", id: id) }
+        var branch = try command.decode(BranchArguments.self)
+        let seqs = branch.skip + branch.edit.map(\.seq)
         if let outside = seqs.first(where: { $0 < 1 || $0 > last }) {
             throw WireError(.badMessage, "command: seq \(outside) is not an action of session \(session.uuid) (1…\(last))", id: id)
         }
@@ -390,7 +367,7 @@ final class InspectorQueries: @unchecked Sendable {
         }
         var used = initial.measure(byteBudget: budget + 1).bytes
         guard used <= budget else { throw tooLarge("an initial state of more than \(budget) bytes") }
-        var steps: [JSONValue] = []
+        var steps: [BranchArguments.Step] = []
         steps.reserveCapacity(Int(last))
         var from: Int64 = 1
         while from <= last {
@@ -400,31 +377,28 @@ final class InspectorQueries: @unchecked Sendable {
                 throw WireError(.storage, "session \(session.uuid) could not be read whole to branch from", id: id)
             }
             for event in page {
-                var step: JSONObject = ["action": event.action, "at": InspectorReplies.time(event.at)]
-                if let cause = event.cause { step["cause"] = InspectorReplies.number(cause) }
-                if let site = event.site {
-                    step["site"] = ["file": .string(site.file), "line": InspectorReplies.number(Int64(site.line)), "function": .string(site.function)]
-                }
+                var step = BranchArguments.Step(action: event.action, at: event.at.timeIntervalSince1970, cause: event.cause,
+                                                site: event.site.map { WireEvent.Site(file: $0.file, line: $0.line, function: $0.function) })
                 // Where a replay set the state (its mark), the app sets the same state: the step
                 // carries it.
                 if event.actionType == "@@rewind/replayed" {
                     let seq = event.seq
-                    step["state"] = try replay(session, id: id, scan: true) { timeline throws(ReplayError) in try timeline.state(at: seq) }
+                    step.state = try replay(session, id: id, scan: true) { timeline throws(ReplayError) in try timeline.state(at: seq) }
                 }
-                let value = JSONValue.object(step)
-                used += value.measure(byteBudget: budget - used + 1).bytes + 1
+                used += step.json.measure(byteBudget: budget - used + 1).bytes + 1
                 guard used <= budget else {
                     throw tooLarge("more than \(budget) bytes (the initial state and the actions up to seq \(event.seq) of \(last) alone)")
                 }
-                steps.append(value)
+                steps.append(step)
             }
             from = to + 1
         }
-        command.arguments["state"] = initial
+        branch.state = initial
         // Seq 0's time: the branch's offsets then read as the original's.
-        command.arguments["at"] = InspectorReplies.time(initialAt ?? session.startedAt)
-        command.arguments["steps"] = .array(steps)
-        command.arguments["of"] = .string(session.uuid)
+        branch.at = (initialAt ?? session.startedAt).timeIntervalSince1970
+        branch.steps = steps
+        branch.of = session.uuid
+        command.update(branch)
     }
 
     private func read<T>(_ id: JSONValue?, scan: Bool = false, _ body: (LogReader) throws(LogError) -> T) throws(WireError) -> T {
