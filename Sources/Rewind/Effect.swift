@@ -93,12 +93,17 @@ extension Effect where Action: Sendable {
     }
 }
 
-/// An effect's cancellation id: any hashable, sendable value (a type, a string, an enum case).
+/// An effect's cancellation id: any hashable, sendable value (a type, a string, an enum case),
+/// told apart by its type as well as its value. `AnyHashable(1) == AnyHashable(1.0)` (an `Int`
+/// also equals an `Int64` of the same value), so a feature that marks its work `1` and another
+/// that marks its work `1.0` would otherwise cancel each other's.
 struct EffectID: Hashable, @unchecked Sendable {
+    let type: ObjectIdentifier
     // `AnyHashable` wraps only the `Sendable` values `init` accepts.
-    let base: AnyHashable
+    let value: AnyHashable
 
-    init(_ id: some Hashable & Sendable) {
-        base = AnyHashable(id)
+    init<ID: Hashable & Sendable>(_ id: ID) {
+        type = ObjectIdentifier(ID.self)
+        value = AnyHashable(id)
     }
 }

@@ -1,14 +1,14 @@
 /// Sends an action on: the signature every link of a middleware chain has.
 public typealias Dispatch<Action> = @MainActor (Action) -> Void
 
-/// A link in the store's dispatch chain, in the manner of ReSwift: given a way to read the state
-/// and to dispatch from the top, it wraps the next link.
+/// A link in the store's dispatch chain, in the manner of ReSwift (and in its argument order):
+/// given a way to dispatch from the top and to read the state, it wraps the next link.
 ///
 /// A middleware may log, transform, swallow or delay actions; what reaches the end of the chain
 /// runs through the reducer and is recorded.
 ///
 /// ```swift
-/// let logging = Middleware<AppState, AppAction> { getState, dispatch in
+/// let logging = Middleware<AppState, AppAction> { dispatch, getState in
 ///     { next in
 ///         { action in
 ///             print("→", action)
@@ -19,11 +19,11 @@ public typealias Dispatch<Action> = @MainActor (Action) -> Void
 /// let store = Store(initialState: AppState(), reducer: appReducer, middleware: [logging])
 /// ```
 public struct Middleware<State, Action> {
-    /// Builds the link: `getState` reads the store's current state, `dispatch` sends from the
-    /// top of the chain, `next` is the following link.
+    /// Builds the link: `dispatch` sends from the top of the chain, `getState` reads the store's
+    /// current state, `next` is the following link.
     public typealias Make = @MainActor (
-        _ getState: @escaping @MainActor () -> State,
-        _ dispatch: @escaping Dispatch<Action>
+        _ dispatch: @escaping Dispatch<Action>,
+        _ getState: @escaping @MainActor () -> State
     ) -> (_ next: @escaping Dispatch<Action>) -> Dispatch<Action>
 
     let make: Make

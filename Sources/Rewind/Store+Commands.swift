@@ -2,9 +2,43 @@ import Foundation
 import RewindJSON
 import RewindWire
 
+/// Whether a recording performs the commands its server sinks relay from inspectors (jump,
+/// resume, pause, dispatch, replay, branch), said at the call site:
+///
+/// ```swift
+/// store.record(to: .server(url), app: "Shop", commands: .accepted)
+/// ```
+///
+/// ``accepted`` needs `State: Codable & Sendable` and `Action: Decodable & Sendable`, since
+/// states and actions arrive as JSON; ``ignored`` (the default) suits any store, and a server
+/// sink then answers each command that this app does not take commands.
+public struct InspectorCommands<State, Action>: Sendable {
+    /// Makes the store perform the commands of the server sinks among the sinks given; `nil`
+    /// when the recording takes none.
+    @usableFromInline let accept: (@MainActor @Sendable (Store<State, Action>, [any RecordingSink]) -> Void)?
+
+    /// The recording takes no commands.
+    public static var ignored: InspectorCommands { InspectorCommands(accept: nil) }
+}
+
+extension InspectorCommands where State: Codable & Sendable, Action: Decodable & Sendable {
+    /// The store performs the inspector's commands, on the main actor (``Store/record(to:app:version:meta:redacting:redactingKeys:queueCapacity:commands:)``).
+    public static var accepted: InspectorCommands {
+        InspectorCommands(accept: { store, sinks in store.acceptCommands(from: sinks) })
+    }
+}
+
+extension InspectorCommands {
+    // The one left for a store whose types cannot take commands, so the error names what is
+    // missing (the constrained `accepted` above is the more specialised and wins otherwise).
+    @available(*, unavailable, message: "the inspector's commands need State: Codable & Sendable and Action: Decodable & Sendable (states and actions arrive as JSON); make them Codable & Sendable")
+    public static var accepted: InspectorCommands { fatalError("unavailable") }
+}
+
 extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
-    /// Performs one command from the server (an inspector's jump, resume, dispatch, replay or
-    /// pause) and says how it went.
+    /// Performs one command from the server (an inspector's jump, resume, dispatch, replay,
+    /// pause or branch) and says how it went, as the wire answers it. A recording with
+    /// `commands: .accepted` calls it for each command its server sinks relay.
     ///
     /// - `jump`: `state` (the whole state, as the server sends it) is shown; the app's effects go
     ///   on changing the live state underneath.
@@ -19,14 +53,14 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     ///   replaced, into a new session linked to `of` (``branch(_:skip:edits:startedAt:)``); the
     ///   live store is not touched.
     ///
-    /// A state or action that does not decode fails with the path that failed.
-    public func perform(_ command: Command) async -> AppMessage.CommandResult {
+    /// A member that is missing or mistyped, or a state or action that does not decode, fails
+    /// with one sentence naming it.
+    package func perform(_ command: Command) async -> AppMessage.CommandResult {
         // The same logic performs them for a store that is not Rewind's (`StoreLink`).
         await CommandEngine(StoreCommandTarget(self)).perform(command)
     }
 
     /// Makes the store perform the commands of every ``ServerSink`` among `sinks`.
-    @usableFromInline
     func acceptCommands(from sinks: [any RecordingSink]) {
         for case let sink as ServerSink in sinks {
             sink.onMainActorCommand { [weak self] command in
@@ -36,29 +70,5 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
                 return await self.perform(command)
             }
         }
-    }
-}
-
-extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
-    /// Starts recording, as the general ``Store/record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)``,
-    /// and performs the commands of every ``ServerSink`` it records to (``perform(_:)``).
-    @inlinable @discardableResult
-    public func record(to destination: RecordingDestination = .automatic, app: String, version: String? = nil,
-                       meta: JSONValue = [:], redacting: [String] = [], redactingKeys: [String] = [],
-                       queueCapacity: Int = 10_000) -> Recorder<State, Action> {
-        let recorder = makeRecorder(to: destination, app: app, version: version, meta: meta,
-                                    redacting: redacting, redactingKeys: redactingKeys, queueCapacity: queueCapacity)
-        attach(recorder)
-        return recorder
-    }
-
-    /// Records with `recorder`, as the general ``Store/attach(_:)``, and performs the commands of
-    /// every ``ServerSink`` it records to.
-    @inlinable
-    public func attach(_ recorder: Recorder<State, Action>) {
-        install(recorder, tap: StoreTap { action, state, at, duration, cause, site in
-            recorder.record(action, state: state, at: at, durationNs: duration, cause: cause, site: site)
-        })
-        acceptCommands(from: recorder.sinks)
     }
 }

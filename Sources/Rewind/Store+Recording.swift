@@ -13,24 +13,28 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     /// A recording already running is stopped first. If the log cannot be opened, recording
     /// stops with one message (``Recorder/lastError``) and the store works on.
     ///
+    /// To let the inspector (and `rewind replay --into`, `rewind branch`) drive the store through
+    /// a server sink, say so: `commands: .accepted`.
+    ///
     /// - Parameters:
     ///   - destination: the log file or sinks; `$REWIND_DB` or the default log when omitted.
     ///   - redacting: JSON Pointers replaced by `"<redacted>"` in states; the strings found there
     ///     are replaced wherever else they appear, in actions too (``RecorderOptions/redacting``).
     ///   - redactingKeys: member names redacted wherever they appear (`password`, `token`).
     ///   - queueCapacity: the most snapshots waiting for the recorder's thread.
+    ///   - commands: whether the store performs the commands its server sinks relay
+    ///     (``InspectorCommands``); none by default.
     @inlinable @discardableResult
     public func record(to destination: RecordingDestination = .automatic, app: String, version: String? = nil,
                        meta: JSONValue = [:], redacting: [String] = [], redactingKeys: [String] = [],
-                       queueCapacity: Int = 10_000) -> Recorder<State, Action> {
+                       queueCapacity: Int = 10_000, commands: InspectorCommands<State, Action> = .ignored) -> Recorder<State, Action> {
         let recorder = makeRecorder(to: destination, app: app, version: version, meta: meta,
                                     redacting: redacting, redactingKeys: redactingKeys, queueCapacity: queueCapacity)
-        attach(recorder)
+        attach(recorder, commands: commands)
         return recorder
     }
 
-    /// A recorder starting from the live state; both `record` overloads build theirs here and
-    /// differ only in which `attach` they call.
+    /// A recorder starting from the live state.
     @usableFromInline
     func makeRecorder(to destination: RecordingDestination, app: String, version: String?, meta: JSONValue,
                       redacting: [String], redactingKeys: [String], queueCapacity: Int) -> Recorder<State, Action> {
@@ -40,13 +44,15 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
             options: RecorderOptions(redacting: redacting, redactingKeys: redactingKeys, queueCapacity: queueCapacity))
     }
 
-    /// Records this store with `recorder` (whose initial state should be the store's state).
+    /// Records this store with `recorder` (whose initial state should be the store's state);
+    /// `commands` says whether the store performs the commands its server sinks relay.
     @inlinable
-    public func attach(_ recorder: Recorder<State, Action>) {
+    public func attach(_ recorder: Recorder<State, Action>, commands: InspectorCommands<State, Action> = .ignored) {
         // Built here, in the app's module, so the hand-off is specialised for its types.
         install(recorder, tap: StoreTap { action, state, at, duration, cause, site in
             recorder.record(action, state: state, at: at, durationNs: duration, cause: cause, site: site)
         })
+        commands.accept?(self, recorder.sinks)
     }
 
     @usableFromInline

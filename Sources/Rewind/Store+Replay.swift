@@ -21,7 +21,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
         do {
             return try await CommandEngine(StoreCommandTarget(self)).replay(recording, from: from, to: to, pace: pace)
         } catch let refusal as CommandRefusal {
-            throw ReplayError(refusal.description)
+            throw ReplayRefusal(refusal.description)
         }
     }
 }

@@ -12,7 +12,7 @@ extension Store {
     @available(*, unavailable, message: "recording needs State: Encodable & Sendable and Action: Sendable; make them Codable & Sendable (Codable also gives time travel from the log and the inspector's commands)")
     public func record(to destination: RecordingDestination = .automatic, app: String, version: String? = nil,
                        meta: JSONValue = [:], redacting: [String] = [], redactingKeys: [String] = [],
-                       queueCapacity: Int = 10_000) -> Never {
+                       queueCapacity: Int = 10_000, commands: InspectorCommands<State, Action> = .ignored) -> Never {
         fatalError("unavailable")
     }
 
@@ -33,16 +33,6 @@ extension Store {
 
     @available(*, unavailable, message: "branches need State: Codable & Sendable and Action: Decodable & Sendable (a recording is decoded into them); make them Codable & Sendable")
     public func branch(_ recording: Recording, skip: Set<Int64> = [], edits: [Int64: Action] = [:]) async throws -> Never {
-        fatalError("unavailable")
-    }
-
-    @available(*, unavailable, message: "the inspector's commands need State: Codable & Sendable and Action: Decodable & Sendable (states and actions arrive as JSON); make them Codable & Sendable")
-    public func perform(_ command: Command) async -> Never {
-        fatalError("unavailable")
-    }
-
-    @available(*, unavailable, message: "sending an action given as JSON needs Action: Decodable; make it Codable")
-    public func send(json: JSONValue, fileID: String = #fileID, line: Int = #line, function: String = #function) throws -> Never {
         fatalError("unavailable")
     }
 }

@@ -17,22 +17,23 @@ extension Store {
 }
 
 extension Store where State: Decodable {
-    /// Shows a past state given as JSON (from the log or the inspector), as ``jump(to:)-(State)``.
+    /// Shows a past state given as JSON (as a jump from the wire carries it), as
+    /// ``jump(to:)-(State)``.
     ///
     /// - Throws: ``DecodeFailure`` naming the path that does not decode; the store is left as
     ///   it was.
-    public func jump(to json: JSONValue) throws(DecodeFailure) {
+    package func jump(to json: JSONValue) throws(DecodeFailure) {
         let state = try DecodeFailure.decode(State.self, from: json, as: .state)
         jump(to: state)
     }
 }
 
 extension Store where Action: Decodable {
-    /// Sends an action given as JSON (from the inspector).
+    /// Sends an action given as JSON (as a dispatch from the wire carries it).
     ///
     /// - Throws: ``DecodeFailure`` naming the path that does not decode; nothing is sent.
     @discardableResult
-    public func send(json: JSONValue, fileID: String = #fileID, line: Int = #line,
+    package func send(json: JSONValue, fileID: String = #fileID, line: Int = #line,
                      function: String = #function) throws(DecodeFailure) -> StoreTask {
         send(try DecodeFailure.decode(Action.self, from: json, as: .action(seq: nil)), fileID: fileID, line: line, function: function)
     }

@@ -5,7 +5,7 @@ import Observation
 /// One state, changed only by actions sent through a reducer, on the main actor.
 ///
 /// `state` is observable (Observation), so SwiftUI views that read it update. Attach a recorder
-/// with ``record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)``; the dispatch path then hands
+/// with ``record(to:app:version:meta:redacting:redactingKeys:queueCapacity:commands:)``; the dispatch path then hands
 /// each action and a copy-on-write snapshot of the state to the recorder's thread and does
 /// nothing else.
 ///
@@ -61,8 +61,8 @@ public final class Store<State, Action>: Observable {
         // a task) after the store is gone does nothing, and `getState` then gives the initial state.
         var chain: Dispatch<Action> = { [weak self] action in self?.apply(action, DispatchContext.current ?? .background) }
         for link in middleware.reversed() {
-            chain = link.make({ [weak self] in self?.state ?? initialState },
-                              { [weak self] action in self?.sendFromMiddleware(action) })(chain)
+            chain = link.make({ [weak self] action in self?.sendFromMiddleware(action) },
+                              { [weak self] in self?.state ?? initialState })(chain)
         }
         dispatch = chain
     }

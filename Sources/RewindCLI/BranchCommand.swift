@@ -59,17 +59,24 @@ struct BranchCommand: ParsableCommand {
         }
     }
 
-    /// The actions of `--edit`, by seq.
-    func edits() throws -> JSONObject {
-        var edits: JSONObject = [:]
+    /// The actions of `--edit`, in the order given; a seq given twice keeps its first place and
+    /// its last action.
+    func edits() throws -> [BranchArguments.Edit] {
+        var edits: [BranchArguments.Edit] = []
         for text in edit {
             guard let equals = text.firstIndex(of: "="), let seq = Int64(text[..<equals]), seq >= 1 else {
                 throw CLIError("--edit '\(text)' must be SEQ=JSON, such as 12='{\"type\":\"reset\"}'", code: 2)
             }
+            let action: JSONValue
             do {
-                edits[String(seq)] = try JSONValue(parsing: String(text[text.index(after: equals)...]))
+                action = try JSONValue(parsing: String(text[text.index(after: equals)...]))
             } catch {
                 throw CLIError("--edit \(seq): the action is not JSON: \(error)", code: 2)
+            }
+            if let index = edits.firstIndex(where: { $0.seq == seq }) {
+                edits[index].action = action
+            } else {
+                edits.append(BranchArguments.Edit(seq: seq, action: action))
             }
         }
         return edits
@@ -78,12 +85,7 @@ struct BranchCommand: ParsableCommand {
     func run() throws {
         let url = try ServerLocation.inspectorURL(server)
         let token = ServerLocation.token(self.token)
-        var arguments: JSONObject = [:]
-        let seqs = try skipped()
-        if !seqs.isEmpty { arguments["skip"] = .array(seqs.map { OutputFormat.number($0) }) }
-        let edits = try edits()
-        if !edits.isEmpty { arguments["edit"] = .object(edits) }
-        var command = Command(id: 1, kind: .branch, session: session, arguments: arguments)
+        var command = Command(id: 1, session: session, BranchArguments(skip: try skipped(), edit: try edits()))
         let mailbox = Mailbox()
         let signals = mailbox.catchInterrupts()
         defer { withExtendedLifetime(signals) {} }

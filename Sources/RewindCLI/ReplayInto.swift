@@ -40,12 +40,8 @@ struct ReplayInto {
             mark["state"] = try ReplayAccess.cli { () throws(ReplayError) in try timeline.state(at: event.seq) }
             actions.append(.object(mark))
         }
-        var arguments: JSONObject = [
-            "actions": .array(actions), "state": start, "of": .string(info.uuid),
-            "from": OutputFormat.number(from), "to": OutputFormat.number(to),
-        ]
-        if let pace { arguments["pace"] = OutputFormat.number(pace) }
-        let command = Command(id: 1, kind: .replay, session: target, arguments: arguments)
+        let command = Command(id: 1, session: target, ReplayArguments(actions: actions, state: start, of: info.uuid,
+                                                                      from: from, to: to, pace: pace))
         let size = InspectorRequest.command(command).json.serialized(.compact).utf8.count
         if size > maxMessage {
             throw CLIError("the replay of seq \(from)…\(to) is \(Self.sizeText(size)) as one message, over the server's limit of \(Self.sizeText(maxMessage)) (--max-message); replay a narrower range with --from and --to", code: 2)

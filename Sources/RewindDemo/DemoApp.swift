@@ -43,7 +43,7 @@ extension DemoApp {
     public func startRecording(to destination: RecordingDestination, seed: UInt64) -> String {
         let recorder = store.record(to: destination, app: Self.kind.title, version: DemoAppKind.version,
                                     meta: ["demo": .string(Self.kind.rawValue), "seed": .string(String(seed))],
-                                    redacting: Self.redacted.pointers, redactingKeys: Self.redacted.keys)
+                                    redacting: Self.redacted.pointers, redactingKeys: Self.redacted.keys, commands: .accepted)
         return recorder.session.uuid
     }
 

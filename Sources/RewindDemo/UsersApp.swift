@@ -31,7 +31,7 @@ public final class UsersApp: DemoApp {
 
     /// Refuses a password login with an empty username or a short password before any request
     /// is made: the form's error, dispatched instead.
-    static let validation = Middleware<UsersState, UsersAction> { _, dispatch in
+    static let validation = Middleware<UsersState, UsersAction> { dispatch, _ in
         { next in
             { action in
                 guard case .authenticatePassword(let username, let password) = action else { return next(action) }
@@ -47,7 +47,7 @@ public final class UsersApp: DemoApp {
     }
 
     /// Turns a fetch while logged out into the error the list shows.
-    static let authGuard = Middleware<UsersState, UsersAction> { getState, dispatch in
+    static let authGuard = Middleware<UsersState, UsersAction> { dispatch, getState in
         { next in
             { action in
                 switch action {

@@ -4,7 +4,7 @@ import RewindJSON
 /// It names the JSON Pointer where decoding failed; the store is left as it was.
 ///
 /// ```swift
-/// do { try store.jump(to: json) }
+/// do { try await store.replay(recording) }
 /// catch { print(error) }   // the state does not decode at /user/age: expected Int, found a string
 /// ```
 public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible {

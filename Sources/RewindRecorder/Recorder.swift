@@ -10,7 +10,7 @@ import RewindLog
 /// queue is full, every action is still recorded but the states in between are not: their
 /// events are `coalesced` and counted by ``coalescedCount``. Nothing ever makes `record` wait.
 ///
-/// A ``Store`` makes one with ``Store/record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)``;
+/// A ``Store`` makes one with ``Store/record(to:app:version:meta:redacting:redactingKeys:queueCapacity:commands:)``;
 /// any other store (ReSwift, TCA) can call it from its own dispatch:
 ///
 /// ```swift

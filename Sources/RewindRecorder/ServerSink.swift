@@ -30,11 +30,12 @@ import RewindWire
 /// this app that reaches the server delivers it first, each session resumed from the server's
 /// `nextSeq`. `rewind push` does the same from the terminal.
 ///
-/// A ``Store`` that records to a server sink performs its commands (jump, resume, dispatch,
-/// replay, pause). With another store, give the sink a handler: ``onCommand(_:)``.
+/// A ``Store`` recording with `commands: .accepted`, and a ``StoreLink``, perform the commands a
+/// server sink relays (jump, resume, dispatch, replay, pause, branch). With the plain
+/// ``Recorder``, give the sink a handler: ``onCommand(_:)``.
 public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Performs one command and says how it went.
-    public typealias CommandHandler = @Sendable (Command) async -> AppMessage.CommandResult
+    public typealias CommandHandler = @Sendable (Command) async -> CommandResult
 
     /// The server's `/app` address.
     public let url: URL
@@ -54,7 +55,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     private var links: [String: ServerLink] = [:]
     private var handler: Handler?
     private enum Handler {
-        case anywhere(CommandHandler)
+        case anywhere(@Sendable (Command) async -> AppMessage.CommandResult)
         case mainActor(@MainActor @Sendable (Command) async -> AppMessage.CommandResult)
     }
     private var lastFlushAcked = true
@@ -132,9 +133,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         for link in links.values { link.abandon() }
     }
 
-    /// Performs the commands the server relays with `handler` (replacing the store's, if any).
+    /// Performs the commands the server relays with `handler` (replacing the store's, if any);
+    /// the sink answers each with what `handler` returns.
     public func onCommand(_ handler: @escaping CommandHandler) {
-        lock.withLock { self.handler = .anywhere(handler) }
+        lock.withLock { self.handler = .anywhere({ command in await handler(command).wire(id: command.id) }) }
     }
 
     /// As ``onCommand(_:)``, for a handler isolated to the main actor (a `Store`'s): each command

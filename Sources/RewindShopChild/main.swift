@@ -41,7 +41,7 @@ let shopReducer: Reducer<ShopState, ShopAction> = { state, action in
 }
 
 let store = Store(initialState: ShopState(), reducer: shopReducer)
-let recorder = store.record(app: "ShopChild")
+let recorder = store.record(app: "ShopChild", commands: .accepted)
 FileHandle.standardOutput.write(Data("session \(recorder.session.uuid)\n".utf8))
 for argument in CommandLine.arguments.dropFirst() {
     store.send(try JSONDecoder().decode(ShopAction.self, from: Data(argument.utf8)))

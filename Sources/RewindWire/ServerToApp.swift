@@ -93,22 +93,27 @@ public struct WireLimits: Sendable, Equatable {
 }
 
 /// A command for an app, as an inspector sends it (with `session`) and as the server relays it
-/// (without).
+/// (without). Its members travel as given; each kind's are typed by a ``CommandArguments`` type,
+/// read with ``decode(_:)`` and written with ``update(_:)``.
 public struct Command: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        /// Show the state at `seq` (given whole in `state`) and lock the store.
+        /// Show `state`, the state after `seq` (``JumpArguments``); the server fills `state` from
+        /// the log when only `seq` is given. The app's work goes on underneath.
         case jump
-        /// Return to the live state.
+        /// Return to the live state, and record again if paused.
         case resume
-        /// Send `action` through the store.
+        /// Send `action` through the store as the user would (``DispatchArguments``).
         case dispatch
-        /// Replay the recorded actions `from`…`to` at `pace` (actions per second).
+        /// Send `actions` through the reducer from `state` (the live state when absent) at `pace`
+        /// actions per second; `of` and `from` name the session and seq they come from
+        /// (``ReplayArguments``).
         case replay
         /// Stop recording until `resume`.
         case pause
-        /// Recompute the recording (`state` at seq 0 and `actions` 1…n) with the seqs in `skip`
-        /// left out and those in `edit` (seq → action) replaced, without effects, into a new
-        /// branch session; the live store is not touched.
+        /// Recompute the recording with the seqs in `skip` left out and those in `edit` (seq →
+        /// action) replaced, without effects, into a new branch session; the server adds the
+        /// recording (`state` at seq 0, its time `at`, `steps` 1…n, `of`). The live store is not
+        /// touched (``BranchArguments``).
         case branch
     }
 
@@ -116,8 +121,8 @@ public struct Command: Sendable, Equatable {
     public var kind: Kind
     /// The session it is for (inspector → server only).
     public var session: String?
-    /// Any other members (`seq`, `state`, `action`, `from`, `to`, `pace`, `actions`), kept as
-    /// given so the app reads them with its own types.
+    /// The members other than `type`, `id`, `kind` and `session`, in the order given: what the
+    /// server relays. Read and write them as the kind's ``CommandArguments``.
     public var arguments: JSONObject
 
     public init(id: JSONValue, kind: Kind, session: String? = nil, arguments: JSONObject = [:]) {

@@ -28,19 +28,19 @@ struct CompileErrorTests {
                 let store = Store(initialState: ProfileState(), reducer: profileReducer)
                 store.record(app: "Profile")
             }
-            """, message: "error: 'record(to:app:version:meta:redacting:redactingKeys:queueCapacity:)' is unavailable: recording needs State: Encodable & Sendable and Action: Sendable"),
+            """, message: "error: 'record(to:app:version:meta:redacting:redactingKeys:queueCapacity:commands:)' is unavailable: recording needs State: Encodable & Sendable and Action: Sendable"),
         Case(name: "store.replay with a state that is Encodable only", module: "Rewind", notCodable: ("Encodable, Sendable", "Codable, Sendable"), body: """
             @MainActor func start(_ recording: Recording) async throws {
                 let store = Store(initialState: ProfileState(), reducer: profileReducer)
                 try await store.replay(recording)
             }
             """, message: "error: 'replay(_:from:to:pace:)' is unavailable: replays need State: Codable & Sendable and Action: Decodable & Sendable"),
-        Case(name: "store.perform with an action that is not Decodable", module: "Rewind", notCodable: ("Codable, Sendable", "Sendable"), body: """
-            @MainActor func start(_ command: Command) async {
+        Case(name: "a recording that takes commands, with an action that is not Decodable", module: "Rewind", notCodable: ("Codable, Sendable", "Encodable, Sendable"), body: """
+            @MainActor func start() {
                 let store = Store(initialState: ProfileState(), reducer: profileReducer)
-                _ = await store.perform(command)
+                store.record(app: "Profile", commands: .accepted)
             }
-            """, message: "error: 'perform' is unavailable: the inspector's commands need State: Codable & Sendable and Action: Decodable & Sendable"),
+            """, message: "error: 'accepted' is unavailable: the inspector's commands need State: Codable & Sendable and Action: Decodable & Sendable"),
         Case(name: "a Recorder of a state that is not Encodable", module: "RewindRecorder", notCodable: ("Sendable", "Codable, Sendable"), body: """
             func start() {
                 let recorder = Recorder<ProfileState, ProfileAction>(initialState: ProfileState(), metadata: RecordingMetadata(app: "Profile"))

@@ -96,7 +96,7 @@ struct StoreStreamingTests {
 
         // A second app, live, starting from scratch with other data.
         let live = Store(initialState: ShopState(total: 999, items: ["other"]), reducer: shopReducer)
-        let second = live.record(to: .server(url), app: "Shop")
+        let second = live.record(to: .server(url), app: "Shop", commands: .accepted)
         live.send(.add(1))
         second.flush()
         let secondSink = try #require(second.sinks.first as? ServerSink)

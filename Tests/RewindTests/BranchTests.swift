@@ -78,11 +78,11 @@ struct BranchTests {
         for action in actions { store.send(action) }
         recorder.flush()
         let recording = try Recording.load(fromLog: path, session: recorder.session.uuid)
-        await #expect(throws: ReplayError("seq 99 is not an action of the recording (1…7)")) {
+        await #expect(throws: ReplayRefusal("seq 99 is not an action of the recording (1…7)")) {
             try await store.branch(recording, skip: [99])
         }
         let bare = Store(initialState: AppState(), reducer: appReducer)
-        await #expect(throws: ReplayError("the store is not recording: a branch is recorded where the app records")) {
+        await #expect(throws: ReplayRefusal("the store is not recording: a branch is recorded where the app records")) {
             try await bare.branch(recording, skip: [1])
         }
         #expect(await store.finishRecording().delivered)
@@ -99,7 +99,7 @@ struct BranchTests {
         try server.start()
         defer { server.shutdown() }
         let store = Store(initialState: AppState(), reducer: appReducer)
-        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Branchy")
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Branchy", commands: .accepted)
         for action in actions { store.send(action) }
         let sink = try #require(recorder.sinks.first as? ServerSink)
         #expect(await waitUntil(timeout: 30) { sink.isConnected && sink.unacknowledgedCount == 0 })

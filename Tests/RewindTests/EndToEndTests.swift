@@ -147,7 +147,7 @@ struct EndToEndTests {
         let server = try startServer(log: directory.path("served.db"), commandTimeout: .seconds(60))
         defer { server.shutdown() }
         let store = Store(initialState: AppState(), reducer: appReducer)
-        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos")
+        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos", commands: .accepted)
         let sink = try #require(recorder.sinks.first as? ServerSink)
         defer { sink.disconnect() }
         let expected = try sendActions(10, to: store)

@@ -19,7 +19,7 @@ let counterReducer: Reducer<CounterState, CounterAction> = { state, action in
 // server: the address `rewind serve` prints, URL(string: "ws://127.0.0.1:7433/app")!
 @MainActor func startCounter(server: URL) -> Store<CounterState, CounterAction> {
     let store = Store(initialState: CounterState(), reducer: counterReducer)
-    store.record(to: .server(server), app: "Counter")
+    store.record(to: .server(server), app: "Counter", commands: .accepted)
     store.send(.increment)
     return store
 }

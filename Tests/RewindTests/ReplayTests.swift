@@ -114,7 +114,7 @@ struct ReplayTests {
         }
         #expect(store.state.count == 9)
         #expect(!store.isLocked)
-        await #expect(throws: ReplayError.self) { try await store.replay(recording, from: 3) }
+        await #expect(throws: ReplayRefusal.self) { try await store.replay(recording, from: 3) }
     }
 }
 
@@ -134,7 +134,7 @@ extension ReplayTests {
         let recording = try Recording.load(fromLog: path)
         let store = Store(initialState: AppState(), reducer: appReducer)
         // Seqs 1 and 2 filled the queue, 3…5 were coalesced, 6 was recorded.
-        await #expect(throws: ReplayError.self) { try await store.replay(recording, from: 4) }
+        await #expect(throws: ReplayRefusal.self) { try await store.replay(recording, from: 4) }
         try await store.replay(recording, from: 2)
         #expect(store.state.count == 6)
     }

@@ -12,7 +12,7 @@ struct ServerCommandTests {
     private func connectedStore() async throws -> (Store<AppState, AppAction>, Recorder<AppState, AppAction>, ServerSink, ProtocolPeer) {
         let peer = try ProtocolPeer()
         let store = Store(initialState: AppState(), reducer: appReducer)
-        let recorder = store.record(to: .server(peer.url), app: "Todos")
+        let recorder = store.record(to: .server(peer.url), app: "Todos", commands: .accepted)
         let sink = try #require(recorder.sinks.first as? ServerSink)
         #expect(sink.capacity == 10_000)
         #expect(sink.url.absoluteString == "ws://127.0.0.1:\(peer.port)/app")
@@ -130,7 +130,7 @@ struct ServerCommandTests {
         #expect(!unhandled.ok)
 
         sink.onCommand { command in
-            AppMessage.CommandResult(id: command.id, ok: command.kind == .resume, message: "handled")
+            CommandResult(ok: command.kind == .resume, message: "handled")
         }
         let handled = try await run(.resume, id: "h2", on: peer)
         #expect(handled.ok)

@@ -49,7 +49,7 @@ struct StoreTests {
 
     @Test func middlewareWrapsDispatchInTheReSwiftManner() {
         var seen: [String] = []
-        let log = Middleware<AppState, AppAction> { getState, _ in
+        let log = Middleware<AppState, AppAction> { _, getState in
             { next in
                 { action in
                     seen.append("before \(getState().count)")
@@ -59,7 +59,7 @@ struct StoreTests {
             }
         }
         // Doubles every `add` and swallows `append`.
-        let rewrite = Middleware<AppState, AppAction> { _, dispatch in
+        let rewrite = Middleware<AppState, AppAction> { dispatch, _ in
             { next in
                 { action in
                     switch action {
@@ -181,7 +181,7 @@ struct StoreLifetimeTests {
             var getState: (@MainActor () -> AppState)?
         }
         let held = Held()
-        let keeper = Middleware<AppState, AppAction> { getState, dispatch in
+        let keeper = Middleware<AppState, AppAction> { dispatch, getState in
             held.dispatch = dispatch
             held.getState = getState
             return { next in { action in next(action) } }

@@ -4,7 +4,7 @@ import RewindLog
 import RewindWire
 
 /// A command or a replay that cannot be carried out, in one sentence. Rewind's `Store` throws it
-/// as its `ReplayError`.
+/// as its `ReplayRefusal`.
 package struct CommandRefusal: Error, Sendable, CustomStringConvertible {
     package var description: String
 
@@ -28,17 +28,16 @@ package struct CommandEngine<Target: CommandTarget> {
 
     // MARK: Commands
 
-    /// Performs one command from the server and says how it went. A state or action that does
-    /// not decode fails with the path that failed.
+    /// Performs one command from the server and says how it went. A member that is missing or
+    /// mistyped, or a state or action that does not decode, fails with one sentence naming it.
     package func perform(_ command: Command) async -> AppMessage.CommandResult {
         func done(_ ok: Bool, _ message: String? = nil) -> AppMessage.CommandResult {
             AppMessage.CommandResult(id: command.id, ok: ok, message: message)
         }
-        let arguments = command.arguments
         do {
             switch command.kind {
             case .jump:
-                guard let json = arguments["state"] else { return done(false, "jump: \"state\" is missing") }
+                guard let json = try command.decode(JumpArguments.self).state else { return done(false, "jump: \"state\" is missing") }
                 let state = try DecodeFailure.decode(State.self, from: json, as: .state)
                 if let failure = target.show(state) { return done(false, failure) }
                 return done(true)
@@ -51,17 +50,15 @@ package struct CommandEngine<Target: CommandTarget> {
                 recorder.pause()
                 return done(true)
             case .dispatch:
-                guard let json = arguments["action"] else { return done(false, "dispatch: \"action\" is missing") }
+                let json = try command.decode(DispatchArguments.self).action
                 guard !target.isReplaying else { return done(false, "a replay is running; dispatch after it ends") }
                 let action = try DecodeFailure.decode(Action.self, from: json, as: .action(seq: nil))
                 if let failure = target.dispatch(action) { return done(false, failure) }
                 return done(true)
             case .replay:
-                guard case .array(let actions)? = arguments["actions"] else {
-                    return done(false, "replay: \"actions\" must be an array of actions")
-                }
+                let replay = try command.decode(ReplayArguments.self)
                 let start: JSONValue
-                if let given = arguments["state"] {
+                if let given = replay.state {
                     start = given
                 } else {
                     guard let live = target.currentLiveState() else {
@@ -70,21 +67,22 @@ package struct CommandEngine<Target: CommandTarget> {
                     start = try JSONValueEncoder().encode(live)
                 }
                 let pace: ReplayPace
-                if case .number(let perSecond)? = arguments["pace"], perSecond.doubleValue > 0 {
-                    pace = .interval(.nanoseconds(Int64(1e9 / perSecond.doubleValue)))
+                if let perSecond = replay.pace, perSecond > 0 {
+                    pace = .interval(.nanoseconds(Int64(1e9 / perSecond)))
                 } else {
                     pace = .immediate
                 }
                 // The replayed session (`of`, else the live one) and the seq of its first action
                 // sent (`from`), for the replay's session and the mark it leaves in the live one.
-                let recording = Recording(initialState: start, actions: actions,
-                                          sessionUUID: arguments["of"]?.stringValue ?? target.commandRecorder?.session.uuid)
-                let first = arguments["from"]?.numberValue?.int64Value ?? 1
-                let report = try await replay(recording, from: 0, to: nil, pace: pace, firstSeq: max(1, first))
+                let recording = Recording(initialState: start, actions: replay.actions,
+                                          sessionUUID: replay.of ?? target.commandRecorder?.session.uuid)
+                let report = try await self.replay(recording, from: 0, to: nil, pace: pace, firstSeq: max(1, replay.from ?? 1))
                 return done(true, "replayed \(report.actionsApplied) actions")
             case .branch:
-                return try await performBranch(arguments, done: done)
+                return done(true, try await performBranch(command.decode(BranchArguments.self)))
             }
+        } catch let failure as WireError {
+            return done(false, failure.message)
         } catch let failure as DecodeFailure {
             return done(false, failure.description)
         } catch let refusal as CommandRefusal {
@@ -94,49 +92,30 @@ package struct CommandEngine<Target: CommandTarget> {
         }
     }
 
-    private func performBranch(_ arguments: JSONObject,
-                               done: (Bool, String?) -> AppMessage.CommandResult) async throws -> AppMessage.CommandResult {
-        guard let start = arguments["state"] else { return done(false, "branch: \"state\" is missing") }
-        guard case .array(let items)? = arguments["steps"] else {
-            return done(false, "branch: \"steps\" must be an array of {\"action\", \"at\", \"cause\", \"site\"}")
-        }
+    /// Recomputes the recording a branch command carries; returns the sentence that says what the
+    /// branch did.
+    private func performBranch(_ arguments: BranchArguments) async throws -> String {
+        let (start, given) = try arguments.recording()
         var steps: [Recording.Step] = []
         var states: [Int64: JSONValue] = [:]
-        for (index, item) in items.enumerated() {
-            if let state = item["state"] { states[Int64(index + 1)] = state }
-            guard let action = item["action"] else { return done(false, "branch: step \(index + 1) has no \"action\"") }
-            let site: SendSite? = item["site"].flatMap { site in
-                guard let file = site["file"]?.stringValue, let line = site["line"]?.numberValue?.int64Value,
-                      let function = site["function"]?.stringValue else { return nil }
-                return SendSite(file: file, line: Int(line), function: function)
-            }
-            steps.append(Recording.Step(seq: Int64(index + 1), action: action, patch: nil,
-                                        cause: item["cause"]?.numberValue?.int64Value,
-                                        at: item["at"]?.numberValue.map { Date(timeIntervalSince1970: $0.doubleValue) }, site: site))
-        }
-        var skip: Set<Int64> = []
-        if case .array(let seqs)? = arguments["skip"] {
-            for seq in seqs {
-                guard let value = seq.numberValue?.int64Value else { return done(false, "branch: \"skip\" must list seqs") }
-                skip.insert(value)
-            }
+        steps.reserveCapacity(given.count)
+        for (index, step) in given.enumerated() {
+            let seq = Int64(index + 1)
+            if let state = step.state { states[seq] = state }
+            steps.append(Recording.Step(seq: seq, action: step.action, patch: nil, cause: step.cause,
+                                        at: step.at.map { Date(timeIntervalSince1970: $0) },
+                                        site: step.site.map { SendSite(file: $0.file, line: $0.line, function: $0.function) }))
         }
         var edits: [Int64: Action] = [:]
-        if case .object(let given)? = arguments["edit"] {
-            for (key, value) in given {
-                guard let seq = Int64(key), String(seq) == key else {
-                    return done(false, "branch: \"edit\" keys must be seqs written in plain decimal (\"1\", not \"01\" or \"+1\"); got \"\(key.prefix(32))\"")
-                }
-                edits[seq] = try DecodeFailure.decode(Action.self, from: value, as: .action(seq: seq))
-            }
+        for edit in arguments.edit {
+            edits[edit.seq] = try DecodeFailure.decode(Action.self, from: edit.action, as: .action(seq: edit.seq))
         }
-        guard !skip.isEmpty || !edits.isEmpty else { return done(false, "branch: nothing to change: give \"skip\" or \"edit\"") }
-        let recording = Recording(initialState: start, steps: steps, sessionUUID: arguments["of"]?.stringValue)
+        let recording = Recording(initialState: start, steps: steps, sessionUUID: arguments.of)
         // Seq 0's time is the original's (`at`), so the branch's offsets read as the original's.
-        let startedAt = arguments["at"]?.numberValue.map { Date(timeIntervalSince1970: $0.doubleValue) }
-        let report = try await branch(recording, skip: skip, edits: edits, states: states, startedAt: startedAt)
-        return done(true, "branched into session \(report.sessionUUID): \(report.actionsApplied) actions applied, "
-                    + "\(report.skipped.count) left out, \(report.edited.count) edited")
+        let startedAt = arguments.at.map { Date(timeIntervalSince1970: $0) }
+        let report = try await branch(recording, skip: Set(arguments.skip), edits: edits, states: states, startedAt: startedAt)
+        return "branched into session \(report.sessionUUID): \(report.actionsApplied) actions applied, "
+            + "\(report.skipped.count) left out, \(report.edited.count) edited"
     }
 
     // MARK: Replays

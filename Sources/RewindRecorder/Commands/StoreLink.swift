@@ -88,9 +88,9 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
 
     /// Performs one command (a jump, resume, pause, dispatch, replay or branch) and says how it
     /// went, as ``connect(wake:send:)`` makes the link do for each command a ``ServerSink``
-    /// relays: for commands that come another way (a debug menu, a test).
+    /// relays. The wire's entry point (tests use it), not the app's.
     @MainActor
-    public func perform(_ command: Command) async -> AppMessage.CommandResult {
+    package func perform(_ command: Command) async -> AppMessage.CommandResult {
         await CommandEngine(LinkTarget(link: self)).perform(command)
     }
 

@@ -20,8 +20,14 @@ final class ConnectionCore: @unchecked Sendable {
         var wakeQueued = false
         /// Whether the owner wants reading from the socket paused (applied on the service thread).
         var receivePaused = false
+        /// Messages that left in a batch with others (for tests and benchmarks). The service
+        /// thread adds to it inside the lock it takes after each batch anyway, so counting costs
+        /// no lock of its own.
+        var batchedMessages = 0
 
         var acceptsSends: Bool { !isClosed && !isClosing && closeRequest == nil }
+        /// Whether anything (a message or the close) waits to be written.
+        var hasPendingOutput: Bool { !isClosed && !isClosing && (!queue.isEmpty || closeRequest != nil) }
     }
 
     let id: UInt64
@@ -40,10 +46,6 @@ final class ConnectionCore: @unchecked Sendable {
     var closeTimerArmed = false
     /// Whether lws was last told to pause reading (service thread).
     var receivePausedInLWS = false
-    /// Messages that left in a batch with others (service thread writes; tests read).
-    private let batched = Locked(0)
-    var batchedMessageCount: Int { batched.withLock { $0 } }
-    func countBatched(_ count: Int) { batched.withLock { $0 += count } }
 
     init(id: UInt64, limits: WebSocketQueueLimits, maxMessageSize: Int, waker: ServiceWaker, budget: OutputBudget? = nil) {
         self.id = id
@@ -140,6 +142,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     var queuedMessageCount: Int { lock.withLock { shared.queue.count } }
     var queuedByteCount: Int { lock.withLock { shared.queue.byteCount } }
+    /// Messages that left in a batch with others.
+    var batchedMessageCount: Int { lock.withLock { shared.batchedMessages } }
 
     // MARK: Service thread
 
@@ -152,8 +156,15 @@ final class ConnectionCore: @unchecked Sendable {
     var hasCloseRequest: Bool { lock.withLock { shared.closeRequest != nil } }
 
     /// Whether anything (a message or the close) waits to be written.
-    var hasPendingOutput: Bool {
-        lock.withLock { !shared.isClosed && !shared.isClosing && (!shared.queue.isEmpty || shared.closeRequest != nil) }
+    var hasPendingOutput: Bool { lock.withLock { shared.hasPendingOutput } }
+
+    /// Counts a batch of `count` messages just written and says whether anything else waits to
+    /// be written: one lock for both, the one the writable callback takes anyway.
+    func finishBatch(of count: Int) -> Bool {
+        lock.withLock {
+            shared.batchedMessages += count
+            return shared.hasPendingOutput
+        }
     }
 
     /// Takes the next message, or the close once the queue is empty.

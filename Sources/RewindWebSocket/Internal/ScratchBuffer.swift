@@ -31,21 +31,6 @@ final class ScratchBuffer {
         return payload
     }
 
-    /// Copies `bytes` whole to `position` bytes after the headroom's end.
-    func append(_ bytes: [UInt8], at position: Int) {
-        precondition(position + bytes.count <= Self.capacity)
-        bytes.withUnsafeBufferPointer { source in
-            guard let start = source.baseAddress, !source.isEmpty else { return }
-            (base + pre + position).update(from: start, count: source.count)
-        }
-    }
-
-    /// Writes one byte at `position` after the headroom's end.
-    func put(_ byte: UInt8, at position: Int) {
-        precondition(position < Self.capacity)
-        (base + pre)[position] = byte
-    }
-
     /// A region of `count` bytes after the headroom (for HTTP headers built in place).
     func region(count: Int) -> UnsafeMutablePointer<UInt8>? {
         count <= Self.capacity ? base + pre : nil

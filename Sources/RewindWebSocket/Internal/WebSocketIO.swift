@@ -56,8 +56,7 @@ enum WebSocketIO {
             case .message(let message):
                 if batching, let batch = Batch(first: message, core: core) {
                     guard batch.write(to: wsi, using: scratch) else { return -1 }
-                    core.countBatched(batch.messages.count)
-                    if core.hasPendingOutput { lws_callback_on_writable(wsi) }
+                    if core.finishBatch(of: batch.messages.count) { lws_callback_on_writable(wsi) }
                     return 0
                 }
                 core.writer.begin(message)
@@ -107,73 +106,5 @@ enum WebSocketIO {
             }
         }
         core.stopAccepting()
-    }
-}
-
-/// Several small messages written as one run of complete, unmasked WebSocket frames (RFC 6455
-/// §5.2: FIN set, opcode, 7-, 16- or 64-bit length, payload), handed to lws as raw bytes. lws
-/// sends them with one `send`, or keeps the rest and sends it before the next writable callback,
-/// as it does for a single frame.
-struct Batch {
-    /// A message this size or smaller may open a batch; larger ones go out fragmented, alone.
-    static let maxFirst = ScratchBuffer.capacity / 4
-    /// The most bytes one frame header takes.
-    static let maxHeader = 10
-
-    private(set) var messages: [WebSocketMessage]
-
-    /// A batch that starts with `first`, or nil when `first` is too large or nothing small waits
-    /// behind it (then it goes out the usual way).
-    init?(first: WebSocketMessage, core: ConnectionCore) {
-        guard Self.frameSize(first.bytes.count) <= Self.maxFirst else { return nil }
-        var used = Self.frameSize(first.bytes.count)
-        var messages = [first]
-        while let next = core.nextMessage(atMost: ScratchBuffer.capacity - used - Self.maxHeader) {
-            used += Self.frameSize(next.bytes.count)
-            messages.append(next)
-        }
-        guard messages.count > 1 else {
-            // Nothing was taken after `first`; the caller writes it alone.
-            return nil
-        }
-        self.messages = messages
-    }
-
-    static func frameSize(_ payload: Int) -> Int {
-        payload + (payload < 126 ? 2 : payload < 65_536 ? 4 : 10)
-    }
-
-    /// Lays the frames out in `scratch` and writes them; `false` when the write failed.
-    func write(to wsi: OpaquePointer, using scratch: ScratchBuffer) -> Bool {
-        var position = 0
-        for message in messages {
-            let opcode: UInt8
-            switch message {
-            case .text: opcode = 0x1
-            case .binary: opcode = 0x2
-            }
-            let bytes = message.bytes
-            let count = bytes.count
-            scratch.put(0x80 | opcode, at: position)
-            if count < 126 {
-                scratch.put(UInt8(count), at: position + 1)
-                position += 2
-            } else if count < 65_536 {
-                scratch.put(126, at: position + 1)
-                scratch.put(UInt8(count >> 8), at: position + 2)
-                scratch.put(UInt8(count & 0xFF), at: position + 3)
-                position += 4
-            } else {
-                scratch.put(127, at: position + 1)
-                for index in 0..<8 { scratch.put(UInt8((UInt64(count) >> (56 - 8 * UInt64(index))) & 0xFF), at: position + 2 + index) }
-                position += 10
-            }
-            scratch.append(bytes, at: position)
-            position += count
-        }
-        guard let start = scratch.region(count: position) else { return false }
-        // LWS_WRITE_HTTP (lws' "raw"): lws adds no framing of its own to these bytes.
-        let written = lws_write(wsi, start, position, LWS_WRITE_HTTP)
-        return written >= Int32(position)
     }
 }

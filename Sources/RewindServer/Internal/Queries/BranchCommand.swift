@@ -1,3 +1,4 @@
+import Foundation
 import RewindJSON
 import RewindLog
 import RewindWire
@@ -17,11 +18,6 @@ struct BranchCommand {
         maxReplyBytes / 2
     }
 
-    /// At most 32 characters of `text` for an error sentence (a key or name sent by a client).
-    static func shortQuote(_ text: String) -> String {
-        text.unicodeScalars.count <= 32 ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(32))) + "…"
-    }
-
     let session: SessionInfo
     let id: JSONValue?
     let context: QueryContext
@@ -29,8 +25,8 @@ struct BranchCommand {
     /// The recording the app recomputes.
     private struct Recording {
         var initial: JSONValue
-        var initialAt: JSONValue
-        var steps: [JSONValue]
+        var initialAt: Date
+        var steps: [BranchArguments.Step]
     }
 
     /// Checks `command` against the session and fills in what the app recomputes.
@@ -41,50 +37,18 @@ struct BranchCommand {
         guard last <= Int64(Self.maxActions) else {
             throw WireError(.badMessage, "command: a branch recomputes at most \(Self.maxActions) actions, and session \(session.uuid) has \(last)", id: id)
         }
-        let seqs = try Self.seqs(in: command.arguments, id: id)
+        var branch = try command.decode(BranchArguments.self)
+        let seqs = branch.skip + branch.edit.map(\.seq)
         if let outside = seqs.first(where: { $0 < 1 || $0 > last }) {
             throw WireError(.badMessage, "command: seq \(outside) is not an action of session \(session.uuid) (1…\(last))", id: id)
         }
         let recording = try read(through: last)
-        Self.write(recording, of: session, into: &command.arguments)
-    }
-
-    /// The seqs a branch leaves out (`skip`) or replaces (`edit`, seq → action), as the
-    /// inspector sent them; at least one.
-    static func seqs(in arguments: JSONObject, id: JSONValue?) throws(WireError) -> [Int64] {
-        var seqs: [Int64] = []
-        if let skip = arguments["skip"] {
-            guard case .array(let items) = skip else { throw WireError(.badMessage, "command: \"skip\" must be an array of seqs", id: id) }
-            for item in items {
-                guard case .number(let n) = item, let seq = n.int64Value else {
-                    throw WireError(.badMessage, "command: \"skip\" must be an array of seqs", id: id)
-                }
-                seqs.append(seq)
-            }
-        }
-        if let edit = arguments["edit"] {
-            guard case .object(let object) = edit else {
-                throw WireError(.badMessage, "command: \"edit\" must be an object of seq → action", id: id)
-            }
-            for key in object.keys {
-                // Canonical decimal only: "01" and "+1" would name seq 1 a second time.
-                guard let seq = Int64(key), String(seq) == key else {
-                    throw WireError(.badMessage, "command: \"edit\" keys must be seqs written in plain decimal (\"1\", not \"01\" or \"+1\"); got \"\(shortQuote(key))\"", id: id)
-                }
-                seqs.append(seq)
-            }
-        }
-        guard !seqs.isEmpty else { throw WireError(.badMessage, "command: a branch needs \"skip\" or \"edit\"", id: id) }
-        return seqs
-    }
-
-    /// Puts the recording into the command's arguments, where the app reads it.
-    private static func write(_ recording: Recording, of session: SessionInfo, into arguments: inout JSONObject) {
-        arguments["state"] = recording.initial
+        branch.state = recording.initial
         // Seq 0's time: the branch's offsets then read as the original's.
-        arguments["at"] = recording.initialAt
-        arguments["steps"] = .array(recording.steps)
-        arguments["of"] = .string(session.uuid)
+        branch.at = recording.initialAt.timeIntervalSince1970
+        branch.steps = recording.steps
+        branch.of = session.uuid
+        command.update(branch)
     }
 
     /// Reads the recording through seq `last`. The command carries the initial state and every
@@ -105,7 +69,7 @@ struct BranchCommand {
         }
         var used = initial.measure(byteBudget: budget + 1).bytes
         guard used <= budget else { throw tooLarge("an initial state of more than \(budget) bytes") }
-        var steps: [JSONValue] = []
+        var steps: [BranchArguments.Step] = []
         steps.reserveCapacity(Int(last))
         var from: Int64 = 1
         while from <= last {
@@ -115,30 +79,27 @@ struct BranchCommand {
                 throw WireError(.storage, "session \(session.uuid) could not be read whole to branch from", id: id)
             }
             for event in page {
-                let value = try step(event)
-                used += value.measure(byteBudget: budget - used + 1).bytes + 1
+                let step = try step(event)
+                used += step.json.measure(byteBudget: budget - used + 1).bytes + 1
                 guard used <= budget else {
                     throw tooLarge("more than \(budget) bytes (the initial state and the actions up to seq \(event.seq) of \(last) alone)")
                 }
-                steps.append(value)
+                steps.append(step)
             }
             from = to + 1
         }
-        return Recording(initial: initial, initialAt: InspectorReplies.time(initialAt ?? session.startedAt), steps: steps)
+        return Recording(initial: initial, initialAt: initialAt ?? session.startedAt, steps: steps)
     }
 
     /// One recorded step as the app replays it.
-    private func step(_ event: LogEvent) throws(WireError) -> JSONValue {
-        var step: JSONObject = ["action": event.action, "at": InspectorReplies.time(event.at)]
-        if let cause = event.cause { step["cause"] = InspectorReplies.number(cause) }
-        if let site = event.site {
-            step["site"] = ["file": .string(site.file), "line": InspectorReplies.number(Int64(site.line)), "function": .string(site.function)]
-        }
+    private func step(_ event: LogEvent) throws(WireError) -> BranchArguments.Step {
+        var step = BranchArguments.Step(action: event.action, at: event.at.timeIntervalSince1970, cause: event.cause,
+                                        site: event.site.map { WireEvent.Site(file: $0.file, line: $0.line, function: $0.function) })
         // Where a replay set the state (its mark), the app sets the same state: the step
         // carries it.
         if event.actionType == "@@rewind/replayed" {
-            step["state"] = try context.state(at: event.seq, of: session, id: id, scan: true)
+            step.state = try context.state(at: event.seq, of: session, id: id, scan: true)
         }
-        return .object(step)
+        return step
     }
 }

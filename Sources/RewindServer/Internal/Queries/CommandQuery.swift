@@ -22,12 +22,14 @@ struct CommandQuery: InspectorQuery {
         if command.kind == .branch {
             try BranchCommand(session: session, id: id, context: context).fill(&command)
         }
-        if command.kind == .jump, command.arguments["state"] == nil {
-            // The app shows the state whole: fill it in from the log when only seq was given.
-            guard case .number(let n)? = command.arguments["seq"], let seq = n.int64Value else {
-                throw WireError(.badMessage, "command: a jump needs \"seq\"", id: id)
+        if command.kind == .jump {
+            var jump = try command.decode(JumpArguments.self)
+            if jump.state == nil {
+                // The app shows the state whole: fill it in from the log when only seq was given.
+                guard let seq = jump.seq else { throw WireError(.badMessage, "command: a jump needs \"seq\"", id: id) }
+                jump.state = try context.state(at: seq, of: session, id: id)
+                command.update(jump)
             }
-            command.arguments["state"] = try context.state(at: seq, of: session, id: id)
         }
         context.relay.send(command, to: app, from: connection)
         return nil
