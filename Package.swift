@@ -130,12 +130,24 @@ let package = Package(
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
         // An app on its own `Store` that imports RewindRecorder alone.
         .testTarget(name: "RewindRecorderTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindRecorder"]),
-        // checkout-bug.jsonl is a fixture read by path beside its test (Docs/Integrating.md's recipe).
+        // What the tests of an app recording on Rewind's store share: its model and reducer, a
+        // protocol peer in the server's place, an inspector client, a session's states read back.
+        .target(name: "RewindAppTestSupport", dependencies: ["RewindSupport", "Rewind", "RewindJSON", "RewindLog", "RewindWebSocket", "RewindWire"],
+                path: "Tests/RewindAppTestSupport"),
+        // Rewind's store: effects, time travel, replay, branches, adapters, redaction, the README's
+        // example and the regression recipe. checkout-bug.jsonl is a fixture read by path beside
+        // its test (Docs/Integrating.md's recipe).
         .testTarget(
             name: "RewindTests",
-            dependencies: ["RewindTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "RewindCLI"],
+            dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindLog", "RewindJSON", "RewindServer"],
             exclude: ["checkout-bug.jsonl"]
         ),
+        // The recorder and its sinks: the log file, the server link and its transports, unacknowledged
+        // events, the local log's bound, default destinations and the server's commands.
+        .testTarget(name: "RewindSinkTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindServer"]),
+        // A store streaming to the real server, in process and as `rewind serve` (depending on
+        // RewindCLI makes `swift build --build-tests` build the binary).
+        .testTarget(name: "RewindEndToEndTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindServer", "RewindReplay", "RewindCLI"]),
         .testTarget(name: "RewindDemoTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindDemo", "Rewind", "RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "RewindSupport", "CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
