@@ -106,9 +106,11 @@ let package = Package(
         .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
         // Used only by the CLI tests: a shop app on a Store, Reducer and Effect of its own that
         // takes the inspector's commands through a StoreLink, with RewindRecorder alone.
-        .executableTarget(name: "RewindStoreChild", dependencies: ["RewindRecorder"]),
+        .executableTarget(name: "RewindStoreChild", dependencies: ["RewindRecorder", "ShopModel"]),
         // Used only by the CLI tests: the same shop on Rewind's own Store.
-        .executableTarget(name: "RewindShopChild", dependencies: ["Rewind"]),
+        .executableTarget(name: "RewindShopChild", dependencies: ["Rewind", "ShopModel"]),
+        // The shop both children run (state, actions, what each action does), written once.
+        .target(name: "ShopModel"),
         // Stand-ins for TCA's and ReSwift's public shapes (neither can be built here), and the two
         // apps that run Docs/Integrating.md's TCA and ReSwift wiring against them (the CLI tests
         // depend on the apps, so `swift build --build-tests` compiles the snippets).
