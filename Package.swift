@@ -133,7 +133,8 @@ let package = Package(
         // An app on its own `Store` that imports RewindRecorder alone.
         .testTarget(name: "RewindRecorderTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindRecorder"]),
         // What the tests of an app recording on Rewind's store share: its model and reducer, a
-        // protocol peer in the server's place, an inspector client, a session's states read back.
+        // protocol peer in the server's place, an inspector client, a session's states read back
+        // (internal declarations: the tests import it @testable, as they import Rewind).
         .target(name: "RewindAppTestSupport", dependencies: ["RewindSupport", "Rewind", "RewindJSON", "RewindLog", "RewindWebSocket", "RewindWire"],
                 path: "Tests/RewindAppTestSupport"),
         // Rewind's store: effects, time travel, replay, branches, adapters, redaction, the README's
