@@ -106,9 +106,11 @@ let package = Package(
         .executableTarget(name: "RewindRecorderChild", dependencies: ["RewindRecorder"]),
         // Used only by the CLI tests: a shop app on a Store, Reducer and Effect of its own that
         // takes the inspector's commands through a StoreLink, with RewindRecorder alone.
-        .executableTarget(name: "RewindStoreChild", dependencies: ["RewindRecorder"]),
+        .executableTarget(name: "RewindStoreChild", dependencies: ["RewindRecorder", "ShopModel"]),
         // Used only by the CLI tests: the same shop on Rewind's own Store.
-        .executableTarget(name: "RewindShopChild", dependencies: ["Rewind"]),
+        .executableTarget(name: "RewindShopChild", dependencies: ["Rewind", "ShopModel"]),
+        // The shop both children run (state, actions, what each action does), written once.
+        .target(name: "ShopModel"),
         // Stand-ins for TCA's and ReSwift's public shapes (neither can be built here), and the two
         // apps that run Docs/Integrating.md's TCA and ReSwift wiring against them (the CLI tests
         // depend on the apps, so `swift build --build-tests` compiles the snippets).
@@ -130,12 +132,25 @@ let package = Package(
         .testTarget(name: "RewindReplayTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindReplay", "RewindLog", "RewindJSON", "RewindFaultChild"]),
         // An app on its own `Store` that imports RewindRecorder alone.
         .testTarget(name: "RewindRecorderTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindRecorder"]),
-        // checkout-bug.jsonl is a fixture read by path beside its test (Docs/Integrating.md's recipe).
+        // What the tests of an app recording on Rewind's store share: its model and reducer, a
+        // protocol peer in the server's place, an inspector client, a session's states read back
+        // (internal declarations: the tests import it @testable, as they import Rewind).
+        .target(name: "RewindAppTestSupport", dependencies: ["RewindSupport", "Rewind", "RewindJSON", "RewindLog", "RewindWebSocket", "RewindWire"],
+                path: "Tests/RewindAppTestSupport"),
+        // Rewind's store: effects, time travel, replay, branches, adapters, redaction, the README's
+        // example and the regression recipe. checkout-bug.jsonl is a fixture read by path beside
+        // its test (Docs/Integrating.md's recipe).
         .testTarget(
             name: "RewindTests",
-            dependencies: ["RewindTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindWebSocket", "RewindServer", "RewindReplay", "RewindCLI"],
+            dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindLog", "RewindJSON", "RewindServer"],
             exclude: ["checkout-bug.jsonl"]
         ),
+        // The recorder and its sinks: the log file, the server link and its transports, unacknowledged
+        // events, the local log's bound, default destinations and the server's commands.
+        .testTarget(name: "RewindSinkTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindServer"]),
+        // A store streaming to the real server, in process and as `rewind serve` (depending on
+        // RewindCLI makes `swift build --build-tests` build the binary).
+        .testTarget(name: "RewindEndToEndTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindServer", "RewindReplay", "RewindCLI"]),
         .testTarget(name: "RewindDemoTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindDemo", "Rewind", "RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "RewindSupport", "CSQLite", "CLibWebSockets"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.

@@ -1,7 +1,8 @@
 import Foundation
 import RewindRecorder
+import ShopModel
 
-// `RewindStoreChild [ACTION…]`: a shop app on a store of its own (`Store`, `Reducer`, `Effect`
+// `RewindStoreChild [ACTION…]`: a shop app (ShopModel) on a store of its own (`Store`, `Reducer`, `Effect`
 // below, in the shapes of a small Redux store), built against RewindRecorder alone, for the CLI
 // tests of the inspector's commands. It records with no destination in its code (REWIND_SERVER,
 // else the default log) through a StoreLink, so it takes jump, resume, pause, dispatch, replay
@@ -9,21 +10,6 @@ import RewindRecorder
 // every JSON action read from standard input, one a line. After every change of the state the
 // store holds (an action, a jump, a replay's step) it prints `state JSON` (keys sorted). It runs
 // until it is killed.
-
-struct ShopState: Codable, Sendable, Equatable {
-    var cart: [Int] = []
-    var total = 0
-    var lastOrder: String?
-}
-
-enum ShopAction: Codable, Sendable {
-    case add(Int)
-    case remove(Int)
-    case checkout
-    case placed(String)
-    /// What the StoreLink sends to set the state the store holds; the reducer never sees it.
-    case rewind
-}
 
 /// What a reducer asks for after it ran.
 enum Effect<Action> {
@@ -53,26 +39,8 @@ final class Store<State, Action> {
 }
 
 let shopReducer: Reducer<ShopState, ShopAction> = { state, action in
-    switch action {
-    case .add(let price):
-        state.cart.append(price)
-        state.total += price
-        return .none
-    case .remove(let index):
-        guard state.cart.indices.contains(index) else { return .none }
-        state.total -= state.cart.remove(at: index)
-        return .none
-    case .checkout:
-        let order = "order-\(state.total)"
-        state.cart = []
-        state.total = 0
-        return .send(.placed(order))
-    case .placed(let order):
-        state.lastOrder = order
-        return .none
-    case .rewind:
-        return .none
-    }
+    guard let next = state.apply(action) else { return .none }
+    return .send(next)
 }
 
 func say(_ line: String) {

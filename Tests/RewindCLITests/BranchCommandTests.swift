@@ -7,24 +7,49 @@ import RewindTestSupport
 /// recomputes the session; without the app, one sentence.
 @Suite("rewind branch", .ownThreads)
 struct BranchCommandTests {
+    /// `rewind serve` with `rewind demo`'s breweries app streaming to it; ``stop()`` ends both.
+    final class ServedDemo {
+        let dir: TemporaryDirectory
+        let db: String
+        let serve: ServeProcess
+        let port: Int
+        let demo: RunningCLI
+
+        init() throws {
+            dir = try TemporaryDirectory()
+            db = dir.path("served.db")
+            serve = try ServeProcess(["--port", "0", "--db", db])
+            guard let port = serve.port() else { throw FixtureFailure(message: "rewind serve did not start: \(serve.text)") }
+            self.port = port
+            demo = try RunningCLI(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "breweries", "--rate", "40", "--duration", "60"])
+        }
+
+        /// The demo's session as `rewind sessions --json` lists it, once it has a few recorded
+        /// actions (`nil` if it has none within a minute).
+        func sessionWithActions() throws -> JSONValue? {
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while Date() < deadline {
+                let listed = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
+                if let session = listed.first(where: { ($0["lastSeq"]?.numberValue?.int64Value ?? 0) >= 6 }) { return session }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return nil
+        }
+
+        func stop() {
+            demo.stop()
+            serve.signal(SIGTERM)
+            _ = serve.waitForExit()
+            dir.cleanup()
+        }
+    }
+
     @Test("skips and edits through the live app: a linked branch whose seqs line up; with the app gone, one sentence")
     func branchThroughTheDemo() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let db = dir.url.appendingPathComponent("served.db").path
-        let serve = try ServeProcess(["--port", "0", "--db", db])
-        defer { serve.signal(SIGTERM); _ = serve.waitForExit() }
-        let port = try #require(serve.port(), "\(serve.text)")
-        let demo = try RunningCLI(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "breweries", "--rate", "40", "--duration", "60"])
-        defer { demo.stop() }
-        // Wait for a few recorded actions.
-        var original: JSONValue?
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while Date() < deadline {
-            let listed = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
-            if let session = listed.first(where: { ($0["lastSeq"]?.numberValue?.int64Value ?? 0) >= 6 }) { original = session; break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        let served = try ServedDemo()
+        defer { served.stop() }
+        let db = served.db, port = served.port, demo = served.demo
+        let original = try served.sessionWithActions()
         let session = try #require(original?["uuid"]?.string)
         let edit = #"3={"type":"breweries/city/changed","city":"Zanzibar"}"#
         let result = try CLIRunner.run(["branch", session, "--skip", "2", "--edit", edit, "--server", "ws://127.0.0.1:\(port)"])
@@ -53,21 +78,10 @@ struct BranchCommandTests {
 
     @Test("latest is resolved once: the branch is compared with its original, keeps its times, is listed under it, and latest stays the original")
     func branchOfLatest() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let db = dir.url.appendingPathComponent("served.db").path
-        let serve = try ServeProcess(["--port", "0", "--db", db])
-        defer { serve.signal(SIGTERM); _ = serve.waitForExit() }
-        let port = try #require(serve.port(), "\(serve.text)")
-        let demo = try RunningCLI(["demo", "--server", "ws://127.0.0.1:\(port)/app", "--app", "breweries", "--rate", "40", "--duration", "60"])
-        defer { demo.stop() }
-        var original: JSONValue?
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while Date() < deadline {
-            let listed = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", db]).stdout)
-            if let session = listed.first(where: { ($0["lastSeq"]?.numberValue?.int64Value ?? 0) >= 6 }) { original = session; break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        let served = try ServedDemo()
+        defer { served.stop() }
+        let db = served.db, port = served.port
+        let original = try served.sessionWithActions()
         let session = try #require(original?["uuid"]?.string)
         let server = "ws://127.0.0.1:\(port)"
         // An edit that surely changes the state at seq 4: the two differ from there on.

@@ -12,18 +12,12 @@ struct CLIRunner {
         var stderrBytes: [UInt8] = []
     }
 
-    /// The `rewind` binary beside the test bundle (both live in `.build/<triple>/<config>/`).
-    static let executable = locate("rewind")
+    /// The `rewind` binary beside the test bundle.
+    static let executable = BuiltExecutable.rewind
 
     /// A binary built beside the test bundle.
     static func locate(_ name: String) -> URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
-        for candidate in [dir, Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return dir.appendingPathComponent(name)
+        BuiltExecutable.url(name)
     }
 
     /// Runs `rewind arguments…` (or another built `program`) with `stdin` as its standard input
@@ -74,22 +68,3 @@ struct CLIRunner {
     }
 }
 
-/// A fresh temporary directory, removed by `cleanup()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String, contents: String) throws -> String {
-        let path = url.appendingPathComponent(name).path
-        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
-    func cleanup() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindTestSupport
 
 /// A log written with `LogWriter` and `EventBuilder` in a temporary directory, for the commands
 /// that read logs. Times are fixed (seq N at 1,700,000,000 + N seconds) and the commands run

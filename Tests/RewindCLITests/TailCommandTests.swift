@@ -23,6 +23,14 @@ struct TailCommandTests {
 
         var url: String { "ws://127.0.0.1:\(port)/inspect" }
 
+        /// `rewind tail SESSION` in a tmux pane 60 columns wide, waiting for the session.
+        func tailPane(_ uuid: String) throws -> TmuxPane {
+            let command = [CLIRunner.executable.path, "tail", uuid, "--server", url].map { "'\($0)'" }.joined(separator: " ")
+            let pane = try TmuxPane(script: "\(command)\nexec sleep 600\n", in: dir, columns: 60, rows: 20)
+            #expect(pane.wait(for: "waiting for session").ok)
+            return pane
+        }
+
         func cleanup() {
             serve.signal(SIGKILL)
             _ = serve.waitForExit()
@@ -272,10 +280,8 @@ struct TailCommandTests {
         let server = try Server()
         defer { server.cleanup() }
         let uuid = UUID().uuidString
-        let command = [CLIRunner.executable.path, "tail", uuid, "--server", server.url].map { "'\($0)'" }.joined(separator: " ")
-        let pane = try TmuxPane(script: "\(command)\nexec sleep 600\n", in: server.dir, columns: 60, rows: 20)
+        let pane = try server.tailPane(uuid)
         defer { pane.kill() }
-        #expect(pane.wait(for: "waiting for session").ok)
         let app = try StreamingApp(port: server.port)
         #expect(app.hello(session: uuid) == 0)
         app.send(TwoTypeRecording.event(0))

@@ -57,10 +57,8 @@ struct TerminalTextTests {
         let server = try TailCommandTests.Server()
         defer { server.cleanup() }
         let uuid = UUID().uuidString
-        let command = [CLIRunner.executable.path, "tail", uuid, "--server", server.url].map { "'\($0)'" }.joined(separator: " ")
-        let pane = try TmuxPane(script: "\(command)\nexec sleep 600\n", in: server.dir, columns: 60, rows: 20)
+        let pane = try server.tailPane(uuid)
         defer { pane.kill() }
-        #expect(pane.wait(for: "waiting for session").ok)
         let app = try StreamingApp(port: server.port)
         #expect(app.hello(session: uuid) == 0)
         app.send(TwoTypeRecording.event(0))

@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 
 /// A detached tmux session on its own server socket running a shell script, for driving the
 /// full-screen `rewind replay` like a user at a terminal.

@@ -1,24 +1,7 @@
 import Foundation
 import RewindJSON
 @testable import RewindLog
-
-/// A fresh directory under the system's temporary folder, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-log-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-}
+import RewindTestSupport
 
 /// Builds events with small patches, as a recorder would.
 enum Fixture {

@@ -4,15 +4,9 @@ import RewindTestSupport
 /// A helper executable built beside the tests, run as a child process whose standard output is
 /// collected line by line, so a test can wait for what it reports with a deadline.
 final class ChildProcess: @unchecked Sendable {
-    /// The executable `name` beside the test bundle (both live in `.build/<triple>/<config>/`).
+    /// The executable `name` beside the test bundle.
     static func executable(_ name: String) -> URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
-        for candidate in [dir, Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return dir.appendingPathComponent(name)
+        BuiltExecutable.url(name)
     }
 
     let process: Subprocess

@@ -3,6 +3,7 @@ import RewindJSON
 import RewindServer
 import RewindWire
 import Testing
+import RewindTestSupport
 
 /// Issue 13, repros 10 and 11: the Host check, frames the docs say are refused, and event
 /// members that contradict the data. Each runs against a real server, then the ``HealthCheck``.

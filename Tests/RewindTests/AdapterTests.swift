@@ -3,6 +3,7 @@ import RewindJSON
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 enum TimerAction: Codable, Sendable {
     case start, tick, reset

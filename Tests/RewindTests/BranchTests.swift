@@ -5,6 +5,7 @@ import RewindServer
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// Branches: a recording recomputed with actions left out or replaced, checked against the
 /// reducer run by hand, and asked for through `rewind serve` as an inspector would.

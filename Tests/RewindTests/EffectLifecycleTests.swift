@@ -5,6 +5,7 @@ import RewindServer
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// Opens once; every waiter, before or after, goes on.
 actor Gate {
@@ -282,7 +283,7 @@ struct EffectLifecycleTests {
                                            function: "sendSites()"))
         #expect(events[2].site?.line == line + 1)
         // `.loaded` was sent inside the effect in TestModels.swift, caused by `.load`.
-        #expect(events[3].site?.file == "RewindTests/TestModels.swift")
+        #expect(events[3].site?.file == "RewindAppTestSupport/TestModels.swift")
         #expect(events[3].cause == 2)
     }
 }
@@ -320,7 +321,7 @@ struct SendSiteServerTests {
         #expect(profileSession.run == cartSession.run)
         let events = try reader.events(session: cartSession.id)
         #expect(events[1].site == SendSite(file: "RewindTests/EffectLifecycleTests.swift", line: line, function: "serverStoresSites()"))
-        #expect(events[3].site?.file == "RewindTests/TestModels.swift")
+        #expect(events[3].site?.file == "RewindAppTestSupport/TestModels.swift")
         #expect(events[3].cause == 2)
 
         // An inspector's events page carries the site too.

@@ -3,6 +3,7 @@ import RewindJSON
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 // README example begin
 struct CounterState: Codable, Sendable { var count = 0 }

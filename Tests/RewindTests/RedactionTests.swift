@@ -4,6 +4,7 @@ import RewindLog
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 struct LoginState: Codable, Sendable, Equatable {
     struct Auth: Codable, Sendable, Equatable {

@@ -15,6 +15,7 @@ import Testing
 // Integrating.md recipe end
 
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// The regression recipe in Docs/Integrating.md is the code above, compiled and run here
 /// against a fixture `rewind export --format jsonl` wrote; and it catches a changed reducer.

@@ -4,6 +4,7 @@ import RewindLog
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 @MainActor
 @Suite("Replay", .ownThreads)

@@ -4,6 +4,7 @@ import RewindJSON
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 @MainActor
 @Suite("Store", .ownThreads)

@@ -221,14 +221,3 @@ struct StreamedHTTPTests {
         withExtendedLifetime(stalled) {}
     }
 }
-
-/// Checks `condition` every millisecond until it holds or `timeout` passes, for state that no one
-/// signals (the server's counters); returns whether it holds.
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        usleep(1_000)
-    }
-    return true
-}

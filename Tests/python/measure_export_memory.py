@@ -25,64 +25,16 @@ Usage: measure_export_memory.py PATH_TO_REWIND [--events 2000] [--state-mib 1] [
                                  [--skip fast,stalled,hungup,head,ingest]
 """
 import argparse
-import base64
 import json
 import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
-FNV_OFFSET = 0xcbf29ce484222325
-FNV_PRIME = 0x100000001b3
-
-
-def fnv1a64(data, h=FNV_OFFSET):
-    for b in data:
-        h = ((h ^ b) * FNV_PRIME) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def frame(text):
-    payload = text.encode()
-    header = bytearray([0x81])
-    n = len(payload)
-    if n < 126:
-        header.append(0x80 | n)
-    elif n < 65536:
-        header += bytes([0x80 | 126]) + n.to_bytes(2, "big")
-    else:
-        header += bytes([0x80 | 127]) + n.to_bytes(8, "big")
-    mask = b"\x00\x00\x00\x00"  # a zero mask leaves the payload as it is
-    return bytes(header) + mask + payload
-
-
-def connect(port, path, protocol):
-    s = socket.socket()
-    s.connect(("127.0.0.1", port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    s.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {protocol}\r\n\r\n").encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = s.recv(1)
-        if not chunk:
-            raise SystemExit("upgrade refused")
-        head += chunk
-    if b" 101 " not in head.split(b"\r\n")[0]:
-        raise SystemExit("upgrade refused: " + head.split(b"\r\n")[0].decode())
-    return s
-
-
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
+from rewind_wire import connect, fnv1a64, frame, free_port, status_kib
 
 
 def export_threads(pid):
@@ -243,9 +195,7 @@ def main():
     skip = set(filter(None, args.skip.split(",")))
     if shutil.which("curl") is None:
         raise SystemExit("needs curl")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     folder = tempfile.mkdtemp(prefix="rewind-export-")
     server = subprocess.Popen([args.rewind, "serve", "--port", str(port), "--db", os.path.join(folder, "r.db"), "--web", folder],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -5,21 +5,7 @@ import Testing
 @testable import Rewind
 @testable import RewindRecorder
 import RewindTestSupport
-
-/// Sends `count` actions to `store` and returns every state the recorder should see, as JSON
-/// (seq 0 first).
-@MainActor
-func sendActions(_ count: Int, to store: Store<AppState, AppAction>) throws -> [JSONValue] {
-    var model = store.state
-    var states = [try LogStates.json(model)]
-    for index in 1...count {
-        let action: AppAction = index % 3 == 0 ? .append("item \(index)") : .add(index)
-        store.send(action)
-        _ = appReducer(&model, action)
-        states.append(try LogStates.json(model))
-    }
-    return states
-}
+@testable import RewindAppTestSupport
 
 @Suite("ServerSink streaming", .serialized, .ownThreads)
 @MainActor
@@ -221,13 +207,5 @@ struct ServerSinkTests {
         #expect(state.problems.isEmpty)
         #expect(state.events.map(\.seq) == Array(0...25))
         #expect(state.states == expected)
-    }
-}
-
-/// The actions ``sendActions(_:to:)`` sends, as the recorder encodes them.
-func recordedActions(_ count: Int) -> [JSONValue] {
-    (1...count).map { index in
-        let action: AppAction = index % 3 == 0 ? .append("item \(index)") : .add(index)
-        return try! LogStates.json(action)
     }
 }

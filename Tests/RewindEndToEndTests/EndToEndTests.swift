@@ -6,6 +6,7 @@ import RewindWire
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// A store streaming to the real server (`RewindServer`, in process) over real sockets.
 @Suite("End to end with rewind serve", .serialized, .ownThreads)
@@ -210,7 +211,7 @@ struct EndToEndTests {
         probe.shutdown()
 
         var serve = try ServeProcess(port: port, log: log)
-        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.printed)")
+        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.text)")
         let store = Store(initialState: AppState(), reducer: appReducer)
         let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(port)")!), app: "Todos")
         let sink = try #require(recorder.sinks.first as? ServerSink)
@@ -223,7 +224,7 @@ struct EndToEndTests {
         expected += try sendActions(100, to: store).dropFirst()
 
         serve = try ServeProcess(port: port, log: log)
-        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.printed)")
+        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.text)")
         #expect(await waitUntil(timeout: 15) { sink.isConnected && sink.unacknowledgedCount == 0 })
         #expect(sink.connectionCount >= 2)
         serve.kill(SIGTERM)

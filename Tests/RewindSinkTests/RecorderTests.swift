@@ -5,6 +5,7 @@ import Testing
 @testable import Rewind
 @testable import RewindRecorder
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 @MainActor
 @Suite("Recorder", .ownThreads)

@@ -5,6 +5,7 @@ import RewindServer
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// NaN and the infinities are recorded as strings, marked in the log, and come back as the same
 /// `Double` in the verifier, replays and jumps.

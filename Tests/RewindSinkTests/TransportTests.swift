@@ -9,18 +9,7 @@ import Testing
 @testable import Rewind
 @testable import RewindRecorder
 import RewindTestSupport
-
-/// Collects what a sink reports about failed connects.
-final class Reports: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    func append(_ line: String) {
-        lock.withLock { lines.append(line) }
-    }
-
-    var all: [String] { lock.withLock { lines } }
-}
+@testable import RewindAppTestSupport
 
 /// The two transports under the shared link, and what a developer is told when a connect fails.
 @Suite("Server transports and connect failures", .serialized, .ownThreads)

@@ -8,6 +8,7 @@ import Testing
 @testable import Rewind
 @testable import RewindRecorder
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// A state with a part whose size the test chooses.
 struct BlobState: Codable, Sendable, Equatable {
@@ -37,13 +38,7 @@ let blobReducer: Reducer<BlobState, BlobAction> = { state, action in
 /// The states a blob store should record, as JSON.
 @MainActor
 func send(_ actions: [BlobAction], to store: Store<BlobState, BlobAction>, model: inout BlobState) throws -> [JSONValue] {
-    var states: [JSONValue] = []
-    for action in actions {
-        store.send(action)
-        _ = blobReducer(&model, action)
-        states.append(try LogStates.json(model))
-    }
-    return states
+    try send(actions, to: store, reducer: blobReducer, model: &model)
 }
 
 @Suite("Batches and the server's limits", .serialized, .ownThreads)
@@ -124,8 +119,8 @@ struct BatchAndLimitTests {
         reserved.release()
         let serve = try ServeProcess(port: port, log: log)
         defer { serve.kill(SIGKILL) }
-        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.printed)")
-        #expect(serve.printed.contains("app messages up to 65.0 MiB"), "\(serve.printed)")
+        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.text)")
+        #expect(serve.text.contains("app messages up to 65.0 MiB"), "\(serve.text)")
 
         let reports = Reports()
         let store = Store(initialState: BlobState(), reducer: blobReducer)
@@ -162,7 +157,7 @@ struct BatchAndLimitTests {
         reserved.release()
         let serve = try ServeProcess(port: port, log: log, arguments: ["--max-state", "1MiB"])
         defer { serve.kill(SIGKILL) }
-        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.printed)")
+        #expect(await waitUntil(timeout: 20) { serve.isListening }, "\(serve.text)")
 
         let reports = Reports()
         let store = Store(initialState: BlobState(), reducer: blobReducer)

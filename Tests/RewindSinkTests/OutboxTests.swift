@@ -4,6 +4,7 @@ import RewindLog
 import Testing
 @testable import RewindRecorder
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// The device's local log (store and forward) stays within its bound: sessions the server holds
 /// go first, and events it lacks only past that, oldest first, said in one sentence.

@@ -6,6 +6,7 @@ import Testing
 @testable import Rewind
 @testable import RewindRecorder
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 @Suite("Unacknowledged events", .ownThreads)
 struct UnackedEventsTests {

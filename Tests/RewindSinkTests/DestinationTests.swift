@@ -3,6 +3,7 @@ import RewindLog
 import Testing
 @testable import RewindRecorder
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// Where a recording goes when the code names no destination.
 @Suite("Default destinations", .ownThreads)

@@ -4,6 +4,7 @@ import RewindWire
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 @Suite("Commands from the server", .serialized, .ownThreads)
 @MainActor

@@ -4,6 +4,7 @@ import RewindLog
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// Keeps what a recorder sends, in memory.
 final class MemorySink: RecordingSink, @unchecked Sendable {
