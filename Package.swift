@@ -142,7 +142,7 @@ let package = Package(
         // its test (Docs/Integrating.md's recipe).
         .testTarget(
             name: "RewindTests",
-            dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindLog", "RewindJSON", "RewindServer"],
+            dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindLog", "RewindJSON", "RewindServer", "RewindWire"],
             exclude: ["checkout-bug.jsonl"]
         ),
         // The recorder and its sinks: the log file, the server link and its transports, unacknowledged

@@ -4,6 +4,7 @@ import RewindWire
 import Testing
 @testable import Rewind
 import RewindTestSupport
+@testable import RewindAppTestSupport
 
 /// What the store's public API promises at the call site: a recording takes the inspector's
 /// commands only when it says so, cancel ids of different types never meet, and middleware is
