@@ -34,17 +34,17 @@ extension Timeline {
     ///     not applied and `visit` gets it with no patch.
     ///   - willApply: hears each row with its patch and the state before it is applied.
     ///   - visit: hears each row with its patch and the state after it; `false` stops the walk.
-    ///     The row is valid only while it runs.
+    ///     The row is valid only while it runs. Both lend `state` in place, for reading: passing
+    ///     a copy would cost a retain and a release per event.
     /// - Returns: the seq after the last one visited (before it, descending).
     @discardableResult
     func walkChain(
         from: Int64, to: Int64, descending: Bool = false, startsAtKeyframe: Bool = false,
         unparsable wording: UnparsablePatchWording = .notAJSONPatch, state: inout JSONValue,
-        willApply: (_ row: EventRowView, _ patch: JSONPatch, _ before: JSONValue) -> Void = { _, _, _ in },
-        _ visit: (_ row: EventRowView, _ patch: JSONPatch?, _ after: JSONValue) throws(LogError) -> Bool
+        willApply: ((_ row: EventRowView, _ patch: JSONPatch, _ before: inout JSONValue) -> Void)? = nil,
+        _ visit: (_ row: EventRowView, _ patch: JSONPatch?, _ after: inout JSONValue) throws(LogError) -> Bool
     ) throws(ReplayError) -> Int64 {
         let session = sessionID
-        let which = descending ? "inverse patch" : "patch"
         var expected = descending ? to : from
         var failure: ReplayError?
         var stopped = false
@@ -55,29 +55,30 @@ extension Timeline {
                     return false
                 }
                 expected += descending ? -1 : 1
-                var applied: JSONPatch?
-                if !startsAtKeyframe || row.seq != from {
+                let goOn: Bool
+                if startsAtKeyframe && row.seq == from {
+                    goOn = try visit(row, nil, &state)
+                } else {
                     let text = try descending ? row.inverse() : row.patch()
                     let patch: JSONPatch
                     do {
                         patch = try JSONPatch(json: text)
                     } catch {
                         let problem = wording == .notAJSONPatch ? "is not a JSON Patch" : "does not apply"
-                        failure = .brokenChain(session: session, seq: row.seq, reason: "its \(which) \(problem): \(error)")
+                        failure = .brokenChain(session: session, seq: row.seq, reason: "its \(descending ? "inverse patch" : "patch") \(problem): \(error)")
                         return false
                     }
-                    willApply(row, patch, state)
+                    willApply?(row, patch, &state)
                     do {
                         try state.apply(patch)
                     } catch {
-                        failure = .brokenChain(session: session, seq: row.seq, reason: "its \(which) does not apply: \(error)")
+                        failure = .brokenChain(session: session, seq: row.seq, reason: "its \(descending ? "inverse patch" : "patch") does not apply: \(error)")
                         return false
                     }
-                    applied = patch
+                    goOn = try visit(row, patch, &state)
                 }
-                if try visit(row, applied, state) { return true }
-                stopped = true
-                return false
+                if !goOn { stopped = true }
+                return goOn
             }
         }
         if let failure { throw failure }
