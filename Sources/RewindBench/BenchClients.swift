@@ -46,7 +46,9 @@ final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
 
     func hello() throws {
         _ = client.send(text: AppMessage.hello(AppMessage.Hello(id: 1, session: UUID().uuidString, app: "bench")).json.serialized(.compact))
-        guard progress.wait(for: { $0.welcomed }, deadline: MonotonicClock.deadline(after: 10)) else { throw BenchFailure("no welcome") }
+        guard progress.wait(for: { $0.welcomed }, deadline: MonotonicClock.deadline(after: 10)) else {
+            throw BenchFailure("no welcome")
+        }
     }
 
     func send(_ frame: [UInt8], window: Int64, seq: Int64) {

@@ -175,7 +175,9 @@ final class Child: @unchecked Sendable {
             output.lines.first { $0.contains(needle) }
         }
         guard let found else { throw BenchFailure("no '\(needle)' within \(Int(timeout)) s") }
-        guard let line = found else { throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "child") ended without saying \(needle)") }
+        guard let line = found else {
+            throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "child") ended without saying \(needle)")
+        }
         return line
     }
 

@@ -6,10 +6,10 @@ import RewindSupport
 
 /// One session's connection to `rewind serve`: hello, welcome, events, acks, reconnects.
 ///
-/// Everything that changes is in `state`, under its lock; nothing here waits on the network. The recorder's thread
-/// appends and sends; each connection's thread or queue delivers welcome, acks and commands. A
-/// new connection (of the sink's ``ServerTransport``) is made for every attempt, and callbacks
-/// from an older one are ignored.
+/// Everything that changes is in `state`, under its lock; nothing here waits on the network. The
+/// recorder's thread appends and sends; each connection's thread or queue delivers welcome, acks
+/// and commands. A new connection (of the sink's ``ServerTransport``) is made for every attempt,
+/// and callbacks from an older one are ignored.
 final class ServerLink: @unchecked Sendable {
     enum Phase {
         case connecting, awaitingWelcome, streaming, waiting, finished

@@ -165,7 +165,8 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
 
     /// The connection is over: the listener hears it once, as a close or as a failure to open.
     private func finish(error: (any Error)?, response: URLResponse?) {
-        let ending = shared.update { shared, waking -> (wasOpened: Bool, listener: (any TransportListener)?, session: URLSession?)? in
+        typealias Ending = (wasOpened: Bool, listener: (any TransportListener)?, session: URLSession?)
+        let ending = shared.update { shared, waking -> Ending? in
             guard !shared.finished else { return nil }
             shared.finished = true
             waking = .all
