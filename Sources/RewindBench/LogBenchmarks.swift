@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// The "log" group: how fast `LogWriter` stores events, beside plain SQLite inserts of the same
 /// bytes (a prepared statement, one transaction per 1,000 rows, no triggers, index or FTS) in the
@@ -57,20 +58,20 @@ enum LogBenchmarks {
             _ = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
             writer.append(events)
             try writer.commit()
-            let start = Measure.now()
+            let start = MonotonicClock.seconds()
             try writer.flush()
-            indexSamples.append(Measure.now() - start)
+            indexSamples.append(MonotonicClock.seconds() - start)
             writer.close()
         }
         results.append(BenchResult(name: "log/index 20,000 committed events, one transaction", value: (Measure.quantile(indexSamples, 0.5) * 1_000 * 10).rounded() / 10,
                                    unit: "ms", note: "median of 5; what a search may trail a commit by, beyond indexInterval"))
-        let encodeStart = Measure.now()
+        let encodeStart = MonotonicClock.seconds()
         var total = 0
         for event in events {
             total += event.action.serializedBytes().count + event.patch.serializedBytes().count + event.inverse.serializedBytes().count
             total += event.keyframe?.serializedBytes().count ?? 0
         }
-        let encodeSeconds = Measure.now() - encodeStart
+        let encodeSeconds = MonotonicClock.seconds() - encodeStart
         results.append(BenchResult(name: "log/encode events as JSON", value: (Double(eventCount) / encodeSeconds).rounded(), unit: "events/s",
                                    note: "\(total / eventCount) bytes/event; done on the appending thread"))
         let keyframes = events.filter { $0.keyframe != nil }.count
@@ -106,7 +107,7 @@ enum LogBenchmarks {
         defer { writer.close() }
         let session = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
         precondition(session == 1)
-        let started = Measure.now()
+        let started = MonotonicClock.seconds()
         var start = 0
         while start < events.count {
             let end = min(start + batch, events.count)
@@ -117,7 +118,7 @@ enum LogBenchmarks {
         case .committed: try writer.commit()
         case .indexed: try writer.flush()
         }
-        return Measure.now() - started
+        return MonotonicClock.seconds() - started
     }
 
     /// Events of a todo app whose state is about 1 KB; each action toggles or renames one item,

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// One event's row as bytes, encoded before timing: the baseline stores exactly these.
 struct PlainRow {
@@ -85,7 +86,7 @@ enum PlainInserts {
             """)
         let insertKeyframe = try db.prepare("INSERT INTO keyframes(session_id, seq, state) VALUES (1, ?1, ?2)")
         let index = [.textIndex, .textIndexNoSizes, .logSchema].contains(variant) ? try db.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1") : nil
-        let started = Measure.now()
+        let started = MonotonicClock.seconds()
         var start = 0
         while start < rows.count {
             let end = min(start + 1_000, rows.count)
@@ -116,6 +117,6 @@ enum PlainInserts {
             try db.execute("COMMIT")
             start = end
         }
-        return Measure.now() - started
+        return MonotonicClock.seconds() - started
     }
 }

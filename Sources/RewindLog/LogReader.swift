@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindSupport
 
 /// Reads a log on its own connection, while a ``LogWriter`` may be writing it.
 ///
@@ -15,8 +16,8 @@ public final class LogReader: @unchecked Sendable {
     /// The log file.
     public let path: String
     let connection: Connection
-    private let lock = NSLock()
-    private var statements: [String: Statement] = [:]
+    /// The prepared statements by their SQL; its lock is the reader's lock.
+    private let statements = Mutex<[String: Statement]>([:])
 
     /// Opens the log at `path`; throws when it does not exist, is not a Rewind log or was written
     /// by a newer Rewind.
@@ -40,20 +41,23 @@ public final class LogReader: @unchecked Sendable {
 
     /// Runs `body` under the lock with the cached statement for `sql`, reset afterwards.
     func withStatement<R>(_ sql: String, _ body: (Statement) throws(LogError) -> R) throws(LogError) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        let statement: Statement
-        if let cached = statements[sql] {
-            statement = cached
-        } else {
-            statement = try connection.prepare(sql)
-            statements[sql] = statement
-        }
-        defer {
-            statement.reset()
-            statement.clearBindings()
-        }
-        return try body(statement)
+        // The Result carries the error out of the lock typed (`withLock` rethrows `any Error`).
+        try statements.withLock { statements in
+            Result { () throws(LogError) -> R in
+                let statement: Statement
+                if let cached = statements[sql] {
+                    statement = cached
+                } else {
+                    statement = try connection.prepare(sql)
+                    statements[sql] = statement
+                }
+                defer {
+                    statement.reset()
+                    statement.clearBindings()
+                }
+                return try body(statement)
+            }
+        }.get()
     }
 
     // MARK: Sessions

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindWire
+import RewindSupport
 
 /// Delivers sessions from a log file to `rewind serve`, as a recorder's catch-up does: each on
 /// its own connection, resumed from the server's `nextSeq`, so pushing twice stores nothing twice
@@ -102,35 +103,41 @@ package enum LogPush {
 }
 
 /// The acknowledgements a pushed session got: the first (what the server had) and the highest.
-private final class AckTally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var firstSeq: Int64?
-    private var highestSeq: Int64 = -1
+private final class AckTally: Sendable {
+    private struct Seen {
+        var first: Int64?
+        var highest: Int64 = -1
+    }
+
+    private let seen = Mutex(Seen())
 
     func note(_ seq: Int64) {
-        lock.withLock {
-            if firstSeq == nil { firstSeq = seq }
-            highestSeq = max(highestSeq, seq)
+        seen.withLock { seen in
+            if seen.first == nil { seen.first = seq }
+            seen.highest = max(seen.highest, seq)
         }
     }
 
-    var first: Int64? { lock.withLock { firstSeq } }
-    var highest: Int64 { lock.withLock { highestSeq } }
+    var first: Int64? { seen.withLock { $0.first } }
+    var highest: Int64 { seen.withLock { $0.highest } }
 }
 
 /// The last reason a connect failed.
-private final class FailureTally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reason: String?
-    private var failures = 0
+private final class FailureTally: Sendable {
+    private struct Seen {
+        var reason: String?
+        var failures = 0
+    }
+
+    private let seen = Mutex(Seen())
 
     func note(_ failure: TransportFailure) {
-        lock.withLock {
-            reason = failure.reason
-            failures += 1
+        seen.withLock { seen in
+            seen.reason = failure.reason
+            seen.failures += 1
         }
     }
 
-    var last: String? { lock.withLock { reason } }
-    var count: Int { lock.withLock { failures } }
+    var last: String? { seen.withLock { $0.reason } }
+    var count: Int { seen.withLock { $0.failures } }
 }

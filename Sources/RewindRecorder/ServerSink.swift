@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindWire
+import RewindSupport
 
 /// Streams sessions to `rewind serve` over a WebSocket (`/app`, subprotocol `rewind.app.v1`)
 /// and performs the commands the server relays from inspectors.
@@ -47,42 +48,44 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     public let transport: ServerTransport
     private let request: TransportRequest
     private let report: (@Sendable (String) -> Void)?
-    private let lock = NSLock()
     /// Held from deciding a report to making it, so reports reach `report` in the order they
     /// were decided (the timer's and the link's failures come from different threads).
-    private let reportOrder = NSLock()
-    // Guarded by `lock`.
-    private var links: [String: ServerLink] = [:]
-    private var handler: Handler?
+    private let reportOrder = Mutex()
+    private let shared = Mutex(Shared())
     private enum Handler {
         case anywhere(@Sendable (Command) async -> AppMessage.CommandResult)
         case mainActor(@MainActor @Sendable (Command) async -> AppMessage.CommandResult)
     }
-    private var lastFlushAcked = true
-    /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
-    private var ending: [ServerLink] = []
     /// Why `url` cannot be used, when it cannot.
     private let addressProblem: String?
-    /// The kind of failure last reported (a report repeats only when the kind changes).
-    private var reportedKind: ConnectFailure.Kind?
-    private var latestFailure: String?
-    private var latestReport: String?
-    /// A connect failed in a way no retry can fix (this transport cannot run here).
-    private var gaveUp = false
-    /// Attempts of the links already let go.
-    private var retiredAttempts = 0
-    /// The device's copy of what is streamed, when the sink keeps one (made at the first
-    /// session, which names the app).
-    private var outbox: Outbox?
     private let outboxFolder: String?
     private let outboxLimit: Int64
-    /// Sessions of earlier runs being delivered from the local log.
-    private var catchingUp: [ServerLink] = []
-    private var caughtUp = false
-    /// The last trouble with the local log or the server's refusals, in one sentence.
-    private var localProblem: String?
-    /// How far the server got with sessions whose links were let go: acked through, last seq.
-    private var finals: [String: (acked: Int64, last: Int64)] = [:]
+
+    private struct Shared {
+        var links: [String: ServerLink] = [:]
+        var handler: Handler?
+        var lastFlushAcked = true
+        /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
+        var ending: [ServerLink] = []
+        /// The kind of failure last reported (a report repeats only when the kind changes).
+        var reportedKind: ConnectFailure.Kind?
+        var latestFailure: String?
+        var latestReport: String?
+        /// A connect failed in a way no retry can fix (this transport cannot run here).
+        var gaveUp = false
+        /// Attempts of the links already let go.
+        var retiredAttempts = 0
+        /// The device's copy of what is streamed, when the sink keeps one (made at the first
+        /// session, which names the app).
+        var outbox: Outbox?
+        /// Sessions of earlier runs being delivered from the local log.
+        var catchingUp: [ServerLink] = []
+        var caughtUp = false
+        /// The last trouble with the local log or the server's refusals, in one sentence.
+        var localProblem: String?
+        /// How far the server got with sessions whose links were let go: acked through, last seq.
+        var finals: [String: (acked: Int64, last: Int64)] = [:]
+    }
 
     /// A sink for the server at `url`: `ws://host:port/app` (`/app` is added when no path is
     /// given), or the address `rewind serve` prints for the browser, `http://host:port/`, which
@@ -118,7 +121,6 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         self.url = url
         outboxFolder = localLog
         outboxLimit = localLogLimit
-        outbox = nil
         self.capacity = max(1, capacity)
         self.flushTimeout = flushTimeout
         self.transport = transport
@@ -130,20 +132,20 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     }
 
     deinit {
-        for link in links.values { link.abandon() }
+        for link in shared.withLock({ $0.links.values }) { link.abandon() }
     }
 
     /// Performs the commands the server relays with `handler` (replacing the store's, if any);
     /// the sink answers each with what `handler` returns.
     public func onCommand(_ handler: @escaping CommandHandler) {
-        lock.withLock { self.handler = .anywhere({ command in await handler(command).wire(id: command.id) }) }
+        shared.withLock { $0.handler = .anywhere({ command in await handler(command).wire(id: command.id) }) }
     }
 
     /// As ``onCommand(_:)``, for a handler isolated to the main actor (a `Store`'s): each command
     /// goes from the connection's thread straight to the main actor, so a command reaches the
     /// store even while every thread of Swift's shared pool is busy.
     package func onMainActorCommand(_ handler: @escaping @MainActor @Sendable (Command) async -> AppMessage.CommandResult) {
-        lock.withLock { self.handler = .mainActor(handler) }
+        shared.withLock { $0.handler = .mainActor(handler) }
     }
 
     /// Opens the session's connection (in the background; the first events wait for it).
@@ -163,10 +165,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             commands: { [weak self] command, link in self?.perform(command, replyingOn: link) },
             failures: { [weak self] failure in self?.didFail(failure) },
             acknowledged: acknowledged)
-        lock.lock()
-        links[session.uuid]?.stop()
-        links[session.uuid] = link
-        lock.unlock()
+        shared.withLock { shared in
+            shared.links[session.uuid]?.stop()
+            shared.links[session.uuid] = link
+        }
         if let outbox { catchUp(outbox, app: session.app) }
         link.connect()
         // A first attempt with no answer within 2 s is said at once; it goes on trying.
@@ -181,7 +183,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Keeps the events (in the local log, when the sink has one, and in memory) and sends them
     /// when the session's connection is up.
     public func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
-        lock.withLock { outbox }?.write(events, of: session)
+        shared.withLock { $0.outbox }?.write(events, of: session)
         link(for: session.uuid)?.append(events)
     }
 
@@ -189,11 +191,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// used is said once, and the session streams from memory only.
     private func keepLocally(_ session: RecordingSession) -> (Outbox?, Int64?) {
         guard let folder = outboxFolder else { return (nil, nil) }
-        let outbox = lock.withLock { () -> Outbox in
-            if let outbox = self.outbox { return outbox }
+        let outbox = shared.withLock { shared -> Outbox in
+            if let outbox = shared.outbox { return outbox }
             let made = Outbox(path: Outbox.path(folder: folder, app: session.app, server: url), server: url.absoluteString,
                               limitBytes: outboxLimit)
-            self.outbox = made
+            shared.outbox = made
             return made
         }
         do {
@@ -209,10 +211,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// its own connection, resumed from the server's `nextSeq`. The local log is then kept
     /// within its bound.
     private func catchUp(_ outbox: Outbox, app: String) {
-        let ours = lock.withLock { () -> Set<String>? in
-            guard !caughtUp else { return nil }
-            caughtUp = true
-            return Set(links.keys)
+        let ours = shared.withLock { shared -> Set<String>? in
+            guard !shared.caughtUp else { return nil }
+            shared.caughtUp = true
+            return Set(shared.links.keys)
         }
         // This sink's sessions, and those other sinks of this process record into the same file.
         guard let ours else { return }
@@ -234,7 +236,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
                 },
                 failures: { _ in },
                 acknowledged: { seq in outbox.acknowledged(session: id, through: seq) })
-            lock.withLock { catchingUp.append(link) }
+            shared.withLock { $0.catchingUp.append(link) }
             link.connect()
             link.deliverRecorded(item.events, ended: item.ended)
         }
@@ -242,9 +244,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Says a problem with the local log once (again only when it changes).
     private func sayLocalProblem(_ sentence: String) {
-        let changed = lock.withLock { () -> Bool in
-            guard localProblem != sentence else { return false }
-            localProblem = sentence
+        let changed = shared.withLock { shared -> Bool in
+            guard shared.localProblem != sentence else { return false }
+            shared.localProblem = sentence
             return true
         }
         if changed, let report { report(sentence) }
@@ -252,23 +254,25 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// The last problem with the local log (it could not be opened or read, or passed its bound
     /// and dropped events the server lacks), in one sentence.
-    public var lastLocalProblem: String? { lock.withLock { localProblem } }
+    public var lastLocalProblem: String? { shared.withLock { $0.localProblem } }
 
     /// Where the device keeps its copy of the events (`nil` without a local log, or before the
     /// first session).
-    public var localLogPath: String? { lock.withLock { outbox?.path } }
+    public var localLogPath: String? { shared.withLock { $0.outbox?.path } }
 
     /// Events of the sessions this sink serves, and of the earlier ones it delivers, that the
     /// server has not acknowledged: kept in the local log for later when it has one.
     public var undeliveredCount: Int {
-        let catching = lock.withLock { catchingUp }
+        let catching = shared.withLock { $0.catchingUp }
         return unacknowledgedCount + catching.reduce(0) { $0 + $1.status.unacked }
     }
 
     /// How far the server got with the session `uuid`: the events it acknowledged and those
     /// written (seq 0 included), or `nil` for a session this sink never served.
     func delivery(of uuid: String) -> (acknowledged: Int, recorded: Int)? {
-        let (link, final) = lock.withLock { (links[uuid] ?? ending.first { $0.session.uuid == uuid }, finals[uuid]) }
+        let (link, final) = shared.withLock { shared in
+            (shared.links[uuid] ?? shared.ending.first { $0.session.uuid == uuid }, shared.finals[uuid])
+        }
         if let link {
             let status = link.status
             return (Int(status.ackedThrough + 1), Int(status.lastSeq + 1))
@@ -287,16 +291,16 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// How many earlier sessions from the local log this sink delivers (once its first session
     /// has begun).
-    public var catchUpCount: Int { lock.withLock { catchingUp.count } }
+    public var catchUpCount: Int { shared.withLock { $0.catchingUp.count } }
 
     /// Waits until the earlier sessions found in the local log are delivered, or `timeout`.
     @discardableResult
     public func waitForCatchUp(timeout: Duration) -> Bool {
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        let catching = lock.withLock { catchingUp }
+        let catching = shared.withLock { $0.catchingUp }
         var all = true
         for link in catching where !link.waitUntilDelivered(until: deadline) { all = false }
-        lock.withLock { outbox }?.waitForMarks()
+        shared.withLock { $0.outbox }?.waitForMarks()
         return all
     }
 
@@ -308,24 +312,23 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// ``lastFlushAcknowledged``; ``waitForAcknowledgements(timeout:)`` waits through outages.
     public func flush() throws {
         // The local log first: committed, the events are safe whatever the server does.
-        try? lock.withLock { outbox }?.commit()
+        try? shared.withLock { $0.outbox }?.commit()
         let acked = waitForAcks(timeout: flushTimeout, throughOutages: false)
-        lock.lock()
-        lastFlushAcked = acked
-        lock.unlock()
+        shared.withLock { $0.lastFlushAcked = acked }
     }
 
     /// Says `end` once the server holds every event of the session; until then the sink keeps
     /// reconnecting to deliver them.
     public func end(_ session: RecordingSession, at date: Date) throws {
-        try? lock.withLock { outbox }?.end(session, at: date)
-        lock.lock()
-        let link = links[session.uuid]
-        // Links over by now need no waiting: keep only those still delivering, so an app that
-        // records session after session does not keep every finished one.
-        ending.removeAll { $0.isOver }
-        if let link { ending.append(link) }
-        lock.unlock()
+        try? shared.withLock { $0.outbox }?.end(session, at: date)
+        let link = shared.withLock { shared in
+            let link = shared.links[session.uuid]
+            // Links over by now need no waiting: keep only those still delivering, so an app that
+            // records session after session does not keep every finished one.
+            shared.ending.removeAll { $0.isOver }
+            if let link { shared.ending.append(link) }
+            return link
+        }
         link?.end()
     }
 
@@ -336,14 +339,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     @discardableResult
     public func waitUntilEnded(timeout: Duration) -> Bool {
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        lock.lock()
-        let ending = self.ending
-        let catching = catchingUp
-        lock.unlock()
+        let (ending, catching) = shared.withLock { ($0.ending, $0.catchingUp) }
         var delivered: [ServerLink] = []
         // With a local log the events are safe on the device: while the server is away there is
         // nothing to wait for (they go out the next time the app reaches it).
-        let outbox = lock.withLock { self.outbox }
+        let outbox = shared.withLock { $0.outbox }
         // Only a session the local log holds is safe there: one it could not take lives in
         // memory alone and is waited for like any other.
         func keptLocally(_ link: ServerLink) -> Bool {
@@ -353,10 +353,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         for link in ending where !(keptLocally(link) && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
             if link.waitUntilDelivered(until: deadline) { delivered.append(link) }
         }
-        lock.withLock {
+        shared.withLock { shared in
             for link in ending {
                 let status = link.status
-                finals[link.session.uuid] = (status.ackedThrough, status.lastSeq)
+                shared.finals[link.session.uuid] = (status.ackedThrough, status.lastSeq)
             }
         }
         // Earlier sessions delivered from the local log get what is left of the time too; what
@@ -368,11 +368,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         }
         outbox?.waitForMarks()
         _ = caughtUp
-        lock.lock()
-        self.ending.removeAll { link in delivered.contains { $0 === link } }
-        let allDelivered = self.ending.isEmpty
-        lock.unlock()
-        return allDelivered
+        return shared.withLock { shared in
+            shared.ending.removeAll { link in delivered.contains { $0 === link } }
+            return shared.ending.isEmpty
+        }
     }
 
     /// Waits until the server has acknowledged every event written so far; `false` on timeout.
@@ -383,29 +382,25 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     private func waitForAcks(timeout: Duration, throughOutages: Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        lock.lock()
-        let links = Array(self.links.values)
-        lock.unlock()
+        let links = shared.withLock { Array($0.links.values) }
         // A transport that cannot run here gave up: what it held is not acknowledged.
-        var acked = !lock.withLock { gaveUp }
+        var acked = !shared.withLock { $0.gaveUp }
         for link in links where !link.waitForAcks(until: deadline, throughOutages: throughOutages) { acked = false }
         return acked
     }
 
     /// Closes every connection and stops reconnecting; unacknowledged events are dropped.
     public func disconnect() {
-        lock.lock()
-        let links = Array(self.links.values)
-        self.links.removeAll()
-        lock.unlock()
+        let links = shared.withLock { shared in
+            defer { shared.links.removeAll() }
+            return Array(shared.links.values)
+        }
         for link in links { link.stop() }
     }
 
     /// Whether the last ``flush()`` saw every event acknowledged.
     public var lastFlushAcknowledged: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return lastFlushAcked
+        shared.withLock { $0.lastFlushAcked }
     }
 
     // The counts below cover the sessions the sink still serves (not those whose `end` the
@@ -427,42 +422,38 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Why the last failed connection attempt failed (the server refused the upgrade, nothing
     /// listens, …), if one has failed.
-    public var lastConnectFailure: String? { lock.withLock { latestFailure } }
+    public var lastConnectFailure: String? { shared.withLock { $0.latestFailure } }
 
     /// The last sentence reported about a failed connect, with the URL and what to do (what
     /// `report` was given), if one was.
-    public var lastConnectReport: String? { lock.withLock { latestReport } }
+    public var lastConnectReport: String? { shared.withLock { $0.latestReport } }
 
     /// Connection attempts made so far, over all sessions (each retry counts).
     var connectAttempts: Int {
         // Finished links are let go (and their attempts kept aside) as the statuses are read.
         let current = statuses.filter { !$0.finished }.reduce(0) { $0 + $1.attempts }
-        return current + lock.withLock { retiredAttempts }
+        return current + shared.withLock { $0.retiredAttempts }
     }
 
     /// The sessions' statuses; links that delivered their whole session are let go.
     private var statuses: [ServerLinkStatus] {
-        lock.lock()
-        let links = self.links
-        lock.unlock()
+        let links = shared.withLock { $0.links }
         let statuses = links.mapValues(\.status)
         let finished = statuses.filter { $0.value.finished }.map(\.key)
         if !finished.isEmpty {
-            lock.lock()
-            for uuid in finished where self.links[uuid] === links[uuid] {
-                self.links[uuid] = nil
-                retiredAttempts += statuses[uuid]?.attempts ?? 0
-                if let status = statuses[uuid] { finals[uuid] = (status.ackedThrough, status.lastSeq) }
+            shared.withLock { shared in
+                for uuid in finished where shared.links[uuid] === links[uuid] {
+                    shared.links[uuid] = nil
+                    shared.retiredAttempts += statuses[uuid]?.attempts ?? 0
+                    if let status = statuses[uuid] { shared.finals[uuid] = (status.ackedThrough, status.lastSeq) }
+                }
             }
-            lock.unlock()
         }
         return Array(statuses.values)
     }
 
     private func link(for uuid: String) -> ServerLink? {
-        lock.lock()
-        defer { lock.unlock() }
-        return links[uuid]
+        shared.withLock { $0.links[uuid] }
     }
 
     /// Reports a failed connect: the first one, then again only when the kind of failure changes.
@@ -478,19 +469,19 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         }
         let connectFailure = ConnectFailure(reason: failure.reason, kind: kind)
         let text = sentence ?? connectFailure.sentence(url: url)
-        reportOrder.lock()
-        defer { reportOrder.unlock() }
-        let changed = lock.withLock {
-            if onlyIfFirst && reportedKind != nil { return false }
-            latestFailure = failure.reason
-            if failure.isPermanent { gaveUp = true }
-            defer { reportedKind = connectFailure.kind }
-            guard reportedKind != connectFailure.kind else { return false }
-            latestReport = text
-            return true
+        reportOrder.withLock {
+            let changed = shared.withLock { shared in
+                if onlyIfFirst && shared.reportedKind != nil { return false }
+                shared.latestFailure = failure.reason
+                if failure.isPermanent { shared.gaveUp = true }
+                defer { shared.reportedKind = connectFailure.kind }
+                guard shared.reportedKind != connectFailure.kind else { return false }
+                shared.latestReport = text
+                return true
+            }
+            guard changed, let report else { return }
+            report(text)
         }
-        guard changed, let report else { return }
-        report(text)
     }
 
     /// Writes a sentence to standard error, prefixed `rewind:`, as a console line.
@@ -500,7 +491,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Runs the handler off the service thread and sends its result back.
     private func perform(_ command: Command, replyingOn link: ServerLink) {
-        switch lock.withLock({ handler }) {
+        switch shared.withLock({ $0.handler }) {
         case .mainActor(let handler):
             Task { @MainActor in link.reply(await handler(command)) }
         case .anywhere(let handler):

@@ -2,14 +2,14 @@ import Foundation
 import RewindJSON
 import RewindWebSocket
 import RewindWire
+import RewindSupport
 
 /// One inspector connection (`rewind.inspect.v1`) that posts what it receives to a ``Mailbox``.
 final class InspectorLink: WebSocketClientDelegate, @unchecked Sendable {
     let client: WebSocketClient
     let generation: Int
     private let mailbox: Mailbox
-    private let lock = NSLock()
-    private var connected = false
+    private let connected = Mutex(false)
 
     /// Starts connecting to `url` (`ws://HOST:PORT/inspect`) with `token` as a bearer token.
     init(url: String, token: String?, mailbox: Mailbox, generation: Int) throws {
@@ -38,7 +38,7 @@ final class InspectorLink: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     func didConnect(_ connection: WebSocketConnection) {
-        lock.withLock { connected = true }
+        connected.withLock { $0 = true }
     }
 
     func didFailToConnect(reason: String) {
@@ -51,6 +51,6 @@ final class InspectorLink: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
-        mailbox.post(.lost(reason: "closed with \(code)", generation: generation, connected: lock.withLock { connected }))
+        mailbox.post(.lost(reason: "closed with \(code)", generation: generation, connected: connected.withLock { $0 }))
     }
 }

@@ -2,13 +2,14 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindWire
+import RewindSupport
 
 /// One session's connection to `rewind serve`: hello, welcome, events, acks, reconnects.
 ///
-/// Everything is guarded by `condition`; nothing here waits on the network. The recorder's thread
-/// appends and sends; each connection's thread or queue delivers welcome, acks and commands. A
-/// new connection (of the sink's ``ServerTransport``) is made for every attempt, and callbacks
-/// from an older one are ignored.
+/// Everything that changes is in `state`, under its lock; nothing here waits on the network. The
+/// recorder's thread appends and sends; each connection's thread or queue delivers welcome, acks
+/// and commands. A new connection (of the sink's ``ServerTransport``) is made for every attempt,
+/// and callbacks from an older one are ignored.
 final class ServerLink: @unchecked Sendable {
     enum Phase {
         case connecting, awaitingWelcome, streaming, waiting, finished
@@ -19,26 +20,38 @@ final class ServerLink: @unchecked Sendable {
     private let request: TransportRequest
     private let failures: @Sendable (TransportFailure) -> Void
     private let commands: @Sendable (Command, ServerLink) -> Void
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var events: UnackedEvents
-    private var phase = Phase.waiting
-    private var client: (any TransportConnection)?
-    private var attempt = 0
-    private var backoff = ReconnectBackoff()
-    private var ended = false
-    private var connections = 0
-    private var lastError: String?
-    private var lastConnectFailure: String?
-    /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
-    private var storageTrouble = false
-    /// Why the server refused an event on the last connection; the next one withholds it.
-    private var refusal: String?
-    /// The first seq appended but not yet sent, while events are gathered into a batch.
-    private var gatheredFrom: Int64?
-    private var gatherScheduled = false
-    /// When events last went out (uptime nanoseconds).
-    private var lastSendAt: UInt64 = 0
+    /// Flushes and deliveries wait here for the acknowledged seq or the phase to change
+    /// (``change(_:)`` wakes them when it does).
+    private let state: Condition<State>
+
+    private struct State {
+        var events: UnackedEvents
+        var phase = Phase.waiting
+        var client: (any TransportConnection)?
+        var attempt = 0
+        var backoff = ReconnectBackoff()
+        var ended = false
+        var connections = 0
+        var lastError: String?
+        var lastConnectFailure: String?
+        /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
+        var storageTrouble = false
+        /// Why the server refused an event on the last connection; the next one withholds it.
+        var refusal: String?
+        /// The first seq appended but not yet sent, while events are gathered into a batch.
+        var gatheredFrom: Int64?
+        var gatherScheduled = false
+        /// When events last went out (uptime nanoseconds).
+        var lastSendAt: UInt64 = 0
+        /// Holds the link while an ended session is still being delivered, so that it outlives
+        /// the recorder and the sink.
+        var delivering: ServerLink?
+        /// The connection that carried `end`, kept so a caller can wait for its close to finish.
+        var closingClient: (any TransportConnection)?
+        /// Whether an ended session says `end` once delivered; a session delivered from the
+        /// local log after its app is gone, which never ended there, only closes its connection.
+        var saysEnd = true
+    }
 
     /// The errors that refuse one event for what it holds, which resending cannot change.
     static func refusesAnEvent(_ code: WireError.Code) -> Bool {
@@ -47,18 +60,9 @@ final class ServerLink: @unchecked Sendable {
         default: false
         }
     }
-    /// Holds the link while an ended session is still being delivered, so that it outlives the
-    /// recorder and the sink.
-    private var delivering: ServerLink?
-    /// The connection that carried `end`, kept so a caller can wait for its close to finish.
-    private var closingClient: (any TransportConnection)?
-
     /// Hears each seq the server acknowledges (on the connection's thread): the local log
     /// records it.
     private let acknowledged: (@Sendable (Int64) -> Void)?
-    /// Whether an ended session says `end` once delivered; a session delivered from the local
-    /// log after its app is gone, which never ended there, only closes its connection.
-    private var saysEnd = true
 
     /// `failures` hears every failed attempt to connect (the sink reports the first).
     init(session: RecordingSession, transport: ServerTransport, request: TransportRequest, capacity: Int,
@@ -71,15 +75,24 @@ final class ServerLink: @unchecked Sendable {
         self.failures = failures
         self.commands = commands
         self.acknowledged = acknowledged
-        self.events = UnackedEvents(capacity: capacity)
+        self.state = Condition(State(events: UnackedEvents(capacity: capacity)))
+    }
+
+    /// Runs `body` under the lock and wakes the waiters when it changed what they wait for: the
+    /// acknowledged seq or the phase.
+    @discardableResult
+    private func change<Result>(_ body: (inout State) -> Result) -> Result {
+        state.update { state, waking in
+            let watched = (state.events.ackedThrough, state.phase)
+            defer { if state.events.ackedThrough != watched.0 || state.phase != watched.1 { waking = .all } }
+            return body(&state)
+        }
     }
 
     /// For a session delivered from the local log: appended whole, then over once the server
     /// holds it, saying `end` only if the session ended where it was recorded.
     func deliverRecorded(_ recorded: [RecordedEvent], ended: Bool) {
-        condition.lock()
-        saysEnd = ended
-        condition.unlock()
+        state.withLock { $0.saysEnd = ended }
         append(recorded)
         end()
     }
@@ -87,28 +100,28 @@ final class ServerLink: @unchecked Sendable {
     // MARK: What the sink asks
 
     func append(_ recorded: [RecordedEvent]) {
-        condition.lock()
-        defer { condition.unlock() }
         guard let firstSeq = recorded.first?.event.seq else { return }
-        for event in recorded { events.append(event.event) }
-        guard phase == .streaming, client != nil else { return }
-        // A drop of older states rewrites entries already sent; the server keeps what it got
-        // (their `sentHash`), so only the new ones go out.
-        let from = gatheredFrom ?? firstSeq
-        let now = DispatchTime.now().uptimeNanoseconds
-        if gatheredFrom == nil, now &- lastSendAt >= Self.gatherWindow {
-            // Idle for a while: this one goes at once, so live latency stays as it was.
-            sendGathered(from: from, now: now)
-            return
-        }
-        // Events coming faster than one a millisecond: the ones of the next millisecond go
-        // together, as one `events` batch, which costs the server one frame instead of several.
-        gatheredFrom = from
-        guard !gatherScheduled else { return }
-        gatherScheduled = true
-        let wait = Self.gatherWindow &- min(Self.gatherWindow, now &- lastSendAt)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(wait, 100_000)))) { [weak self] in
-            self?.sendGatheredNow()
+        change { state in
+            for event in recorded { state.events.append(event.event) }
+            guard state.phase == .streaming, state.client != nil else { return }
+            // A drop of older states rewrites entries already sent; the server keeps what it got
+            // (their `sentHash`), so only the new ones go out.
+            let from = state.gatheredFrom ?? firstSeq
+            let now = DispatchTime.now().uptimeNanoseconds
+            if state.gatheredFrom == nil, now &- state.lastSendAt >= Self.gatherWindow {
+                // Idle for a while: this one goes at once, so live latency stays as it was.
+                sendGathered(from: from, now: now, &state)
+                return
+            }
+            // Events coming faster than one a millisecond: the ones of the next millisecond go
+            // together, as one `events` batch, which costs the server one frame instead of several.
+            state.gatheredFrom = from
+            guard !state.gatherScheduled else { return }
+            state.gatherScheduled = true
+            let wait = Self.gatherWindow &- min(Self.gatherWindow, now &- state.lastSendAt)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(wait, 100_000)))) { [weak self] in
+                self?.sendGatheredNow()
+            }
         }
     }
 
@@ -117,67 +130,62 @@ final class ServerLink: @unchecked Sendable {
 
     /// The gathering timer fired: what was gathered goes out.
     private func sendGatheredNow() {
-        condition.lock()
-        defer { condition.unlock() }
-        gatherScheduled = false
-        guard let from = gatheredFrom else { return }
-        guard phase == .streaming, client != nil else {
-            // A reconnect resends from the server's `nextSeq` anyway.
-            gatheredFrom = nil
-            return
+        change { state in
+            state.gatherScheduled = false
+            guard let from = state.gatheredFrom else { return }
+            guard state.phase == .streaming, state.client != nil else {
+                // A reconnect resends from the server's `nextSeq` anyway.
+                state.gatheredFrom = nil
+                return
+            }
+            sendGathered(from: from, now: DispatchTime.now().uptimeNanoseconds, &state)
         }
-        sendGathered(from: from, now: DispatchTime.now().uptimeNanoseconds)
     }
 
     /// With the lock held: sends every pending event from `seq` on.
-    private func sendGathered(from seq: Int64, now: UInt64) {
-        gatheredFrom = nil
-        lastSendAt = now
-        guard let client else { return }
-        sendEvents(in: events.indices(from: seq), on: client, serverHash: nil)
+    private func sendGathered(from seq: Int64, now: UInt64, _ state: inout State) {
+        state.gatheredFrom = nil
+        state.lastSendAt = now
+        guard let client = state.client else { return }
+        sendEvents(in: state.events.indices(from: seq), on: client, serverHash: nil, &state)
     }
 
     /// Marks the session ended; `end` goes out once every event is acknowledged.
     func end() {
-        condition.lock()
-        defer { condition.unlock() }
-        ended = true
-        if phase != .finished { delivering = self }
-        finishIfDelivered()
+        change { state in
+            state.ended = true
+            if state.phase != .finished { state.delivering = self }
+            finishIfDelivered(&state)
+        }
     }
 
     /// The sink is going away: an ended session is still delivered, an open one is given up.
     func abandon() {
-        condition.lock()
-        let ended = self.ended
-        condition.unlock()
-        if !ended { stop() }
+        if !state.withLock({ $0.ended }) { stop() }
     }
 
     /// Waits until every event appended so far is acknowledged or `deadline` passes; without
     /// `throughOutages`, gives up at once while waiting to reconnect (nothing can be acknowledged).
     func waitForAcks(until deadline: Date, throughOutages: Bool) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let target = events.lastSeq
-        while events.ackedThrough < target, phase != .finished, throughOutages || phase != .waiting {
-            if !condition.wait(until: deadline) { break }
+        let target = state.withLock { $0.events.lastSeq }
+        let acked = state.withLock(when: { state in
+            state.events.ackedThrough >= target || state.phase == .finished || (!throughOutages && state.phase == .waiting)
+        }, deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
+            state.events.ackedThrough >= target
         }
-        return events.ackedThrough >= target
+        return acked ?? false
     }
 
     /// Waits until the ended session's `end` has been written and its connection closed, or
     /// `deadline` passes; `false` when the session is not ended or not delivered by then.
     func waitUntilDelivered(until deadline: Date) -> Bool {
-        condition.lock()
-        while ended, phase != .finished {
-            if !condition.wait(until: deadline) { break }
+        let outcome = state.withLock(when: { !$0.ended || $0.phase == .finished },
+                                     deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
+            (delivered: state.ended && state.phase == .finished && state.events.ackedThrough >= state.events.lastSeq,
+             closing: state.closingClient)
         }
-        let delivered = ended && phase == .finished && events.ackedThrough >= events.lastSeq
-        let closing = closingClient
-        condition.unlock()
-        guard delivered else { return false }
-        guard let closing else { return true }
+        guard let outcome, outcome.delivered else { return false }
+        guard let closing = outcome.closing else { return true }
         let remaining = max(0, deadline.timeIntervalSinceNow)
         return closing.waitUntilFinished(timeout: .nanoseconds(Int64(remaining * 1e9)))
     }
@@ -185,177 +193,166 @@ final class ServerLink: @unchecked Sendable {
     /// Whether the link is over (delivered or given up) and its last connection has closed;
     /// lets that connection go once it has.
     var isOver: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard phase == .finished else { return false }
-        if let closing = closingClient {
-            guard closing.isFinished else { return false }
-            closingClient = nil
+        state.withLock { state in
+            guard state.phase == .finished else { return false }
+            if let closing = state.closingClient {
+                guard closing.isFinished else { return false }
+                state.closingClient = nil
+            }
+            return true
         }
-        return true
     }
 
     /// Gives up: closes the connection and stops reconnecting (what is unacknowledged is lost).
     func stop() {
-        condition.lock()
-        let client = self.client
-        self.client = nil
-        phase = .finished
-        delivering = nil
-        condition.broadcast()
-        condition.unlock()
+        let client = change { state in
+            defer {
+                state.client = nil
+                state.phase = .finished
+                state.delivering = nil
+            }
+            return state.client
+        }
         client?.close(goingAway: true)
     }
 
     /// Sends a command's result on the current connection; lost if it is down.
     func reply(_ result: AppMessage.CommandResult) {
-        condition.lock()
-        let client = phase == .streaming ? self.client : nil
-        condition.unlock()
+        let client = state.withLock { $0.phase == .streaming ? $0.client : nil }
         _ = client?.send(text: AppMessage.result(result).json.serialized())
     }
 
     var status: ServerLinkStatus {
-        condition.lock()
-        defer { condition.unlock() }
-        return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
-                                connections: connections, attempts: attempt, finished: phase == .finished,
-                                lastError: lastError, lastConnectFailure: lastConnectFailure,
-                                ackedThrough: events.ackedThrough, lastSeq: events.lastSeq)
+        state.withLock { state in
+            ServerLinkStatus(connected: state.phase == .streaming, unacked: state.events.count, droppedStates: state.events.droppedStates,
+                             connections: state.connections, attempts: state.attempt, finished: state.phase == .finished,
+                             lastError: state.lastError, lastConnectFailure: state.lastConnectFailure,
+                             ackedThrough: state.events.ackedThrough, lastSeq: state.events.lastSeq)
+        }
     }
 
     // MARK: The connection
 
     func connect() {
-        condition.lock()
-        guard phase == .waiting else {
-            condition.unlock()
-            return
+        let attempt = change { state -> (client: any TransportConnection, listener: AttemptListener)? in
+            guard state.phase == .waiting else { return nil }
+            state.attempt += 1
+            let client = transport.makeConnection(request)
+            state.client = client
+            state.phase = .connecting
+            return (client, AttemptListener(link: self, attempt: state.attempt))
         }
-        attempt += 1
-        let listener = AttemptListener(link: self, attempt: attempt)
-        let client = transport.makeConnection(request)
-        self.client = client
-        phase = .connecting
-        condition.unlock()
+        guard let (client, listener) = attempt else { return }
         // Outside the lock: a transport may report a failure before `open` returns.
         client.open(listener: listener)
     }
 
-    /// Called with the lock held.
-    private func scheduleRetry() {
-        phase = .waiting
-        client = nil
-        // A flush waiting on this connection gives up now.
-        condition.broadcast()
-        let delay = backoff.nextDelay()
+    /// With the lock held (in ``change(_:)``, whose phase change wakes a flush waiting on this
+    /// connection: it gives up now).
+    private func scheduleRetry(_ state: inout State) {
+        state.phase = .waiting
+        state.client = nil
+        let delay = state.backoff.nextDelay()
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
     }
 
     fileprivate func didConnect(attempt: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard attempt == self.attempt, phase == .connecting, let client else { return }
-        phase = .awaitingWelcome
-        let hello = AppMessage.Hello(
-            session: session.uuid, app: session.app, version: session.meta["version"]?.stringValue,
-            meta: session.meta.objectValue ?? [:],
-            lastAckedSeq: events.ackedThrough >= 0 ? events.ackedThrough : nil,
-            startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run,
-            hashVersion: session.hashVersion)
-        _ = client.send(text: AppMessage.hello(hello).json.serialized())
+        change { state in
+            guard attempt == state.attempt, state.phase == .connecting, let client = state.client else { return }
+            state.phase = .awaitingWelcome
+            let hello = AppMessage.Hello(
+                session: session.uuid, app: session.app, version: session.meta["version"]?.stringValue,
+                meta: session.meta.objectValue ?? [:],
+                lastAckedSeq: state.events.ackedThrough >= 0 ? state.events.ackedThrough : nil,
+                startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run,
+                hashVersion: session.hashVersion)
+            _ = client.send(text: AppMessage.hello(hello).json.serialized())
+        }
     }
 
     fileprivate func didEnd(attempt: Int, failure: TransportFailure? = nil) {
-        condition.lock()
-        guard attempt == self.attempt, phase != .finished, phase != .waiting else {
-            condition.unlock()
-            return
+        let current = change { state -> Bool in
+            guard attempt == state.attempt, state.phase != .finished, state.phase != .waiting else { return false }
+            if let failure { state.lastConnectFailure = failure.reason }
+            if failure?.isPermanent == true {
+                // This transport cannot run here: retrying cannot help.
+                state.client = nil
+                state.phase = .finished
+                state.delivering = nil
+            } else {
+                scheduleRetry(&state)
+            }
+            return true
         }
-        if let failure { lastConnectFailure = failure.reason }
-        if failure?.isPermanent == true {
-            // This transport cannot run here: retrying cannot help.
-            client = nil
-            phase = .finished
-            delivering = nil
-            condition.broadcast()
-        } else {
-            scheduleRetry()
-        }
-        condition.unlock()
-        if let failure { failures(failure) }
+        if current, let failure { failures(failure) }
     }
 
     fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
         guard let message = try? ServerToApp(frame: bytes) else { return }
-        condition.lock()
-        guard attempt == self.attempt, let client else {
-            condition.unlock()
-            return
-        }
-        switch message {
-        case .welcome(_, _, let nextSeq, let limits):
-            guard phase == .awaitingWelcome else { break }
-            connections += 1
-            // What this server accepts; one that does not say accepts its defaults.
-            events.limits = limits ?? .unstated
-            if !storageTrouble { backoff.reset() }
-            // The server stores what it holds before `nextSeq`: its state is the one the last
-            // sent version of `nextSeq - 1` gave.
-            let holdsHash = events.indices(from: nextSeq - 1).first.flatMap { index in
-                events[index].seq == nextSeq - 1 ? events[index].sentHash ?? events[index].hash : nil
-            }
-            if nextSeq > 0 { events.acknowledge(through: nextSeq - 1) }
-            // -1 when the server has nothing yet: those who count hear what the server had.
-            acknowledged?(nextSeq - 1)
-            phase = .streaming
-            if let refused = refusal {
-                refusal = nil
-                // The event the server stopped at is the one it refused.
-                if let index = events.indices(from: nextSeq).first, events[index].seq == nextSeq {
-                    events.withhold(from: index)
-                    let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
-                    lastError = sentence
-                    let failures = self.failures
-                    DispatchQueue.global().async { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
+        let command = change { state -> Command? in
+            guard attempt == state.attempt, let client = state.client else { return nil }
+            switch message {
+            case .welcome(_, _, let nextSeq, let limits):
+                guard state.phase == .awaitingWelcome else { break }
+                state.connections += 1
+                // What this server accepts; one that does not say accepts its defaults.
+                state.events.limits = limits ?? .unstated
+                if !state.storageTrouble { state.backoff.reset() }
+                // The server stores what it holds before `nextSeq`: its state is the one the last
+                // sent version of `nextSeq - 1` gave.
+                let holdsHash = state.events.indices(from: nextSeq - 1).first.flatMap { index in
+                    state.events[index].seq == nextSeq - 1 ? state.events[index].sentHash ?? state.events[index].hash : nil
+                }
+                if nextSeq > 0 { state.events.acknowledge(through: nextSeq - 1) }
+                // -1 when the server has nothing yet: those who count hear what the server had.
+                acknowledged?(nextSeq - 1)
+                state.phase = .streaming
+                if let refused = state.refusal {
+                    state.refusal = nil
+                    // The event the server stopped at is the one it refused.
+                    if let index = state.events.indices(from: nextSeq).first, state.events[index].seq == nextSeq {
+                        state.events.withhold(from: index)
+                        let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
+                        state.lastError = sentence
+                        let failures = self.failures
+                        DispatchQueue.global().async { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
+                    }
+                }
+                // Everything from `nextSeq` goes now, the gathered events with it.
+                state.gatheredFrom = nil
+                state.lastSendAt = DispatchTime.now().uptimeNanoseconds
+                sendEvents(in: state.events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? state.events.ackedHash, &state)
+                finishIfDelivered(&state)
+            case .ack(let seq):
+                state.storageTrouble = false
+                state.events.acknowledge(through: seq)
+                acknowledged?(seq)
+                finishIfDelivered(&state)
+            case .command(let command):
+                // Performed off the lock.
+                return command
+            case .error(let error):
+                state.lastError = error.message
+                if Self.refusesAnEvent(error.code), state.phase == .streaming {
+                    // The server refused one of the events it was sent (its patch, its hash, its
+                    // state's depth or size); every later one would be refused as a gap. Start over:
+                    // the next connection sends the refused event without its state change (the next
+                    // state goes whole), so no connection resends what was refused.
+                    state.refusal = error.message
+                    client.close(goingAway: true)
+                    scheduleRetry(&state)
+                } else if error.code == .storage, state.phase == .streaming {
+                    // The server could not store what it was sent (its disk is full, its log
+                    // read-only): the events stay here, and a new connection later resumes from the
+                    // server's `nextSeq`. The backoff keeps growing until the server acks again.
+                    state.storageTrouble = true
+                    client.close(goingAway: true)
+                    scheduleRetry(&state)
                 }
             }
-            // Everything from `nextSeq` goes now, the gathered events with it.
-            gatheredFrom = nil
-            lastSendAt = DispatchTime.now().uptimeNanoseconds
-            sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
-            condition.broadcast()
-            finishIfDelivered()
-        case .ack(let seq):
-            storageTrouble = false
-            events.acknowledge(through: seq)
-            acknowledged?(seq)
-            condition.broadcast()
-            finishIfDelivered()
-        case .command(let command):
-            condition.unlock()
-            commands(command, self)
-            return
-        case .error(let error):
-            lastError = error.message
-            if Self.refusesAnEvent(error.code), phase == .streaming {
-                // The server refused one of the events it was sent (its patch, its hash, its
-                // state's depth or size); every later one would be refused as a gap. Start over:
-                // the next connection sends the refused event without its state change (the next
-                // state goes whole), so no connection resends what was refused.
-                refusal = error.message
-                client.close(goingAway: true)
-                scheduleRetry()
-            } else if error.code == .storage, phase == .streaming {
-                // The server could not store what it was sent (its disk is full, its log
-                // read-only): the events stay here, and a new connection later resumes from the
-                // server's `nextSeq`. The backoff keeps growing until the server acks again.
-                storageTrouble = true
-                client.close(goingAway: true)
-                scheduleRetry()
-            }
+            return nil
         }
-        condition.unlock()
+        if let command { commands(command, self) }
     }
 
     /// With the lock held: sends `range`, tracking the hash of the state the server will hold.
@@ -365,20 +362,20 @@ final class ServerLink: @unchecked Sendable {
     /// `maxMessage`, is withheld (the event goes without its state change, the next state that
     /// fits goes whole) and said once in one sentence (`report`, ``ServerSink/lastServerError``);
     /// an action too large for any message goes as a placeholder.
-    private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?) {
+    private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?, _ state: inout State) {
         var holds = serverHash
-            ?? (range.lowerBound > events.startIndex ? events[range.lowerBound - 1].sentHash : events.ackedHash)
-        var frames = EventFrames(maxMessage: events.limits.maxMessage)
+            ?? (range.lowerBound > state.events.startIndex ? state.events[range.lowerBound - 1].sentHash : state.events.ackedHash)
+        var frames = EventFrames(maxMessage: state.events.limits.maxMessage)
         // Sentences to report: one for each run of withheld events that starts here.
         var reports: [(seq: Int64, sentence: String)] = []
         func note(_ withheld: WithheldEvent) {
             let sentence = withheld.sentence(app: session.app, session: session.uuid)
-            lastError = sentence
+            state.lastError = sentence
             if reports.last?.seq == withheld.seq {
                 // The same event again (its action too large as well): say the later reason.
                 reports[reports.count - 1].sentence = sentence
-            } else if !events.reportedWithholding {
-                events.reportedWithholding = true
+            } else if !state.events.reportedWithholding {
+                state.events.reportedWithholding = true
                 reports.append((withheld.seq, sentence))
             }
         }
@@ -386,11 +383,11 @@ final class ServerLink: @unchecked Sendable {
         // A withheld state rewrites the entries after it (the newest then carries the whole
         // state), so the loop reads each entry as it reaches it.
         while index < range.upperBound {
-            if let refusal = events.stateRefusal(at: index) {
-                events.withhold(from: index)
+            if let refusal = state.events.stateRefusal(at: index) {
+                state.events.withhold(from: index)
                 note(refusal)
             }
-            var entry = events[index]
+            var entry = state.events[index]
             var wire = WireEvent(seq: entry.seq, at: entry.at.timeIntervalSince1970, action: entry.action,
                                  hash: entry.hash, durationNs: entry.durationNs, cause: entry.cause,
                                  coalesced: entry.coalesced, nonFinite: entry.nonFinite,
@@ -398,7 +395,7 @@ final class ServerLink: @unchecked Sendable {
             var stateful = true
             switch entry.body {
             case .patch(let patch): wire.patch = patch
-            case .keyframe(let state): wire.keyframe = state
+            case .keyframe(let whole): wire.keyframe = whole
             case .dropped:
                 // No state change goes with it: only the action's pointers still apply.
                 stateful = false
@@ -413,7 +410,7 @@ final class ServerLink: @unchecked Sendable {
             let depth = WithheldEvent.nesting(of: members)
             if depth > WithheldEvent.maxMemberDepth {
                 if stateful {
-                    events.withhold(from: index)
+                    state.events.withhold(from: index)
                     note(WithheldEvent(seq: entry.seq, reason: .tooDeep(depth: depth, limit: WithheldEvent.maxMemberDepth, action: false)))
                     continue
                 }
@@ -423,23 +420,23 @@ final class ServerLink: @unchecked Sendable {
                 members = wire.json(withType: false).serializedBytes(.compact)
             }
             let size = WireEventBatch.singleFrameSize(memberBytes: members.count)
-            if size > events.limits.maxMessage {
+            if size > state.events.limits.maxMessage {
                 if stateful {
                     // Over the message limit with its state: withheld like a state too large.
-                    events.withhold(from: index)
-                    note(WithheldEvent(seq: entry.seq, reason: .messageTooLarge(bytes: size, limit: events.limits.maxMessage)))
+                    state.events.withhold(from: index)
+                    note(WithheldEvent(seq: entry.seq, reason: .messageTooLarge(bytes: size, limit: state.events.limits.maxMessage)))
                     continue
                 }
                 // The action alone is too large for any message the server reads.
-                note(WithheldEvent(seq: entry.seq, reason: .actionTooLarge(bytes: size, limit: events.limits.maxMessage)))
+                note(WithheldEvent(seq: entry.seq, reason: .actionTooLarge(bytes: size, limit: state.events.limits.maxMessage)))
                 wire.action = WithheldEvent.placeholder(for: wire.action, bytes: size)
                 wire.nonFinite = []
                 members = wire.json(withType: false).serializedBytes(.compact)
             }
-            if stateful { events.reportedWithholding = false }
+            if stateful { state.events.reportedWithholding = false }
             holds = wire.hash
             entry.sentHash = wire.hash
-            events[index] = entry
+            state.events[index] = entry
             index += 1
             frames.add(members)
             if index == range.upperBound { frames.flush() }
@@ -448,7 +445,7 @@ final class ServerLink: @unchecked Sendable {
                 // The queue is full or closing: start over on a new connection, which resends
                 // from the server's `nextSeq`.
                 client.close(goingAway: true)
-                scheduleRetry()
+                scheduleRetry(&state)
                 break
             }
         }
@@ -461,16 +458,17 @@ final class ServerLink: @unchecked Sendable {
         }
     }
 
-    /// With the lock held: after the session ended and everything is acknowledged, says `end`.
-    private func finishIfDelivered() {
-        guard ended, events.ackedThrough >= events.lastSeq, phase == .streaming, let client else { return }
-        if saysEnd { _ = client.send(text: AppMessage.end(id: nil).json.serialized()) }
+    /// With the lock held: after the session ended and everything is acknowledged, says `end`
+    /// (the phase change wakes the waiters).
+    private func finishIfDelivered(_ state: inout State) {
+        guard state.ended, state.events.ackedThrough >= state.events.lastSeq, state.phase == .streaming,
+              let client = state.client else { return }
+        if state.saysEnd { _ = client.send(text: AppMessage.end(id: nil).json.serialized()) }
         client.close(goingAway: false)
-        closingClient = client
-        self.client = nil
-        phase = .finished
-        delivering = nil
-        condition.broadcast()
+        state.closingClient = client
+        state.client = nil
+        state.phase = .finished
+        state.delivering = nil
     }
 }
 

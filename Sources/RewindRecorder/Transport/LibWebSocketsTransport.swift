@@ -1,14 +1,17 @@
 #if os(Linux) && !REWIND_APPLE_SHAPES
 import Foundation
+import RewindSupport
 import RewindWebSocket
 
 /// The Linux transport: Rewind's libwebsockets client (libwebsockets is linked on Linux only).
 final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Sendable {
     private let request: TransportRequest
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var client: WebSocketClient?
-    private var closedBeforeOpen = false
+    private struct Shared {
+        var client: WebSocketClient?
+        var closedBeforeOpen = false
+    }
+
+    private let shared = Mutex(Shared())
 
     init(request: TransportRequest) {
         self.request = request
@@ -22,9 +25,9 @@ final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Se
             queueLimits: WebSocketQueueLimits(maxMessages: request.maxQueuedMessages, maxBytes: request.maxQueuedBytes))
         do {
             let client = try WebSocketClient(configuration: configuration)
-            let proceed = lock.withLock {
-                if !closedBeforeOpen { self.client = client }
-                return !closedBeforeOpen
+            let proceed = shared.withLock { shared in
+                if !shared.closedBeforeOpen { shared.client = client }
+                return !shared.closedBeforeOpen
             }
             guard proceed else { return }
             try client.connect(delegate: Listener(listener))
@@ -35,23 +38,23 @@ final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Se
     }
 
     func send(text: String) -> Bool {
-        lock.withLock { client }?.send(text: text) == .enqueued
+        shared.withLock { $0.client }?.send(text: text) == .enqueued
     }
 
     func close(goingAway: Bool) {
-        let open: WebSocketClient? = lock.withLock {
-            if client == nil { closedBeforeOpen = true }
-            return client
+        let open = shared.withLock { shared in
+            if shared.client == nil { shared.closedBeforeOpen = true }
+            return shared.client
         }
         open?.close(code: goingAway ? .goingAway : .normal)
     }
 
     var isFinished: Bool {
-        lock.withLock { client }?.isFinished ?? true
+        shared.withLock { $0.client }?.isFinished ?? true
     }
 
     func waitUntilFinished(timeout: Duration) -> Bool {
-        guard let client = lock.withLock({ client }) else { return true }
+        guard let client = shared.withLock({ $0.client }) else { return true }
         return client.waitUntilFinished(timeout: timeout)
     }
 

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import RewindSupport
 
 /// The machinery behind ``WebSocketClient``: one lws context with one client connection, driven
 /// by one service thread that ends (destroying the context) when the connection does.
@@ -19,7 +20,8 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
 
     let configuration: WebSocketClientConfiguration
     let url: ClientURL
-    let control = Locked(Control())
+    /// The end of the connection (`finished`) wakes whoever waits for it.
+    let control = Condition(Control())
     let waker = ServiceWaker()
     let thread = ServiceThread()
     let core: ConnectionCore
@@ -93,7 +95,7 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         if !ended { report(failure: "cancelled before the connection opened") }
         core.markClosed()
         delegate = nil
-        control.withLock { $0.phase = .finished }
+        control.update(waking: .all) { $0.phase = .finished }
     }
 
     private func startConnecting(_ context: LWSContext, _ pointer: OpaquePointer) -> Bool {

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import RewindSupport
 
 /// Where the threads running ``HTTPResponse/deferred(_:)`` producers leave their results for the
 /// service thread: they append under the lock and wake the service wait; the service thread takes
@@ -22,7 +23,7 @@ final class DeferredHandoff: @unchecked Sendable {
         var closed = false
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
     private let waker: ServiceWaker
 
     init(waker: ServiceWaker) {

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import RewindSupport
 
 /// The machinery behind ``WebSocketServer``: one lws context with one vhost, driven by one service
 /// thread. Properties marked "service thread" are touched only there; `control` is how other
@@ -23,7 +24,8 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     static let httpProtocolName = "rewind-http-internal"
 
     let configuration: WebSocketServerConfiguration
-    let control = Locked(Control())
+    /// Changes of `phase` wake whoever waits for start to end; the other fields wake nobody.
+    let control = Condition(Control())
     let waker = ServiceWaker()
     /// The cap on output queued across all connections.
     lazy var outputBudget = OutputBudget(limit: configuration.maxQueuedBytesTotal)
@@ -67,7 +69,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         }
         guard begun else { throw .alreadyStarted }
         guard thread.start(name: "rewind-ws-serve", body: { self.run() }) else { throw .alreadyStarted }
-        _ = control.wait { $0.phase != .starting }
+        _ = control.wait(for: { $0.phase != .starting })
         switch control.withLock({ $0.phase }) {
         case .running(let port):
             return port
@@ -89,7 +91,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         }
         waker.wake()
         guard wait, !thread.isCurrent else { return }
-        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        let deadline = MonotonicClock.deadline(after: configuration.shutdownGracePeriod)
         if !thread.join(until: deadline) {
             control.withLock { $0.forceStop = true }
             waker.wake()
@@ -141,7 +143,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             context.destroy()
             self.context = nil
             delegate = nil
-            control.withLock { $0.phase = .failed(failure) }
+            control.update(waking: .all) { $0.phase = .failed(failure) }
             return
         }
         serviceLoop(context)
@@ -151,7 +153,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         closeRemainingStreams()
         self.context = nil
         delegate = nil
-        control.withLock { $0.phase = .stopped }
+        control.update(waking: .all) { $0.phase = .stopped }
     }
 
     /// Returns the error, or `nil` once the vhost listens and the phase says so.
@@ -184,7 +186,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         }
         let port = Int(lws_get_vhost_listen_port(created))
         waker.attach(pointer)
-        control.withLock { $0.phase = .running(port: port) }
+        control.update(waking: .all) { $0.phase = .running(port: port) }
         return nil
     }
 
