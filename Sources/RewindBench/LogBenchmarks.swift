@@ -13,24 +13,18 @@ enum LogBenchmarks {
 
     static func run() throws -> [BenchResult] {
         let events = makeEvents(count: eventCount)
-        let plainRows = events.map(PlainRow.init)
+        let plainRows = try events.map { try EncodedEvent($0) }
         // Ten times as many: long enough (about a second) that the full-text index, filled every
         // 100 ms on the writer's thread, costs its share inside the timed window.
         let sustained = makeEvents(count: eventCount * 10)
-        let sustainedRows = sustained.map(PlainRow.init)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-log-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var run = 0
-        func freshPath() -> String {
-            run += 1
-            return directory.appendingPathComponent("run\(run).db").path
-        }
+        let sustainedRows = try sustained.map { try EncodedEvent($0) }
+        let folder = try BenchFolder("log")
+        let freshPath = folder.freshPath
 
         // Each figure's runs alternate with the baseline's, so a neighbour's load hits both alike.
         var results: [BenchResult] = []
         let ours = "plain SQLite inserts, same bytes"
-        var cases: [(name: String, rows: [PlainRow], note: String, body: () throws -> Double)] = [
+        var cases: [(name: String, rows: [EncodedEvent], note: String, body: () throws -> Double)] = [
             ("log/append+commit (batches of 1)", plainRows, ours, { try appendThroughWriter(events, batch: 1, until: .committed, path: freshPath()) }),
             ("log/append+commit (batches of 100)", plainRows, ours, { try appendThroughWriter(events, batch: 100, until: .committed, path: freshPath()) }),
             ("log/append+flush, indexed (batches of 1)", plainRows, ours, { try appendThroughWriter(events, batch: 1, until: .indexed, path: freshPath()) }),

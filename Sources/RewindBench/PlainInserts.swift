@@ -3,29 +3,6 @@ import RewindJSON
 import RewindLog
 import RewindSupport
 
-/// One event's row as bytes, encoded before timing: the baseline stores exactly these.
-struct PlainRow {
-    var seq: Int64
-    var at: Double
-    var actionType: String
-    var action: [UInt8]
-    var patch: [UInt8]
-    var inverse: [UInt8]
-    var hash: Int64
-    var keyframe: [UInt8]?
-
-    init(_ event: LogEvent) {
-        seq = event.seq
-        at = event.at.timeIntervalSince1970
-        actionType = event.actionType
-        action = event.action.serializedBytes()
-        patch = event.patch.serializedBytes()
-        inverse = event.inverse.serializedBytes()
-        hash = Int64(bitPattern: event.hash)
-        keyframe = event.keyframe?.serializedBytes()
-    }
-}
-
 /// The baseline: SQLite with nothing of ours — a prepared statement, one transaction per 1,000
 /// rows, WAL and synchronous=NORMAL like the log. Variants add one feature of the log's schema
 /// each, to show what it costs.
@@ -42,7 +19,7 @@ enum PlainInserts {
     }
 
     /// Seconds from the first BEGIN to the last COMMIT.
-    static func run(_ rows: [PlainRow], path: String, variant: Variant = .plain) throws -> Double {
+    static func run(_ rows: [EncodedEvent], path: String, variant: Variant = .plain) throws -> Double {
         if variant == .logSchema {
             // The real schema, made by the writer; then raw inserts on one thread.
             let writer = try LogWriter(path: path)

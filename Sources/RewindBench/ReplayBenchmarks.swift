@@ -95,7 +95,7 @@ enum ReplayBenchmarks {
             return directory.appendingPathComponent("record\(run).db").path
         }
         let events = try record(app, batch: 1, path: freshPath()).events
-        let rows = events.map(PlainRow.init)
+        let rows = try events.map { try EncodedEvent($0) }
         let stateBytes = app.steps[0].state.serializedBytes().count
         var results: [BenchResult] = []
         for batch in [1, 100] {

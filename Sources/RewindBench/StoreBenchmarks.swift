@@ -83,14 +83,8 @@ enum StoreBenchmarks {
 
     @MainActor
     static func run() throws -> [BenchResult] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var run = 0
-        func freshPath() -> String {
-            run += 1
-            return directory.appendingPathComponent("run\(run).db").path
-        }
+        let folder = try BenchFolder("store")
+        let freshPath = folder.freshPath
 
         var results: [BenchResult] = []
         // Peak memory first: VmHWM is a high-water mark, so it is reset just before the flood.

@@ -56,7 +56,7 @@ public struct RewindServerConfiguration: Sendable {
     /// 1 ms, at most 100 ms; see `WebSocketServerConfiguration.receiveGathering`). At a steady
     /// few thousand events a second it reads several at a time, and the ingest takes them in one
     /// drain: the server's CPU per event fell by 6–22 % where measured, and an event reaches the
-    /// inspectors about 1.5 ms later (Docs/Benchmarks.md, "Out of process, fifth part").
+    /// inspectors about 1.5 ms later (Docs/BenchmarkHistory.md, "Out of process, fifth part").
     public var receiveGathering: Duration = .milliseconds(1)
     /// Room an `/app` message has beside a state of ``maxStateSize`` bytes: the event's action
     /// and its other members (1 MiB).

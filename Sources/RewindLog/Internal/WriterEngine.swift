@@ -79,7 +79,7 @@ final class WriterEngine {
         // `backgroundCheckpointFrames` since the last request (or since it restarted), not after
         // every commit past that size: at a steady few thousand events a second, asking at every
         // commit ran a pass, with its two fsyncs, for each commit's hundred-odd frames and cost
-        // the server 3–4 µs per event (Docs/Benchmarks.md, "Out of process, fifth part").
+        // the server 3–4 µs per event (Docs/BenchmarkHistory.md, "Out of process, fifth part").
         var nextRequest = Self.backgroundCheckpointFrames
         var lastFrames: Int32 = 0
         connection.setWALHook { [unowned connection] frames in

@@ -116,7 +116,7 @@ final class AppIngest: @unchecked Sendable {
         // One drain per burst: the socket thread reads a burst in one pass when the server
         // gathers its input (`receiveGathering`), so at a steady few thousand events a second the
         // drain takes several at a time: one wake-up of this queue, one writer hand-over and one
-        // batched write to each inspector for all of them (Docs/Benchmarks.md, "Out of process").
+        // batched write to each inspector for all of them (Docs/BenchmarkHistory.md, "Out of process").
         if schedule { queue.async { self.drainInbox() } }
     }
 

@@ -49,7 +49,7 @@ final class DeferredHandoff: @unchecked Sendable {
         let thread = Thread {
             Thread.current.name = "rewind-ws-body"  // from inside, so that the system sees it
             // And through the system's own call: the export benchmark counts export threads by
-            // this name (Docs/Benchmarks.md, "Export memory").
+            // this name (Docs/BenchmarkHistory.md, "Export memory").
             rewind_set_thread_name("rewind-ws-body")
             do {
                 try streamer.body(writer)
