@@ -13,6 +13,8 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible {
     case alreadyStarted
     /// A TLS certificate, key or CA file cannot be used; the sentence names the file and why.
     case tls(String)
+    /// An ``HTTPFetch`` got no whole answer; the sentence says why.
+    case requestFailed(String)
 
     /// One sentence saying what failed and where.
     public var description: String {
@@ -28,6 +30,8 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible {
         case .alreadyStarted:
             "already started; create a new instance to start again"
         case let .tls(message):
+            message
+        case let .requestFailed(message):
             message
         }
     }

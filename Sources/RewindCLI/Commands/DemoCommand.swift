@@ -116,7 +116,7 @@ struct DemoCommand: ParsableCommand {
               let host = url.host, !host.isEmpty else {
             throw CLIError("--server: '\(text)' is not a WebSocket address such as \(Self.defaultServer)", code: 2)
         }
-        return .server(url, token: ServerLocation.token(token), caFile: try caFile.resolved())
+        return .server(url, token: ServerLocation.token(token, side: .app), caFile: try caFile.resolved())
     }
 }
 

@@ -2,6 +2,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Security)
+import Security
+#endif
 
 /// The Apple-platform transport: `URLSessionWebSocketTask`.
 ///
@@ -25,6 +28,8 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
     private var closeCode: URLSessionWebSocketTask.CloseCode?
     private var queuedMessages = 0
     private var queuedBytes = 0
+    /// Why the server's certificate was refused with the CA file trusted, when it was.
+    private var untrusted: String?
 
     init(request: TransportRequest) {
         self.request = request
@@ -136,6 +141,27 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         finish(error: error, response: nil)
     }
 
+    #if canImport(Security)
+    /// With a CA file, the server's chain is evaluated with its certificates as anchors besides
+    /// the system's; without one, URLSession decides as it always does.
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        guard let caFile = request.caFile,
+              challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+              let trust = challenge.protectionSpace.serverTrust else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        switch ServerTrust.evaluate(trust, caFile: caFile) {
+        case .trusted:
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        case .refused(let reason):
+            condition.withLock { untrusted = reason }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+    }
+    #endif
+
     // MARK: Inside
 
     private func receiveNext(on task: URLSessionWebSocketTask) {
@@ -181,6 +207,7 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         }
         finished = true
         let wasOpened = opened
+        let untrusted = self.untrusted
         let listener = self.listener
         let session = self.session
         self.listener = nil
@@ -190,9 +217,17 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         session?.invalidateAndCancel()
         if wasOpened {
             listener?.transportDidClose()
+        } else if let untrusted {
+            listener?.transportDidFail(TransportFailure(reason: Self.untrustedSentence(untrusted)))
         } else {
             listener?.transportDidFail(Self.failure(error, response: response))
         }
+    }
+
+    /// The words both transports use for a certificate that is not trusted (ConnectFailure sorts
+    /// by them).
+    static func untrustedSentence(_ why: String) -> String {
+        "the server's certificate is not trusted (\(why)); trust the CA that signed it with a CA file (REWIND_CA_FILE or caFile:)"
     }
 
     /// One sentence for a connection that could not be opened.
@@ -215,6 +250,9 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
              NSURLErrorNetworkConnectionLost, NSURLErrorInternationalRoamingOff, NSURLErrorDataNotAllowed:
             return TransportFailure(reason: "host unreachable")
         case NSURLErrorBadServerResponse: return TransportFailure(reason: "the server did not accept the WebSocket upgrade")
+        case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateHasBadDate,
+             NSURLErrorServerCertificateNotYetValid, NSURLErrorSecureConnectionFailed:
+            return TransportFailure(reason: untrustedSentence(nsError.localizedDescription))
         default: return TransportFailure(reason: nsError.localizedDescription)
         }
     }
