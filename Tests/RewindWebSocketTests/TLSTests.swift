@@ -39,15 +39,22 @@ struct TLSTests {
             let (client, delegate) = try connect(port: port, caFile: caFile)
             #expect(!delegate.state.value.connected)
             let failure = try #require(delegate.state.value.failure)
-            #expect(failure.lowercased().contains("certificate"), "\(failure)")
+            #expect(failure.hasPrefix("the server's certificate is not trusted (unable to get local issuer certificate)"), "\(failure)")
             #expect(client.waitUntilFinished(timeout: .seconds(10)))
         }
-        // The certificate names 127.0.0.1 and localhost only.
-        let (_, wrongName) = try connectClient(port: port) {
-            $0.url = "wss://127.0.0.2:\(port)/app"
+        // The certificate names 127.0.0.1 and localhost only: a server on 127.0.0.2 with it is refused.
+        let (other, otherPort) = try startServer(TestServerDelegate()) {
+            $0.host = "127.0.0.2"
+            $0.tls = WebSocketTLS(certificatePath: certificates.certificate, privateKeyPath: certificates.key)
+        }
+        defer { other.shutdown() }
+        let (_, wrongName) = try connectClient(port: otherPort) {
+            $0.url = "wss://127.0.0.2:\(otherPort)/app"
             $0.caFile = certificates.caFile
         }
         #expect(!wrongName.state.value.connected)
+        #expect(wrongName.state.value.failure?.hasPrefix("the server's certificate is not trusted (IP address mismatch)") == true,
+                "\(wrongName.state.value.failure ?? "")")
     }
 
     @Test("plain ws and plain HTTP to the TLS port are closed, a silent connection holds nobody up, and a good client is served meanwhile")
