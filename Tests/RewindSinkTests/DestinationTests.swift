@@ -92,7 +92,7 @@ struct DestinationTests {
             queueCapacity: 8, environment: ["REWIND_SERVER": "http://127.0.0.1:7433", "REWIND_DB": "/tmp/r.db"],
             report: { reports.append($0) })
         #expect((fallback.first as? LogFileSink)?.path == "/tmp/r.db")
-        #expect(reports.all == ["REWIND_SERVER=http://127.0.0.1:7433 is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app, as `rewind serve` prints it; recording to /tmp/r.db instead"])
+        #expect(reports.all == ["REWIND_SERVER=http://127.0.0.1:7433 is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it; recording to /tmp/r.db instead"])
     }
 }
 
