@@ -94,6 +94,22 @@ struct ServeTLSTests {
         #expect(test.status == 0, "\(test.stderr)")
     }
 
+    @Test("rewind push delivers a log's session over wss with --ca-file; without it, one sentence about the certificate")
+    func pushOverWSS() throws {
+        let server = try TLSServer()
+        defer { server.cleanup() }
+        let local = server.certificates.directory.path("device.db")
+        let recorded = try record(4, ["REWIND_DB": local])
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let uuid = recorded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try CLIRunner.run(["push", "--db", local, "--server", server.appURL, "--timeout", "5"])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("the server's certificate is not trusted"), "\(refused.stdout) \(refused.stderr)")
+        let pushed = try CLIRunner.run(["push", "--db", local, "--server", server.appURL, "--ca-file", server.certificates.caFile])
+        #expect(pushed.status == 0, "\(pushed.stdout) \(pushed.stderr)")
+        #expect(try LogReader(path: server.db).session(named: uuid).lastSeq == 4)
+    }
+
     @Test("the page over https; plain HTTP to the TLS port gets no page and holds nobody up")
     func pageOverHTTPS() throws {
         let server = try TLSServer()
