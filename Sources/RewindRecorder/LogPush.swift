@@ -38,7 +38,7 @@ package enum LogPush {
         package var message: String
     }
 
-    package static func push(path: String, sessions names: [String], url: URL, token: String?,
+    package static func push(path: String, sessions names: [String], url: URL, token: String?, caFile: String? = nil,
                              transport: ServerTransport = .automatic, timeout: Duration = .seconds(60)) throws -> [Outcome] {
         let reader = try LogReader(path: path)
         let infos: [SessionInfo] = names.isEmpty ? try reader.sessions() : try names.map { try reader.session(named: $0) }
@@ -47,7 +47,7 @@ package enum LogPush {
         let writer = try? LogWriter(path: path)
         defer { writer?.close() }
         let server = url.absoluteString
-        let request = TransportRequest(url: url, subprotocol: AppMessage.subprotocol, token: token,
+        let request = TransportRequest(url: url, subprotocol: AppMessage.subprotocol, token: token, caFile: caFile,
                                        maxQueuedMessages: 1 << 20, maxQueuedBytes: 256 << 20)
         var outcomes: [Outcome] = []
         for info in infos {

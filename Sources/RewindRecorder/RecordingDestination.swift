@@ -12,9 +12,10 @@ import RewindLog
 public enum RecordingDestination: Sendable {
     /// What the process's environment says, so no code changes from one machine to the next:
     /// `rewind serve` at `REWIND_SERVER` (with `REWIND_TOKEN`) when it is set, else the default
-    /// log. An Xcode scheme sets both under Run › Arguments › Environment Variables. A malformed
-    /// `REWIND_SERVER` gets one sentence on standard error, and the recording goes to the default
-    /// log.
+    /// log. An Xcode scheme sets both under Run › Arguments › Environment Variables.
+    /// `REWIND_CA_FILE` names a CA certificate to trust for a `wss://` server with a private
+    /// certificate. A malformed `REWIND_SERVER` gets one sentence on standard error, and the
+    /// recording goes to the default log.
     case automatic
     /// The log the `rewind` command reads by default: `$REWIND_DB`, else on Linux
     /// `$XDG_DATA_HOME/rewind/rewind.db` (`~/.local/share/rewind/rewind.db`), on macOS
@@ -32,10 +33,14 @@ public enum RecordingDestination: Sendable {
     /// `$REWIND_OUTBOX`), until the server has it: what the server lacks when the app exits is
     /// delivered the next time the app reaches it (store and forward). In memory the sink keeps
     /// as many unacknowledged states as the recorder's `queueCapacity`. The address
-    /// is `ws://host:port/app`, or what the server prints for the browser (`http://host:port/`,
-    /// whose `?token=` is used when `token` is `nil`). Another scheme (`wss`, `https`) or path is
-    /// one sentence on standard error, and the recording goes to the default log instead.
-    case server(URL, token: String? = nil)
+    /// is `ws://host:port/app` (`wss://` for a server with `--tls-cert`), or what the server
+    /// prints for the browser (`http://host:port/` or `https://`, whose `?token=` is used when
+    /// `token` is `nil`). Another scheme or path is one sentence on standard error, and the
+    /// recording goes to the default log instead.
+    ///
+    /// `caFile` is a CA certificate (PEM or DER) to trust besides the system's, for a server
+    /// whose certificate a private CA signed; when `nil`, `REWIND_CA_FILE` is used if set.
+    case server(URL, token: String? = nil, caFile: String? = nil)
 
     /// The sinks this destination stands for; a server sink keeps as many unacknowledged
     /// states as the recorder queues.
@@ -46,7 +51,7 @@ public enum RecordingDestination: Sendable {
         case .automatic:
             switch Self.server(fromEnvironment: environment) {
             case .success(let server?):
-                return [ServerSink(url: server.url, token: server.token, capacity: queueCapacity,
+                return [ServerSink(url: server.url, token: server.token, caFile: server.caFile, capacity: queueCapacity,
                                    localLog: Outbox.defaultFolder(environment: environment))]
             case .success(nil):
                 return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
@@ -61,13 +66,13 @@ public enum RecordingDestination: Sendable {
             return [LogFileSink(path: path, createDirectory: true)]
         case .sinks(let sinks):
             return sinks
-        case .server(let url, let token):
+        case .server(let url, let token, let caFile):
             if case .failure(let problem) = ServerAddress.resolve(url) {
                 let path = Self.defaultLogPath(environment: environment)
                 report("\(problem.message); recording to \(path) instead")
                 return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
             }
-            return [ServerSink(url: url, token: token, capacity: queueCapacity,
+            return [ServerSink(url: url, token: token, caFile: caFile ?? Self.caFile(fromEnvironment: environment), capacity: queueCapacity,
                                localLog: Outbox.defaultFolder(environment: environment))]
         }
     }
@@ -77,32 +82,38 @@ public enum RecordingDestination: Sendable {
         DefaultLog.path(environment: environment)
     }
 
-    /// The server `REWIND_SERVER` names, with `REWIND_TOKEN`; `nil` when it is unset or empty.
+    /// `REWIND_CA_FILE`, when set and not empty.
+    static func caFile(fromEnvironment environment: [String: String]) -> String? {
+        environment["REWIND_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The server `REWIND_SERVER` names, with `REWIND_TOKEN` (else `REWIND_APP_TOKEN`) and
+    /// `REWIND_CA_FILE`; `nil` when it is unset or empty.
     public static func server(fromEnvironment environment: [String: String]) -> Result<EnvironmentServer?, EnvironmentProblem> {
         guard let text = environment["REWIND_SERVER"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             return .success(nil)
         }
         func problem(_ why: String) -> Result<EnvironmentServer?, EnvironmentProblem> {
-            .failure(EnvironmentProblem(message: "REWIND_SERVER=\(text) \(why); write ws://HOST:7433/app, as `rewind serve` prints it"))
+            .failure(EnvironmentProblem(message: "REWIND_SERVER=\(text) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it"))
         }
         guard text.contains("://") else { return problem("has no ws:// in front") }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             return problem("is not a URL")
         }
         switch scheme {
-        case "ws": break
-        case "wss": return problem("asks for TLS (wss), which rewind serve does not speak")
+        case "ws", "wss": break
         case "http", "https": return problem("is an \(scheme) URL, and the recorder needs the WebSocket address")
-        default: return problem("has the scheme \(scheme), not ws")
+        default: return problem("has the scheme \(scheme), not ws or wss")
         }
         guard let host = components.host, !host.isEmpty else { return problem("names no host") }
         var url = components
-        url.scheme = "ws"
+        url.scheme = scheme
         // rewind serve listens on 7433 unless told otherwise.
         if url.port == nil { url.port = 7433 }
         guard let resolved = url.url else { return problem("is not a URL") }
-        let token = environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        return .success(EnvironmentServer(url: resolved, token: token))
+        // An app's scheme may name the app token by its own name; REWIND_TOKEN wins.
+        let token = ["REWIND_TOKEN", "REWIND_APP_TOKEN"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        return .success(EnvironmentServer(url: resolved, token: token, caFile: caFile(fromEnvironment: environment)))
     }
 }
 
@@ -110,8 +121,16 @@ public enum RecordingDestination: Sendable {
 public struct EnvironmentServer: Sendable, Equatable {
     /// `REWIND_SERVER`, with the port (7433) filled in when it had none.
     public var url: URL
-    /// `REWIND_TOKEN`, when set.
+    /// `REWIND_TOKEN` (else `REWIND_APP_TOKEN`), when set.
     public var token: String?
+    /// `REWIND_CA_FILE`, when set: a CA certificate to trust for a `wss://` server.
+    public var caFile: String?
+
+    public init(url: URL, token: String? = nil, caFile: String? = nil) {
+        self.url = url
+        self.token = token
+        self.caFile = caFile
+    }
 }
 
 /// Why `REWIND_SERVER` cannot be used, in one sentence naming the variable and what to write.

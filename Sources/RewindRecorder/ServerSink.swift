@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindSupport
 import RewindWire
 import RewindSupport
 
@@ -46,6 +47,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     public let flushTimeout: Duration
     /// What carries the connection (URLSession on Apple platforms, libwebsockets on Linux).
     public let transport: ServerTransport
+    /// The CA certificate file trusted for `wss` besides the system's, if any.
+    public let caFile: String?
     private let request: TransportRequest
     private let report: (@Sendable (String) -> Void)?
     /// Held from deciding a report to making it, so reports reach `report` in the order they
@@ -90,11 +93,14 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// A sink for the server at `url`: `ws://host:port/app` (`/app` is added when no path is
     /// given), or the address `rewind serve` prints for the browser, `http://host:port/`, which
     /// means the same server (its `?token=` is used when `token` is `nil`). Any other scheme
-    /// (`wss`, `https`), no host, or another path is reported in one sentence when a session
-    /// begins, and the sink then sends nothing.
+    /// (`wss://` and `https://` mean TLS), no host, or another path is reported in one sentence
+    /// when a session begins, and the sink then sends nothing.
     ///
     /// - Parameters:
     ///   - token: sent as `Authorization: Bearer <token>` when the server requires one.
+    ///   - caFile: for `wss`, a CA certificate (PEM or DER file) to trust besides the system's,
+    ///     for a server whose certificate a private CA signed. A file that cannot be read or is
+    ///     no certificate is one sentence when a session begins, and the sink sends nothing.
     ///   - capacity: unacknowledged events kept with their state change (the recorder's bound).
     ///   - flushTimeout: how long ``flush()`` waits for the server to acknowledge.
     ///   - transport: what opens the WebSocket; the platform's own by default.
@@ -105,19 +111,24 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///   - localLog: a folder for the device's copy of every event (store and forward; one
     ///     file per app and server in it, at most `localLogLimit` bytes), or `nil` to keep
     ///     unacknowledged events in memory only.
-    public init(url: URL, token: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2),
+    public init(url: URL, token: String? = nil, caFile: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2),
                 transport: ServerTransport = .automatic, localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
                 report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
         var url = url
         var token = token
+        var problem: String?
         switch ServerAddress.resolve(url) {
         case .success(let resolved):
             url = resolved.url
             token = token ?? resolved.token
-            addressProblem = nil
-        case .failure(let problem):
-            addressProblem = problem.message
+        case .failure(let unusable):
+            problem = unusable.message
         }
+        self.caFile = caFile
+        if problem == nil, let caFile, case .failure(let unreadable) = TrustedCAFile.load(caFile) {
+            problem = unreadable.message
+        }
+        addressProblem = problem
         self.url = url
         outboxFolder = localLog
         outboxLimit = localLogLimit
@@ -127,7 +138,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         self.report = report
         // The connection's queue holds more than the sink keeps, so it fills only when the
         // server stops reading; the sink then reconnects and resends.
-        request = TransportRequest(url: url, subprotocol: AppMessage.subprotocol, token: token,
+        request = TransportRequest(url: url, subprotocol: AppMessage.subprotocol, token: token, caFile: caFile,
                                    maxQueuedMessages: self.capacity * 2 + 64, maxQueuedBytes: 256 << 20)
     }
 

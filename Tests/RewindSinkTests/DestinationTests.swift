@@ -59,9 +59,8 @@ struct DestinationTests {
           arguments: [
               ("http://127.0.0.1:7433/app", "is an http URL, and the recorder needs the WebSocket address"),
               ("https://mac.local/app", "is an https URL, and the recorder needs the WebSocket address"),
-              ("wss://192.168.1.20:7433/app", "asks for TLS (wss), which rewind serve does not speak"),
               ("ws://", "names no host"),
-              ("ftp://mac.local", "has the scheme ftp, not ws"),
+              ("ftp://mac.local", "has the scheme ftp, not ws or wss"),
               ("127.0.0.1:7433", "has no ws:// in front"),
               ("not a url at all", "has no ws:// in front"),
               ("ws://bad host/app", "is not a URL"),
@@ -69,7 +68,7 @@ struct DestinationTests {
     func malformedServer(value: String, why: String) {
         let result = RecordingDestination.server(fromEnvironment: ["REWIND_SERVER": value])
         #expect(result == .failure(EnvironmentProblem(
-            message: "REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app, as `rewind serve` prints it")))
+            message: "REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it")))
     }
 
     @Test("automatic: a server sink for REWIND_SERVER, else the default log; a malformed one is reported and falls back")
@@ -93,7 +92,7 @@ struct DestinationTests {
             queueCapacity: 8, environment: ["REWIND_SERVER": "http://127.0.0.1:7433", "REWIND_DB": "/tmp/r.db"],
             report: { reports.append($0) })
         #expect((fallback.first as? LogFileSink)?.path == "/tmp/r.db")
-        #expect(reports.all == ["REWIND_SERVER=http://127.0.0.1:7433 is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app, as `rewind serve` prints it; recording to /tmp/r.db instead"])
+        #expect(reports.all == ["REWIND_SERVER=http://127.0.0.1:7433 is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it; recording to /tmp/r.db instead"])
     }
 }
 

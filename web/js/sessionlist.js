@@ -63,7 +63,7 @@ export class SessionList {
     if (!children.length) {
       const empty = document.createElement('div');
       empty.className = 'empty';
-      empty.textContent = `No sessions yet. Stream an app to ws://${location.host}/app, or run rewind import.`;
+      empty.textContent = `No sessions yet. Stream an app to ${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/app, or run rewind import.`;
       children.push(empty);
     }
     this.container.replaceChildren(...children);

@@ -34,8 +34,10 @@ struct PushCommand: ParsableCommand {
                                valueName: "url"))
     var server: String
 
-    @Option(help: ArgumentHelp("The server's token (default: $REWIND_TOKEN).", valueName: "token"))
+    @Option(help: ArgumentHelp("The server's token or app token (default: $REWIND_TOKEN, else $REWIND_APP_TOKEN).", valueName: "token"))
     var token: String?
+
+    @OptionGroup var caFile: CAFileOption
 
     @Option(help: ArgumentHelp("How long to wait for each session, in seconds.", valueName: "seconds"))
     var timeout: Double = 60
@@ -53,7 +55,8 @@ struct PushCommand: ParsableCommand {
         }
         let url: URL
         let token: String?
-        switch LogPush.resolve(given, token: ServerLocation.token(self.token)) {
+        let caFile = try caFile.resolved()
+        switch LogPush.resolve(given, token: ServerLocation.token(self.token, side: .app)) {
         case .success(let resolved): (url, token) = resolved
         case .failure(let problem): throw CLIError("--server: \(problem.message)", code: 2)
         }
@@ -61,7 +64,7 @@ struct PushCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("No Rewind log at \(path): the file does not exist.", code: 2) }
         let outcomes: [LogPush.Outcome]
         do {
-            outcomes = try LogPush.push(path: path, sessions: sessions, url: url, token: token,
+            outcomes = try LogPush.push(path: path, sessions: sessions, url: url, token: token, caFile: caFile,
                                         timeout: .milliseconds(Int64(timeout * 1000)))
         } catch let error as LogError {
             throw CLIError(error.description, code: 2)

@@ -11,13 +11,16 @@ final class InspectorLink: WebSocketClientDelegate, @unchecked Sendable {
     private let mailbox: Mailbox
     private let connected = Mutex(false)
 
-    /// Starts connecting to `url` (`ws://HOST:PORT/inspect`) with `token` as a bearer token.
-    init(url: String, token: String?, mailbox: Mailbox, generation: Int) throws {
+    /// Starts connecting to `url` (`ws://HOST:PORT/inspect`, or `wss://` trusting `caFile`
+    /// besides the system's CAs) with `token` as a bearer token.
+    init(url: String, token: String?, caFile: String? = nil, mailbox: Mailbox, generation: Int) throws {
         var headers: HTTPHeaders = [:]
         if let token { headers.set("Authorization", "Bearer \(token)") }
         do {
-            client = try WebSocketClient(url: url, subprotocol: InspectorRequest.subprotocol, headers: headers)
+            client = try WebSocketClient(configuration: WebSocketClientConfiguration(
+                url: url, subprotocol: InspectorRequest.subprotocol, headers: headers, caFile: caFile))
         } catch {
+            if case .tls(let message) = error { throw CLIError("--ca-file: \(message)", code: 2) }
             throw CLIError("--server: \(error.description) (write ws://HOST:PORT/inspect)", code: 2)
         }
         self.mailbox = mailbox

@@ -22,7 +22,8 @@ final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Se
         if let token = request.token { headers.add("Authorization", "Bearer \(token)") }
         let configuration = WebSocketClientConfiguration(
             url: request.url.absoluteString, subprotocol: request.subprotocol, headers: headers,
-            queueLimits: WebSocketQueueLimits(maxMessages: request.maxQueuedMessages, maxBytes: request.maxQueuedBytes))
+            queueLimits: WebSocketQueueLimits(maxMessages: request.maxQueuedMessages, maxBytes: request.maxQueuedBytes),
+            caFile: request.caFile)
         do {
             let client = try WebSocketClient(configuration: configuration)
             let proceed = shared.withLock { shared in
@@ -32,7 +33,11 @@ final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Se
             guard proceed else { return }
             try client.connect(delegate: Listener(listener))
         } catch {
-            let isPermanent = if case .invalidURL = error { true } else { false }
+            // A wrong URL or CA file does not mend by retrying.
+            let isPermanent = switch error {
+            case .invalidURL, .tls: true
+            default: false
+            }
             listener.transportDidFail(TransportFailure(reason: "\(error)", isPermanent: isPermanent))
         }
     }

@@ -3,6 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 import RewindSupport
+#if canImport(Security)
+import Security
+#endif
 
 /// The Apple-platform transport: `URLSessionWebSocketTask`.
 ///
@@ -25,6 +28,8 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         var closeCode: URLSessionWebSocketTask.CloseCode?
         var queuedMessages = 0
         var queuedBytes = 0
+        /// Why the server's certificate was refused with the CA file trusted, when it was.
+        var untrusted: String?
     }
 
     /// ``waitUntilFinished(timeout:)`` waits here for `finished`, which wakes it.
@@ -127,6 +132,27 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         finish(error: error, response: nil)
     }
 
+    #if canImport(Security)
+    /// With a CA file, the server's chain is evaluated with its certificates as anchors besides
+    /// the system's; without one, URLSession decides as it always does.
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        guard let caFile = request.caFile,
+              challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+              let trust = challenge.protectionSpace.serverTrust else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        switch ServerTrust.evaluate(trust, caFile: caFile) {
+        case .trusted:
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        case .refused(let reason):
+            shared.withLock { $0.untrusted = reason }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+    }
+    #endif
+
     // MARK: Inside
 
     private func receiveNext(on task: URLSessionWebSocketTask) {
@@ -165,7 +191,7 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
 
     /// The connection is over: the listener hears it once, as a close or as a failure to open.
     private func finish(error: (any Error)?, response: URLResponse?) {
-        typealias Ending = (wasOpened: Bool, listener: (any TransportListener)?, session: URLSession?)
+        typealias Ending = (wasOpened: Bool, untrusted: String?, listener: (any TransportListener)?, session: URLSession?)
         let ending = shared.update { shared, waking -> Ending? in
             guard !shared.finished else { return nil }
             shared.finished = true
@@ -174,15 +200,23 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
                 shared.listener = nil
                 shared.session = nil
             }
-            return (shared.opened, shared.listener, shared.session)
+            return (shared.opened, shared.untrusted, shared.listener, shared.session)
         }
-        guard let (wasOpened, listener, session) = ending else { return }
+        guard let (wasOpened, untrusted, listener, session) = ending else { return }
         session?.invalidateAndCancel()
         if wasOpened {
             listener?.transportDidClose()
+        } else if let untrusted {
+            listener?.transportDidFail(TransportFailure(reason: Self.untrustedSentence(untrusted)))
         } else {
             listener?.transportDidFail(Self.failure(error, response: response))
         }
+    }
+
+    /// The words both transports use for a certificate that is not trusted (ConnectFailure sorts
+    /// by them).
+    static func untrustedSentence(_ why: String) -> String {
+        "the server's certificate is not trusted (\(why)); trust the CA that signed it with a CA file (REWIND_CA_FILE or caFile:)"
     }
 
     /// One sentence for a connection that could not be opened.
@@ -205,6 +239,9 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
              NSURLErrorNetworkConnectionLost, NSURLErrorInternationalRoamingOff, NSURLErrorDataNotAllowed:
             return TransportFailure(reason: "host unreachable")
         case NSURLErrorBadServerResponse: return TransportFailure(reason: "the server did not accept the WebSocket upgrade")
+        case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateHasBadDate,
+             NSURLErrorServerCertificateNotYetValid, NSURLErrorSecureConnectionFailed:
+            return TransportFailure(reason: untrustedSentence(nsError.localizedDescription))
         default: return TransportFailure(reason: nsError.localizedDescription)
         }
     }

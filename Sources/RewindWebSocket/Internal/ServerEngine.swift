@@ -100,6 +100,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     }
 
     static func validate(_ configuration: WebSocketServerConfiguration) throws(WebSocketError) {
+        if let problem = configuration.tls?.check() { throw .tls(problem) }
         guard (0...65_535).contains(configuration.port) else {
             throw .invalidConfiguration("port \(configuration.port) is outside 0...65535")
         }
@@ -166,7 +167,14 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         info.max_http_header_data = 16 * 1024  // cookies for localhost pile up across dev servers
         info.server_string = context.cString("rewind")
         info.pt_serv_buf_size = UInt32(LWSContext.readBufferSize)
-        guard context.create(&info), let pointer = context.pointer else {
+        let created: Bool
+        if configuration.tls != nil {
+            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            created = TLSContextGate.create(beginsHandshake: false, waitSeconds: 10) { context.create(&info) }
+        } else {
+            created = context.create(&info)
+        }
+        guard created, let pointer = context.pointer else {
             return .contextCreationFailed("lws_create_context failed (out of memory or file descriptors?)")
         }
         var vhost = lws_context_creation_info()
@@ -179,8 +187,22 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         vhost.uid = -1
         var options = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
         if !configuration.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        // lws 4.1 sets up a vhost's TLS only when its own options ask for it too.
+        if configuration.tls != nil { options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         vhost.options = options
+        if let tls = configuration.tls {
+            vhost.ssl_cert_filepath = context.cString(tls.certificatePath)
+            vhost.ssl_private_key_filepath = context.cString(tls.privateKeyPath)
+            // Never NULL: with none OpenSSL would ask for a passphrase on the terminal.
+            vhost.ssl_private_key_password = context.cString("")
+            // HTTP/1.1 only: the handlers here speak it, and WebSockets upgrade from it.
+            vhost.alpn = context.cString("http/1.1")
+        }
         guard let created = lws_create_vhost(pointer, &vhost) else {
+            if let tls = configuration.tls, SocketAddress.canBind(host: configuration.host, port: configuration.port) {
+                // The files passed their checks and the port is free: OpenSSL refused the pair.
+                return .tls(tls.mismatch)
+            }
             let reason = SocketAddress.bindFailureReason(host: configuration.host, port: configuration.port)
             return .cannotListen(host: configuration.host, port: configuration.port, reason: reason)
         }
