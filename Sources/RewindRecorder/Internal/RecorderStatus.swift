@@ -11,16 +11,20 @@ final class RecorderStatus: @unchecked Sendable {
     var lastError: RecorderError? { lock.withLock { error } }
     var nonFiniteCount: Int { lock.withLock { nonFinite } }
 
-    /// Records `error`; the first fatal one and the first encoding one are written to stderr.
+    /// Records `error`; the first fatal one, the first encoding one and tags left out are written to stderr.
     func report(_ error: RecorderError) {
         let shouldPrint: Bool = lock.withLock {
             let first: Bool
-            if case .encoding = error.kind {
+            if error.isEncodingSkip {
                 first = !printedEncodingError
                 printedEncodingError = true
                 if self.error == nil { self.error = error }
+            } else if error.isNonFatal {
+                // Tags left out: said once, when the recorder starts.
+                first = true
+                if self.error == nil { self.error = error }
             } else {
-                first = self.error.map { if case .encoding = $0.kind { true } else { false } } ?? true
+                first = self.error?.isNonFatal ?? true
                 self.error = error
             }
             return first
