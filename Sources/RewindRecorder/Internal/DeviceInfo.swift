@@ -8,9 +8,9 @@ import Darwin
 /// The device model and operating system a recording says it ran on (`meta.device`,
 /// `meta.os`), found once per process.
 ///
-/// The Apple path is compiled wherever `REWIND_APPLE_SHAPES` is set (`make apple-check`, on
-/// Linux) as well as on Apple platforms: everything it calls but `sysctlbyname` (the Mac's
-/// model, `#if os(macOS)`) exists in Glibc and swift-corelibs-foundation too.
+/// Both paths are compiled everywhere, and everything they call but `sysctlbyname` (the Mac's
+/// model, `#if os(macOS)`) exists in Glibc and swift-corelibs-foundation too; which one runs is
+/// the platform's, and `make apple-check` (`REWIND_APPLE_SHAPES`) runs the Apple one on Linux.
 enum DeviceInfo {
     /// This process's device and system.
     static let current: (device: String, os: String) = detect(environment: ProcessInfo.processInfo.environment)
