@@ -74,6 +74,15 @@ extension LogReader {
         return SessionPage(sessions: sessions, next: next)
     }
 
+    /// The session whose uuid is exactly `uuid`, if the log holds it (one probe of the uuid's
+    /// unique index: what a page needs to name the original of a branch listed without it).
+    public func session(uuid: String) throws(LogError) -> SessionInfo? {
+        try withStatement(sessionColumns + " WHERE s.uuid = ?1") { statement throws(LogError) -> SessionInfo? in
+            try statement.bind(uuid, at: 1)
+            return try statement.step() ? try RowDecoder.session(statement, path: path) : nil
+        }
+    }
+
     /// Every session `filter` keeps, oldest first (as ``sessions()`` lists them all).
     public func sessions(matching filter: SessionFilter) throws(LogError) -> [SessionInfo] {
         let (conditions, values) = filterSQL(filter, table: "s")

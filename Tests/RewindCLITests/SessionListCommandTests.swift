@@ -105,6 +105,24 @@ struct SessionListCommandTests {
         #expect(none.stderr == "no session in \(path) matches\n")
     }
 
+    @Test("a branch listed on a page without its original still names it by its id")
+    func branchOnAPage() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("branch.db")
+        let writer = try LogWriter(path: path)
+        let original = try writer.openSession(uuid: "orig-uuid", app: "Todos", startedAt: Self.start)
+        _ = try writer.openSession(uuid: "other", app: "Shop", startedAt: Self.start)
+        _ = try writer.openSession(uuid: "branch-uuid", app: "Todos", startedAt: Self.start, meta: ["branch": ["of": "orig-uuid", "skipped": [3]]],
+                                   replayOf: "orig-uuid")
+        writer.close()
+        let lines = try jsonLines(try Self.run(["--json", "--limit", "1"], path).stdout)
+        #expect(lines.first?["branch"]?["ofId"]?.numberValue?.int64Value == original)
+        #expect(lines.first?["note"] == .string("branch of \(original): left out 3"))
+        let filtered = try Self.run(["--app", "Todos", "--after", "2"], path)
+        #expect(filtered.stdout.contains("Todos"))
+        #expect(!filtered.stdout.contains("Shop"))
+    }
+
     @Test("a malformed filter is one sentence and exit 2, and lists nothing", arguments: [
         (["--since", "yesterday"], "--since takes an ISO 8601 time (2025-11-20T14:00:00Z), a date (2025-11-20, midnight UTC) or a span before now (90s, 15m, 2h, 30d, 2w); got 'yesterday'."),
         (["--until", "2025-13-40"], "--until takes an ISO 8601 time (2025-11-20T14:00:00Z), a date (2025-11-20, midnight UTC) or a span before now (90s, 15m, 2h, 30d, 2w); got '2025-13-40'."),

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindServer
+import RewindWebSocket
 import RewindWire
 import Testing
 import RewindTestSupport
@@ -164,5 +165,31 @@ struct SessionListQueryTests {
             #expect(error["message"]?.stringValue == sentence)
             #expect(throws: LogError.self) { try fixture.reader().session(named: "bad-\(index)") }
         }
+    }
+
+    @Test("a page larger than the connection's bound is cut, and next goes on from the last session it holds")
+    func pageCutToFit() throws {
+        // 1 MiB of output per connection: half of it for a page, so two sessions with a meta of
+        // 200 KB each fit, three do not; one of 600 KB alone is too large.
+        let fixture = try ServerFixture { configuration in
+            configuration.queueLimits = WebSocketQueueLimits(maxMessages: 4_096, maxBytes: 1 << 20)
+            let writer = try? LogWriter(path: configuration.logPath)
+            defer { writer?.close() }
+            _ = try? writer?.openSession(uuid: "huge", app: "Big", startedAt: Self.start,
+                                         meta: ["notes": .string(String(repeating: "n", count: 600_000))])
+            for i in 0..<10 {
+                _ = try? writer?.openSession(uuid: "big-\(i)", app: "Big", startedAt: Self.start,
+                                             meta: ["notes": .string(String(repeating: "n", count: 200_000)), "tags": ["big"]])
+            }
+        }
+        let inspector = try JSONClient.inspector(port: fixture.port)
+        defer { inspector.close() }
+        let (ids, pages) = try Self.pages(inspector, ["tag": "big", "limit": 10], firstID: 1)
+        #expect(ids == Array((2...11).reversed()).map(Int64.init))
+        #expect(pages == 5, "two sessions a page")
+        inspector.send(["type": "sessions", "id": 100, "app": "Big", "after": 2])
+        let error = try #require(inspector.waitForReply(id: 100))
+        #expect(error["code"] == "reply-too-large")
+        #expect(error["message"]?.stringValue == "session 1 alone is larger than this connection's reply limit of 524288 bytes for a page")
     }
 }

@@ -118,7 +118,11 @@ struct SessionsCommand: ParsableCommand {
         }
         // A page is listed as it comes, newest first; the whole list grouped by run.
         let listed = paged ? sessions : Self.ordered(sessions)
-        let ids = Dictionary(sessions.map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first })
+        var ids = Dictionary(sessions.map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first })
+        // A branch listed without its original (a page, a filter) still names it by its id.
+        for of in Set(sessions.compactMap(\.replayOf)) where ids[of] == nil {
+            if let original = try? reader.session(uuid: of) { ids[of] = original.id }
+        }
         if json {
             for session in listed { writeJSONLine(Self.json(session, ids: ids)) }
             if paged { writeJSONLine(["next": next.map(OutputFormat.number) ?? .null]) }
