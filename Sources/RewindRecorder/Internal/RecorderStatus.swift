@@ -15,16 +15,20 @@ final class RecorderStatus: Sendable {
     var lastError: RecorderError? { reported.withLock { $0.error } }
     var nonFiniteCount: Int { reported.withLock { $0.nonFinite } }
 
-    /// Records `error`; the first fatal one and the first encoding one are written to stderr.
+    /// Records `error`; the first fatal one, the first encoding one and tags left out are written to stderr.
     func report(_ error: RecorderError) {
         let shouldPrint: Bool = reported.withLock { reported in
             let first: Bool
-            if case .encoding = error.kind {
+            if error.isEncodingSkip {
                 first = !reported.printedEncodingError
                 reported.printedEncodingError = true
                 if reported.error == nil { reported.error = error }
+            } else if error.isNonFatal {
+                // Tags left out: said once, when the recorder starts.
+                first = true
+                if reported.error == nil { reported.error = error }
             } else {
-                first = reported.error.map { if case .encoding = $0.kind { true } else { false } } ?? true
+                first = reported.error?.isNonFatal ?? true
                 reported.error = error
             }
             return first
