@@ -292,7 +292,9 @@ def test_branch_beside_its_original(ctx):
     label = f"branch of #{live['id']} · left out #3"
     item = f"#sessions .session[data-id='{made['id']}']"
     wait(d, lambda d: js(d, f"const e = document.querySelector(\"{item}\"); return e && e.dataset.derived") == label, message="the branch's label")
-    assert label in d.find_element(By.CSS_SELECTOR, item).text, d.find_element(By.CSS_SELECTOR, item).text
+    # Read in one call: the list redraws on each live event, so a found element can go stale.
+    text = js(d, f"return document.querySelector(\"{item}\").innerText")
+    assert label in text, text
     listed = js(d, "return [...document.querySelectorAll('#sessions .session')].map(e => [Number(e.dataset.id), e.dataset.derived || ''])")
     ids = [i for i, _ in listed]
     between = listed[ids.index(live["id"]) + 1:ids.index(made["id"])]
