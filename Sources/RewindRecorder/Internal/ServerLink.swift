@@ -9,15 +9,27 @@ import RewindWire
 /// appends and sends; each connection's thread or queue delivers welcome, acks and commands. A
 /// new connection (of the sink's ``ServerTransport``) is made for every attempt, and callbacks
 /// from an older one are ignored.
+///
+/// With several servers (equivalent ones: instances on one database), the link stays on the one
+/// that works and moves to the next when a connect fails, the connection closes, or the server
+/// cannot store (`read-only`, `storage`). Within a round (every server tried once since the last
+/// wait) the next is tried at once after a failed connect; a round that reached none waits the
+/// backoff, and so does the move after a welcomed connection ends, so a server that welcomes
+/// and drops at once never makes the link spin. The session resumes from the `nextSeq` of the
+/// server it reaches; one that lacks events another server acknowledged gets them from the
+/// local log (`history`), or, with none, is passed over with one sentence.
 final class ServerLink: @unchecked Sendable {
     enum Phase {
-        case connecting, awaitingWelcome, streaming, waiting, finished
+        /// `restoring`: welcomed by a server that lacks events another server acknowledged;
+        /// they are being read back from the local log.
+        case connecting, awaitingWelcome, restoring, streaming, waiting, finished
     }
 
     let session: RecordingSession
     private let transport: ServerTransport
-    private let request: TransportRequest
-    private let failures: @Sendable (TransportFailure) -> Void
+    /// One per server, in the order they are tried; never empty.
+    private let requests: [TransportRequest]
+    private let failures: @Sendable (TransportFailure, URL) -> Void
     private let commands: @Sendable (Command, ServerLink) -> Void
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -26,6 +38,16 @@ final class ServerLink: @unchecked Sendable {
     private var client: (any TransportConnection)?
     private var attempt = 0
     private var backoff = ReconnectBackoff()
+    /// The server (index in `requests`) the current or next attempt goes to.
+    private var server: Int
+    /// Servers that may still be tried at once, without waiting, in this round.
+    private var untried: Int
+    /// The server whose acks the link last had (named when another one lacks what it acked).
+    private var ackedBy: URL?
+    /// Servers already said to lack events this link no longer holds.
+    private var reportedGaps: Set<Int> = []
+    /// A whole round of servers has been tried (the link waited before trying again).
+    private var triedEveryServer = false
     private var ended = false
     private var connections = 0
     private var lastError: String?
@@ -53,24 +75,39 @@ final class ServerLink: @unchecked Sendable {
     /// The connection that carried `end`, kept so a caller can wait for its close to finish.
     private var closingClient: (any TransportConnection)?
 
-    /// Hears each seq the server acknowledges (on the connection's thread): the local log
-    /// records it.
-    private let acknowledged: (@Sendable (Int64) -> Void)?
+    /// Hears each seq the server acknowledges, with that server (on the connection's thread):
+    /// the local log records it.
+    private let acknowledged: (@Sendable (Int64, URL) -> Void)?
+    /// Reads back the session's events from the first seq to before the second (from a
+    /// keyframe at or before the first) for a server that lacks events another acknowledged:
+    /// the local log. `nil` when the events live in memory only.
+    private let history: (@Sendable (Int64, Int64) throws -> [LogEvent])?
+    /// Hears the index of each server that welcomes the session.
+    private let welcomed: (@Sendable (Int) -> Void)?
     /// Whether an ended session says `end` once delivered; a session delivered from the local
     /// log after its app is gone, which never ended there, only closes its connection.
     private var saysEnd = true
 
-    /// `failures` hears every failed attempt to connect (the sink reports the first).
-    init(session: RecordingSession, transport: ServerTransport, request: TransportRequest, capacity: Int,
+    /// `failures` hears every failed attempt to connect, with the server it tried (the sink
+    /// reports the first of each server). The first attempt goes to `requests[startAt]`.
+    init(session: RecordingSession, transport: ServerTransport, requests: [TransportRequest], startAt: Int = 0,
+         capacity: Int,
          commands: @escaping @Sendable (Command, ServerLink) -> Void,
-         failures: @escaping @Sendable (TransportFailure) -> Void,
-         acknowledged: (@Sendable (Int64) -> Void)? = nil) {
+         failures: @escaping @Sendable (TransportFailure, URL) -> Void,
+         acknowledged: (@Sendable (Int64, URL) -> Void)? = nil,
+         history: (@Sendable (Int64, Int64) throws -> [LogEvent])? = nil,
+         welcomed: (@Sendable (Int) -> Void)? = nil) {
+        precondition(!requests.isEmpty, "a link needs a server")
         self.session = session
         self.transport = transport
-        self.request = request
+        self.requests = requests
+        server = requests.indices.contains(startAt) ? startAt : 0
+        untried = requests.count - 1
         self.failures = failures
         self.commands = commands
         self.acknowledged = acknowledged
+        self.history = history
+        self.welcomed = welcomed
         self.events = UnackedEvents(capacity: capacity)
     }
 
@@ -167,10 +204,14 @@ final class ServerLink: @unchecked Sendable {
     }
 
     /// Waits until the ended session's `end` has been written and its connection closed, or
-    /// `deadline` passes; `false` when the session is not ended or not delivered by then.
-    func waitUntilDelivered(until deadline: Date) -> Bool {
+    /// `deadline` passes; `false` when the session is not ended or not delivered by then. With
+    /// `unlessUnanswered` (its events are safe in the local log), it gives up as soon as every
+    /// server has been tried and none ever welcomed the session: there is no point waiting for
+    /// servers that never answered, but while the first round is under way (a connect in
+    /// flight, the next server of a list about to be tried) it may still deliver.
+    func waitUntilDelivered(until deadline: Date, unlessUnanswered: Bool = false) -> Bool {
         condition.lock()
-        while ended, phase != .finished {
+        while ended, phase != .finished, !(unlessUnanswered && connections == 0 && triedEveryServer) {
             if !condition.wait(until: deadline) { break }
         }
         let delivered = ended && phase == .finished && events.ackedThrough >= events.lastSeq
@@ -221,7 +262,8 @@ final class ServerLink: @unchecked Sendable {
         return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
                                 connections: connections, attempts: attempt, finished: phase == .finished,
                                 lastError: lastError, lastConnectFailure: lastConnectFailure,
-                                ackedThrough: events.ackedThrough, lastSeq: events.lastSeq)
+                                ackedThrough: events.ackedThrough, lastSeq: events.lastSeq, server: requests[server].url,
+                                triedEveryServer: triedEveryServer)
     }
 
     // MARK: The connection
@@ -234,7 +276,7 @@ final class ServerLink: @unchecked Sendable {
         }
         attempt += 1
         let listener = AttemptListener(link: self, attempt: attempt)
-        let client = transport.makeConnection(request)
+        let client = transport.makeConnection(requests[server])
         self.client = client
         phase = .connecting
         condition.unlock()
@@ -242,12 +284,37 @@ final class ServerLink: @unchecked Sendable {
         client.open(listener: listener)
     }
 
+    /// Why the link connects again: to the same server, or to the next one.
+    private enum Retry {
+        /// The same server (an event it refused goes again without its state change, or the
+        /// connection's queue was full).
+        case same
+        /// The next server, at once while this round has servers left: the connect failed or the
+        /// server refused the session at `hello` (`read-only`, `storage`).
+        case nextUnwelcomed
+        /// The next server after the backoff: a welcomed connection ended.
+        case nextWelcomed
+    }
+
     /// Called with the lock held.
-    private func scheduleRetry() {
+    private func scheduleRetry(_ retry: Retry) {
         phase = .waiting
         client = nil
         // A flush waiting on this connection gives up now.
         condition.broadcast()
+        if retry != .same, requests.count > 1 {
+            server = (server + 1) % requests.count
+            // A refusal is the previous server's: another may hold another `nextSeq`.
+            refusal = nil
+        }
+        if retry == .nextUnwelcomed, untried > 0 {
+            untried -= 1
+            DispatchQueue.global().async { [weak self] in self?.connect() }
+            return
+        }
+        // A new round, after the wait: every server may be tried once more at once.
+        untried = requests.count - 1
+        triedEveryServer = true
         let delay = backoff.nextDelay()
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
     }
@@ -273,6 +340,7 @@ final class ServerLink: @unchecked Sendable {
             return
         }
         if let failure { lastConnectFailure = failure.reason }
+        let url = requests[server].url
         if failure?.isPermanent == true {
             // This transport cannot run here: retrying cannot help.
             client = nil
@@ -280,10 +348,12 @@ final class ServerLink: @unchecked Sendable {
             delivering = nil
             condition.broadcast()
         } else {
-            scheduleRetry()
+            // Welcomed (streaming, or reading back what this server lacks) and then closed: the
+            // server went away, and the next one is tried after the backoff.
+            scheduleRetry(phase == .streaming || phase == .restoring ? .nextWelcomed : .nextUnwelcomed)
         }
         condition.unlock()
-        if let failure { failures(failure) }
+        if let failure { failures(failure, url) }
     }
 
     fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
@@ -293,43 +363,38 @@ final class ServerLink: @unchecked Sendable {
             condition.unlock()
             return
         }
+        let url = requests[server].url
         switch message {
         case .welcome(_, _, let nextSeq, let limits):
             guard phase == .awaitingWelcome else { break }
             connections += 1
             // What this server accepts; one that does not say accepts its defaults.
             events.limits = limits ?? .unstated
-            if !storageTrouble { backoff.reset() }
-            // The server stores what it holds before `nextSeq`: its state is the one the last
-            // sent version of `nextSeq - 1` gave.
-            let holdsHash = events.indices(from: nextSeq - 1).first.flatMap { index in
-                events[index].seq == nextSeq - 1 ? events[index].sentHash ?? events[index].hash : nil
+            let index = server
+            if let welcomed { DispatchQueue.global().async { welcomed(index) } }
+            let firstHeld = events.firstHeldSeq
+            guard nextSeq < firstHeld else {
+                resume(from: nextSeq, on: client)
+                break
             }
-            if nextSeq > 0 { events.acknowledge(through: nextSeq - 1) }
-            // -1 when the server has nothing yet: those who count hear what the server had.
-            acknowledged?(nextSeq - 1)
-            phase = .streaming
-            if let refused = refusal {
-                refusal = nil
-                // The event the server stopped at is the one it refused.
-                if let index = events.indices(from: nextSeq).first, events[index].seq == nextSeq {
-                    events.withhold(from: index)
-                    let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
-                    lastError = sentence
-                    let failures = self.failures
-                    DispatchQueue.global().async { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
-                }
+            // This server lacks events another one acknowledged (a server on a log of its own,
+            // or one that lost them): they come back from the local log, off this thread.
+            guard let history else {
+                passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and this sink keeps no local log to send them again")
+                break
             }
-            // Everything from `nextSeq` goes now, the gathered events with it.
-            gatheredFrom = nil
-            lastSendAt = DispatchTime.now().uptimeNanoseconds
-            sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
-            condition.broadcast()
-            finishIfDelivered()
+            phase = .restoring
+            let attempt = self.attempt
+            DispatchQueue.global().async { [weak self] in
+                let earlier = Result { try history(nextSeq, firstHeld) }
+                self?.didRestore(earlier, from: nextSeq, attempt: attempt)
+            }
         case .ack(let seq):
+            guard phase == .streaming else { break }
             storageTrouble = false
             events.acknowledge(through: seq)
-            acknowledged?(seq)
+            ackedBy = url
+            acknowledged?(seq, url)
             condition.broadcast()
             finishIfDelivered()
         case .command(let command):
@@ -337,25 +402,109 @@ final class ServerLink: @unchecked Sendable {
             commands(command, self)
             return
         case .error(let error):
-            lastError = error.message
+            // Named with its server: with several, the one that said it.
+            lastError = requests.count > 1 ? "\(url.absoluteString): \(error.message)" : error.message
             if Self.refusesAnEvent(error.code), phase == .streaming {
                 // The server refused one of the events it was sent (its patch, its hash, its
-                // state's depth or size); every later one would be refused as a gap. Start over:
-                // the next connection sends the refused event without its state change (the next
-                // state goes whole), so no connection resends what was refused.
+                // state's depth or size); every later one would be refused as a gap, and any
+                // server would refuse it too. Start over on the same server: the next connection
+                // sends the refused event without its state change (the next state goes whole),
+                // so no connection resends what was refused.
                 refusal = error.message
                 client.close(goingAway: true)
-                scheduleRetry()
-            } else if error.code == .storage, phase == .streaming {
-                // The server could not store what it was sent (its disk is full, its log
-                // read-only): the events stay here, and a new connection later resumes from the
-                // server's `nextSeq`. The backoff keeps growing until the server acks again.
+                scheduleRetry(.same)
+            } else if error.code == .storage, phase == .streaming || phase == .awaitingWelcome {
+                // The server could not store what it was sent, or open the session (its disk is
+                // full, its log read-only): the events stay here, and the next server (this one,
+                // when it is the only one) resumes from its `nextSeq`. Another server may have
+                // room: a log of its own, or a database that came back. The backoff keeps growing
+                // until a server acks again.
                 storageTrouble = true
                 client.close(goingAway: true)
-                scheduleRetry()
+                scheduleRetry(phase == .streaming ? .nextWelcomed : .nextUnwelcomed)
+            } else if error.code == .readOnly, phase == .awaitingWelcome {
+                // A server run with --read-only never takes a session; the next one may.
+                client.close(goingAway: true)
+                scheduleRetry(.nextUnwelcomed)
             }
         }
         condition.unlock()
+    }
+
+    /// With the lock held: the server holds everything before `nextSeq`; the rest goes now.
+    private func resume(from nextSeq: Int64, on client: any TransportConnection) {
+        let url = requests[server].url
+        // Streaming again: the next failure starts from the first delay and a full round. (Not
+        // at the welcome: a server passed over for what it lacks must not make the link spin.)
+        if !storageTrouble { backoff.reset() }
+        untried = requests.count - 1
+        // The server stores what it holds before `nextSeq`: its state is the one the last
+        // sent version of `nextSeq - 1` gave.
+        let holdsHash = events.indices(from: nextSeq - 1).first.flatMap { index in
+            events[index].seq == nextSeq - 1 ? events[index].sentHash ?? events[index].hash : nil
+        }
+        if nextSeq > 0 {
+            events.acknowledge(through: nextSeq - 1)
+            ackedBy = url
+        }
+        // -1 when the server has nothing yet: those who count hear what the server had.
+        acknowledged?(nextSeq - 1, url)
+        phase = .streaming
+        if let refused = refusal {
+            refusal = nil
+            // The event the server stopped at is the one it refused.
+            if let index = events.indices(from: nextSeq).first, events[index].seq == nextSeq {
+                events.withhold(from: index)
+                let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
+                lastError = sentence
+                report(sentence, server: url)
+            }
+        }
+        // Everything from `nextSeq` goes now, the gathered events with it.
+        gatheredFrom = nil
+        lastSendAt = DispatchTime.now().uptimeNanoseconds
+        sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
+        condition.broadcast()
+        finishIfDelivered()
+    }
+
+    /// The events a server lacks came back from the local log (or could not).
+    private func didRestore(_ earlier: Result<[LogEvent], any Error>, from nextSeq: Int64, attempt: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard attempt == self.attempt, phase == .restoring, let client else { return }
+        let firstHeld = events.firstHeldSeq
+        switch earlier {
+        case .success(let read):
+            if events.restore(read, from: nextSeq) {
+                resume(from: nextSeq, on: client)
+            } else {
+                passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log no longer holds them all")
+            }
+        case .failure(let error):
+            passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log could not give them back (\(error))")
+        }
+    }
+
+    /// With the lock held: the server lacks events `nextSeq..<firstHeld`, which this link can
+    /// no longer send; said once per server, and the next server is tried.
+    private func passOver(lacking nextSeq: Int64, before firstHeld: Int64, on client: any TransportConnection, why: String) {
+        let url = requests[server].url
+        let range = nextSeq == firstHeld - 1 ? "event \(nextSeq)" : "events \(nextSeq)…\(firstHeld - 1)"
+        let by = ackedBy.map { " \($0.absoluteString)" } ?? " a server"
+        let next = requests.count > 1 ? "; trying the next server" : "; trying again later"
+        let sentence = "\(url.absoluteString) lacks \(range) of session \(session.uuid), which\(by) acknowledged, \(why)\(next)"
+        lastError = sentence
+        if reportedGaps.insert(server).inserted { report(sentence, server: url) }
+        client.close(goingAway: true)
+        scheduleRetry(.nextWelcomed)
+    }
+
+    /// Hands one sentence about the session's events to the sink, off the lock (the sink takes
+    /// its own).
+    private func report(_ sentence: String, server url: URL) {
+        let failures = self.failures
+        DispatchQueue.global().async { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
     }
 
     /// With the lock held: sends `range`, tracking the hash of the state the server will hold.
@@ -448,7 +597,7 @@ final class ServerLink: @unchecked Sendable {
                 // The queue is full or closing: start over on a new connection, which resends
                 // from the server's `nextSeq`.
                 client.close(goingAway: true)
-                scheduleRetry()
+                scheduleRetry(.same)
                 break
             }
         }
@@ -456,8 +605,9 @@ final class ServerLink: @unchecked Sendable {
         // Reported off this lock (the sink takes its own), in order.
         let failures = self.failures
         let sentences = reports.map(\.sentence)
+        let url = requests[server].url
         DispatchQueue.global().async {
-            for sentence in sentences { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
+            for sentence in sentences { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
         }
     }
 
@@ -486,9 +636,16 @@ struct ServerLinkStatus {
     var finished: Bool
     var lastError: String?
     var lastConnectFailure: String?
+    /// The server the link is on, or tries next.
+    var server: URL
+    /// Every server has been tried at least once (a round ended and the link waited).
+    var triedEveryServer: Bool
 
     init(connected: Bool, unacked: Int, droppedStates: Int, connections: Int, attempts: Int, finished: Bool,
-         lastError: String?, lastConnectFailure: String?, ackedThrough: Int64, lastSeq: Int64) {
+         lastError: String?, lastConnectFailure: String?, ackedThrough: Int64, lastSeq: Int64, server: URL,
+         triedEveryServer: Bool = false) {
+        self.server = server
+        self.triedEveryServer = triedEveryServer
         self.connected = connected
         self.unacked = unacked
         self.droppedStates = droppedStates

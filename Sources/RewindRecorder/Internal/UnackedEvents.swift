@@ -212,6 +212,37 @@ struct UnackedEvents {
         statefulCount = kept
     }
 
+    /// The oldest seq still held: the first pending one, or the one after `ackedThrough` when
+    /// none is pending. A server whose `nextSeq` is below it lacks events already forgotten.
+    var firstHeldSeq: Int64 { isEmpty ? ackedThrough + 1 : entries[head].seq }
+
+    /// Puts back in front the events from `nextSeq` up to ``firstHeldSeq`` that another server
+    /// acknowledged (so they were forgotten) and the server now reached lacks, read back from
+    /// the local log: `earlier` runs in seq order from at or before `nextSeq` (from a keyframe,
+    /// whose state lets the sizes be bounded) to at least `firstHeldSeq - 1`. The server holds `nextSeq - 1`
+    /// from here, as its `welcome` said. Past the bound, the older states are dropped as for any
+    /// unacknowledged events (the actions stay). `false`, changing nothing, when `earlier` does
+    /// not cover the gap.
+    mutating func restore(_ earlier: [LogEvent], from nextSeq: Int64) -> Bool {
+        let firstHeld = firstHeldSeq
+        guard nextSeq < firstHeld else { return true }
+        // Contiguous from where it starts, and through the gap.
+        guard let start = earlier.first?.seq, start <= nextSeq,
+              earlier.enumerated().allSatisfy({ $0.element.seq == start + Int64($0.offset) }),
+              let end = earlier.last?.seq, end >= firstHeld - 1 else { return false }
+        var rebuilt = UnackedEvents(capacity: .max)
+        rebuilt.limits = limits
+        for event in earlier where event.seq < firstHeld { rebuilt.append(event) }
+        let restored = rebuilt.entries.filter { $0.seq >= nextSeq }
+        entries = restored + entries[head...]
+        head = 0
+        statefulCount += restored.count { if case .dropped = $0.body { false } else { true } }
+        ackedThrough = nextSeq - 1
+        ackedHash = rebuilt.entries.last { $0.seq == nextSeq - 1 }?.hash
+        if statefulCount > capacity, let tip = tipState { dropStates(keeping: tip) }
+        return true
+    }
+
     /// Forgets every event up to `seq`: the server holds them.
     mutating func acknowledge(through seq: Int64) {
         guard seq > ackedThrough else { return }
