@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 import RewindWire
 
 /// Streams sessions to `rewind serve` over a WebSocket (`/app`, subprotocol `rewind.app.v1`)
@@ -81,7 +82,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// kind changes).
     private var reportedKinds: [URL: ConnectFailure.Kind] = [:]
     /// The server the last welcome came from (an index in `servers`): new sessions start there.
-    private var welcomedServer: Int?
+    /// A lock of its own, taken last (a link sets it while holding its own lock, and nothing is
+    /// locked while it is held), so the welcome is known before any ack it is followed by.
+    private let welcomedServer = Mutex<Int?>(nil)
     private var latestFailure: String?
     private var latestReport: String?
     /// A connect failed in a way no retry can fix (this transport cannot run here).
@@ -208,16 +211,16 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     }
 
     /// Where a new session connects first: the server the last welcome came from, else the first.
-    private var startingServer: Int { lock.withLock { welcomedServer ?? 0 } }
+    private var startingServer: Int { welcomedServer.withLock { $0 ?? 0 } }
 
     /// A session's connection was welcomed by `servers[index]`.
     private func didWelcome(on index: Int) {
-        lock.withLock { welcomedServer = index }
+        welcomedServer.withLock { $0 = index }
     }
 
     /// The server the sink's sessions last reached (the latest welcome, on any of its
     /// connections), or `nil` before any did. With fallbacks, the one it moved to.
-    public var currentServer: URL? { lock.withLock { welcomedServer.map { servers[$0] } } }
+    public var currentServer: URL? { welcomedServer.withLock { $0 }.map { servers[$0] } }
 
     /// Keeps the events (in the local log, when the sink has one, and in memory) and sends them
     /// when the session's connection is up.

@@ -19,15 +19,6 @@ struct ServerFailoverTests {
     /// `ws://127.0.0.1:PORT/app`, as the sink names a server.
     static func app(_ port: Int) -> URL { URL(string: "ws://127.0.0.1:\(port)/app")! }
 
-    /// A port nothing listens on now (a server was started there and killed), where a test can
-    /// start one later.
-    static func deadPort(_ place: StoreAndForwardTests.Place) throws -> Int {
-        let serve = try place.serve()
-        let port = try #require(serve.port())
-        StoreAndForwardTests.stop(serve)
-        return port
-    }
-
     @Test("a rewind serve killed with -9 mid-session: the recorder moves to the next, which on a log of its own gets the whole session from seq 0, and the first keeps what it acknowledged")
     func killedServerMidSession() throws {
         let first = try StoreAndForwardTests.Place()
@@ -84,7 +75,9 @@ struct ServerFailoverTests {
         defer { place.dir.cleanup() }
         let other = try StoreAndForwardTests.Place()
         defer { other.dir.cleanup() }
-        let aPort = try Self.deadPort(place)
+        // A port nothing listens on, held until a server starts there so no one else takes it.
+        let reserved = try ReservedPort()
+        let aPort = reserved.port
         let b = try other.serve()
         defer { StoreAndForwardTests.stop(b) }
         let bPort = try #require(b.port())
@@ -103,6 +96,7 @@ struct ServerFailoverTests {
         #expect(try local.deliveredSeq(session: try local.session(named: run.uuid).id, server: Self.app(bPort).absoluteString) == 12)
 
         // The first server is back: the next run records there, and owes it nothing.
+        reserved.release()
         let a = try place.serve(port: aPort)
         defer { StoreAndForwardTests.stop(a) }
         let next = try StoreAndForwardTests.record(3, environment: environment)
@@ -137,8 +131,10 @@ struct ServerFailoverTests {
         defer { place.dir.cleanup() }
         let other = try StoreAndForwardTests.Place()
         defer { other.dir.cleanup() }
-        let aPort = try Self.deadPort(place)
-        let bPort = try Self.deadPort(other)
+        let a = try ReservedPort()
+        let reserved = try ReservedPort()
+        let aPort = a.port
+        let bPort = reserved.port
         var environment = place.environment(port: aPort)
         let list = "ws://127.0.0.1:\(aPort),ws://127.0.0.1:\(bPort)"
         environment["REWIND_SERVER"] = list
@@ -152,6 +148,7 @@ struct ServerFailoverTests {
         let lastError = try #require(away.result["lastError"]?.stringValue)
         #expect(lastError.contains("127.0.0.1:\(aPort)") || lastError.contains("127.0.0.1:\(bPort)"), "\(away.result)")
 
+        reserved.release()
         let b = try other.serve(port: bPort)
         defer { StoreAndForwardTests.stop(b) }
         let log = place.localLog(port: aPort)

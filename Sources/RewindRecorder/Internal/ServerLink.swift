@@ -48,6 +48,8 @@ final class ServerLink: @unchecked Sendable {
     private var reportedGaps: Set<Int> = []
     /// A whole round of servers has been tried (the link waited before trying again).
     private var triedEveryServer = false
+    /// The attempt whose end is being handled (its second end, if any, is ignored).
+    private var endedAttempt = 0
     private var ended = false
     private var connections = 0
     private var lastError: String?
@@ -82,7 +84,8 @@ final class ServerLink: @unchecked Sendable {
     /// keyframe at or before the first) for a server that lacks events another acknowledged:
     /// the local log. `nil` when the events live in memory only.
     private let history: (@Sendable (Int64, Int64) throws -> [LogEvent])?
-    /// Hears the index of each server that welcomes the session.
+    /// Hears the index of each server that welcomes the session, with the lock held: it must
+    /// take no lock that is ever held while this link's is taken.
     private let welcomed: (@Sendable (Int) -> Void)?
     /// Whether an ended session says `end` once delivered; a session delivered from the local
     /// log after its app is gone, which never ended there, only closes its connection.
@@ -335,12 +338,22 @@ final class ServerLink: @unchecked Sendable {
 
     fileprivate func didEnd(attempt: Int, failure: TransportFailure? = nil) {
         condition.lock()
-        guard attempt == self.attempt, phase != .finished, phase != .waiting else {
+        guard attempt == self.attempt, phase != .finished, phase != .waiting, endedAttempt != attempt else {
             condition.unlock()
             return
         }
-        if let failure { lastConnectFailure = failure.reason }
+        // Only the first end of an attempt counts (a transport may say it failed and closed).
+        endedAttempt = attempt
         let url = requests[server].url
+        condition.unlock()
+        // Said before the link moves on (off the lock: the sink takes its own), so whoever sees
+        // the link give up or move (an app about to exit, a wait on it) sees the failure said.
+        if let failure { failures(failure, url) }
+        condition.lock()
+        defer { condition.unlock() }
+        // Meanwhile the link may have been stopped.
+        guard attempt == self.attempt, phase != .finished, phase != .waiting else { return }
+        if let failure { lastConnectFailure = failure.reason }
         if failure?.isPermanent == true {
             // This transport cannot run here: retrying cannot help.
             client = nil
@@ -352,8 +365,6 @@ final class ServerLink: @unchecked Sendable {
             // server went away, and the next one is tried after the backoff.
             scheduleRetry(phase == .streaming || phase == .restoring ? .nextWelcomed : .nextUnwelcomed)
         }
-        condition.unlock()
-        if let failure { failures(failure, url) }
     }
 
     fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
@@ -371,7 +382,8 @@ final class ServerLink: @unchecked Sendable {
             // What this server accepts; one that does not say accepts its defaults.
             events.limits = limits ?? .unstated
             let index = server
-            if let welcomed { DispatchQueue.global().async { welcomed(index) } }
+            // Said at once (the sink's lock for it is a leaf), so it is known before any ack.
+            welcomed?(index)
             let firstHeld = events.firstHeldSeq
             guard nextSeq < firstHeld else {
                 resume(from: nextSeq, on: client)
