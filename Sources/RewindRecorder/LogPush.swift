@@ -64,8 +64,10 @@ package enum LogPush {
                 continue
             }
             // Recorded as delivered to one of these servers (a mark for another does not count).
-            if writer != nil, let holder = try servers.first(where: { try reader.deliveredSeq(session: info.id, server: $0.url.absoluteString) >= last }) {
-                outcomes.append(Outcome(session: info, serverHad: last + 1, serverHas: last, delivered: true, problem: nil, server: holder.url))
+            let holder = try servers.first { try reader.deliveredSeq(session: info.id, server: $0.url.absoluteString) >= last }
+            if writer != nil, let holder {
+                outcomes.append(Outcome(session: info, serverHad: last + 1, serverHas: last, delivered: true, problem: nil,
+                                        server: holder.url))
                 continue
             }
             let events = try reader.events(session: info.id, includeKeyframes: true)

@@ -126,8 +126,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///   - localLog: a folder for the device's copy of every event (store and forward; one
     ///     file per app and first server in it, at most `localLogLimit` bytes), or `nil` to keep
     ///     unacknowledged events in memory only.
-    public init(url: URL, fallbacks: [URL] = [], token: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2),
-                transport: ServerTransport = .automatic, localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
+    public init(url: URL, fallbacks: [URL] = [], token: String? = nil, capacity: Int = 10_000,
+                flushTimeout: Duration = .seconds(2), transport: ServerTransport = .automatic,
+                localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
                 report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
         let addresses: [(url: URL, token: String?)]
         switch ServerAddress.resolve(list: [url] + fallbacks) {

@@ -151,14 +151,19 @@ struct UnackedEventsTests {
         for event in built { unacked.append(event) }
         unacked.acknowledge(through: 7)
         #expect(unacked.firstHeldSeq == 8)
-        // The local log's copy from seq 0 (a keyframe): too short to cover the gap changes nothing.
-        let short = unacked.restore(Array(built[0...5]), from: 3)
-        let late = unacked.restore(Array(built[4...7]), from: 3)
-        let holed = unacked.restore(Array(built[0...3]) + Array(built[5...7]), from: 3)
-        #expect(!short && !late && !holed)
+        // The local log's copy must run from at or before nextSeq, without a hole, to seq 7.
+        let limits = unacked.limits
+        #expect(UnackedEvents.restoring(Array(built[0...5]), from: 3, before: 8, limits: limits) == nil)
+        #expect(UnackedEvents.restoring(Array(built[4...7]), from: 3, before: 8, limits: limits) == nil)
+        #expect(UnackedEvents.restoring(Array(built[0...3]) + Array(built[5...7]), from: 3, before: 8, limits: limits) == nil)
+        // Made for another gap (the link moved on meanwhile): refused, nothing changes.
+        let stale = try #require(UnackedEvents.restoring(Array(built[0...9]), from: 3, before: 6, limits: limits))
+        let refused = unacked.restore(stale)
+        #expect(!refused)
         #expect(unacked.firstHeldSeq == 8 && unacked.ackedThrough == 7)
         // Covered: the server holds 0…2, and 3…12 are pending again, each with its own patch.
-        let covered = unacked.restore(Array(built[0...9]), from: 3)
+        let restored = try #require(UnackedEvents.restoring(Array(built[0...9]), from: 3, before: 8, limits: limits))
+        let covered = unacked.restore(restored)
         #expect(covered)
         #expect(unacked.ackedThrough == 2)
         #expect(unacked.ackedHash == built[2].hash)
@@ -170,7 +175,7 @@ struct UnackedEventsTests {
         var fresh = UnackedEvents(capacity: 100)
         for event in built { fresh.append(event) }
         fresh.acknowledge(through: 12)
-        let whole = fresh.restore(built, from: 0)
+        let whole = fresh.restore(try #require(UnackedEvents.restoring(built, from: 0, before: 13, limits: limits)))
         #expect(whole)
         #expect(fresh.ackedThrough == -1 && fresh.ackedHash == nil)
         guard case .keyframe = try #require(fresh.entries[fresh.startIndex...].first).body else {
@@ -182,7 +187,7 @@ struct UnackedEventsTests {
         var bounded = UnackedEvents(capacity: 4)
         for event in built { bounded.append(event) }
         bounded.acknowledge(through: 12)
-        let bound = bounded.restore(built, from: 0)
+        let bound = bounded.restore(try #require(UnackedEvents.restoring(built, from: 0, before: 13, limits: limits)))
         #expect(bound)
         let kept = bounded.entries[bounded.startIndex...]
         #expect(kept.count == 13)

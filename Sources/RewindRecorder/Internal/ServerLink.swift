@@ -397,9 +397,13 @@ final class ServerLink: @unchecked Sendable {
             }
             phase = .restoring
             let attempt = self.attempt
+            let limits = events.limits
             DispatchQueue.global().async { [weak self] in
-                let earlier = Result { try history(nextSeq, firstHeld) }
-                self?.didRestore(earlier, from: nextSeq, attempt: attempt)
+                // Read and made into entries here, off the lock: the recorder's thread appends on.
+                let restored = Result { try history(nextSeq, firstHeld) }.map {
+                    UnackedEvents.restoring($0, from: nextSeq, before: firstHeld, limits: limits)
+                }
+                self?.didRestore(restored, from: nextSeq, attempt: attempt)
             }
         case .ack(let seq):
             guard phase == .streaming else { break }
@@ -481,14 +485,14 @@ final class ServerLink: @unchecked Sendable {
     }
 
     /// The events a server lacks came back from the local log (or could not).
-    private func didRestore(_ earlier: Result<[LogEvent], any Error>, from nextSeq: Int64, attempt: Int) {
+    private func didRestore(_ restored: Result<UnackedEvents.Restored?, any Error>, from nextSeq: Int64, attempt: Int) {
         condition.lock()
         defer { condition.unlock() }
         guard attempt == self.attempt, phase == .restoring, let client else { return }
         let firstHeld = events.firstHeldSeq
-        switch earlier {
-        case .success(let read):
-            if events.restore(read, from: nextSeq) {
+        switch restored {
+        case .success(let entries):
+            if let entries, events.restore(entries) {
                 resume(from: nextSeq, on: client)
             } else {
                 passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log no longer holds them all")
