@@ -19,6 +19,16 @@ struct ServerFailoverTests {
     /// `ws://127.0.0.1:PORT/app`, as the sink names a server.
     static func app(_ port: Int) -> URL { URL(string: "ws://127.0.0.1:\(port)/app")! }
 
+    /// `rewind serve` for `place` on `port`, a port a test held (``ReservedPort``) and just let
+    /// go; a server that does not start says what it printed.
+    static func serve(_ place: StoreAndForwardTests.Place, on port: Int) throws -> ServeProcess {
+        let serve = try ServeProcess(["--port", String(port), "--db", place.db, "--web", place.dir.url.path])
+        guard serve.waitForOutput("/app\n", timeout: 60) else {
+            throw FixtureFailure(message: "rewind serve did not start on port \(port): \(serve.text)")
+        }
+        return serve
+    }
+
     @Test("a rewind serve killed with -9 mid-session: the recorder moves to the next, which on a log of its own gets the whole session from seq 0, and the first keeps what it acknowledged")
     func killedServerMidSession() throws {
         let first = try StoreAndForwardTests.Place()
@@ -97,7 +107,7 @@ struct ServerFailoverTests {
 
         // The first server is back: the next run records there, and owes it nothing.
         reserved.release()
-        let a = try place.serve(port: aPort)
+        let a = try Self.serve(place, on: aPort)
         defer { StoreAndForwardTests.stop(a) }
         let next = try StoreAndForwardTests.record(3, environment: environment)
         #expect(next.result["delivered"] == true, "\(next.result) \(next.stderr)")
@@ -149,7 +159,7 @@ struct ServerFailoverTests {
         #expect(lastError.contains("127.0.0.1:\(aPort)") || lastError.contains("127.0.0.1:\(bPort)"), "\(away.result)")
 
         reserved.release()
-        let b = try other.serve(port: bPort)
+        let b = try Self.serve(other, on: bPort)
         defer { StoreAndForwardTests.stop(b) }
         let log = place.localLog(port: aPort)
         let push = try CLIRunner.run(["push", "--db", log, "--server", list, "--json"])
