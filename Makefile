@@ -1,7 +1,7 @@
 # Rewind: `make test` installs what is missing, builds and runs every test.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux
+APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux openssl
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
 .PHONY: all deps build install uninstall test apple-check ci-config-check fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run

@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "RewindRecorder",
             dependencies: appleShapes
-                ? ["RewindSupport", "RewindJSON", "RewindLog", "RewindWire", "FoundationNetworking"]
+                ? ["RewindSupport", "RewindJSON", "RewindLog", "RewindWire", "FoundationNetworking", "Security"]
                 : [
                     "RewindSupport", "RewindJSON", "RewindLog", "RewindWire",
                     .target(name: "RewindWebSocket", condition: .when(platforms: [.linux])),
@@ -159,7 +159,8 @@ let package = Package(
     ] + (appleShapes ? [
         // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
         .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),
-        .target(name: "FoundationNetworking", path: "Tests/AppleStandIns/FoundationNetworking"),
+        .target(name: "Security", path: "Tests/AppleStandIns/Security"),
+        .target(name: "FoundationNetworking", dependencies: ["Security"], path: "Tests/AppleStandIns/FoundationNetworking"),
         .executableTarget(name: "AppleShapesCheck", dependencies: ["Rewind", "SwiftUI", "RewindLog"],
                           path: "Tests/AppleStandIns/Check"),
     ] : []),

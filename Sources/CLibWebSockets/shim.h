@@ -7,6 +7,28 @@ static inline size_t rewind_lws_pre(void) {
     return LWS_PRE;
 }
 
+#include <dlfcn.h>
+// OpenSSL's words for why a server's certificate failed verification ("unable to get local issuer
+// certificate", "hostname mismatch"), from the X509_STORE_CTX lws hands to
+// LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION; NULL when they cannot be had. The two
+// functions are looked up in the libcrypto lws already loaded, so the package links no OpenSSL
+// of its own (and a libwebsockets on another TLS library simply gives NULL).
+static inline const char *rewind_x509_verify_error(void *x509_store_ctx) {
+#if defined(LWS_WITH_TLS) && !defined(LWS_WITH_MBEDTLS)
+    static void *process;
+    if (!x509_store_ctx) return NULL;
+    if (!process) process = dlopen(NULL, RTLD_LAZY);
+    if (!process) return NULL;
+    int (*get_error)(void *) = (int (*)(void *))dlsym(process, "X509_STORE_CTX_get_error");
+    const char *(*describe)(long) = (const char *(*)(long))dlsym(process, "X509_verify_cert_error_string");
+    if (!get_error || !describe) return NULL;
+    return describe(get_error(x509_store_ctx));
+#else
+    (void)x509_store_ctx;
+    return NULL;
+#endif
+}
+
 #if defined(__linux__) && defined(__GLIBC__)
 #include <malloc.h>
 // Hands freed heap at the top and in whole free pages back to the system (glibc only).

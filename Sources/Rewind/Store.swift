@@ -1,6 +1,7 @@
 import Foundation
 import RewindLog
 import Observation
+import RewindSupport
 
 /// One state, changed only by actions sent through a reducer, on the main actor.
 ///
@@ -152,7 +153,7 @@ public final class Store<State, Action>: Observable {
     @discardableResult
     func reduce(_ action: Action, cause: Int64?, site: SendSite? = nil) -> (seq: Int64?, effect: Effect<Action>) {
         let at = Date()
-        let start = MonotonicNanos.now()
+        let start = MonotonicClock.nanoseconds()
         let effect: Effect<Action>
         if jumped == nil {
             effect = registrar.withMutation(of: self, keyPath: stateKeyPath) { reducer(&live, action) }
@@ -160,7 +161,7 @@ public final class Store<State, Action>: Observable {
             // The view shows the jumped state, which this does not change.
             effect = reducer(&live, action)
         }
-        let duration = MonotonicNanos.now() - start
+        let duration = MonotonicClock.nanoseconds() - start
         let seq = tap?.record(action, live, at, duration, cause, site)
         onStateChange?(live)
         return (seq, effect)
@@ -221,66 +222,69 @@ public final class Store<State, Action>: Observable {
 
 /// A store's running effect tasks. It is not the store's to keep alive: when the store goes
 /// away, so does this, and every effect still running is cancelled.
-final class EffectTasks: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tasks: [Int: Task<Void, Never>] = [:]
-    /// The running tasks marked with each cancellation id.
-    private var marked: [EffectID: Set<Int>] = [:]
-    private var idOf: [Int: EffectID] = [:]
-    /// The running tasks each `send` started, for its ``StoreTask``.
-    private var bySend: [Int: [Int]] = [:]
-    private var sendOf: [Int: Int] = [:]
+final class EffectTasks: Sendable {
+    private struct Running {
+        var tasks: [Int: Task<Void, Never>] = [:]
+        /// The running tasks marked with each cancellation id.
+        var marked: [EffectID: Set<Int>] = [:]
+        var idOf: [Int: EffectID] = [:]
+        /// The running tasks each `send` started, for its ``StoreTask``.
+        var bySend: [Int: [Int]] = [:]
+        var sendOf: [Int: Int] = [:]
+    }
+
+    private let running = Mutex(Running())
 
     func add(_ number: Int, _ task: Task<Void, Never>, id: EffectID?, send: Int?) {
-        lock.withLock {
-            tasks[number] = task
+        running.withLock { running in
+            running.tasks[number] = task
             if let send {
-                bySend[send, default: []].append(number)
-                sendOf[number] = send
+                running.bySend[send, default: []].append(number)
+                running.sendOf[number] = send
             }
             if let id {
-                marked[id, default: []].insert(number)
-                idOf[number] = id
+                running.marked[id, default: []].insert(number)
+                running.idOf[number] = id
             }
         }
     }
 
     func remove(_ number: Int) {
-        lock.withLock {
-            tasks[number] = nil
-            if let send = sendOf.removeValue(forKey: number) {
-                bySend[send]?.removeAll { $0 == number }
-                if bySend[send]?.isEmpty == true { bySend[send] = nil }
+        running.withLock { running in
+            running.tasks[number] = nil
+            if let send = running.sendOf.removeValue(forKey: number) {
+                running.bySend[send]?.removeAll { $0 == number }
+                if running.bySend[send]?.isEmpty == true { running.bySend[send] = nil }
             }
-            if let id = idOf.removeValue(forKey: number) {
-                marked[id]?.remove(number)
-                if marked[id]?.isEmpty == true { marked[id] = nil }
+            if let id = running.idOf.removeValue(forKey: number) {
+                running.marked[id]?.remove(number)
+                if running.marked[id]?.isEmpty == true { running.marked[id] = nil }
             }
         }
     }
 
     /// Cancels every running task marked with `id`.
     func cancel(_ id: EffectID) {
-        let cancelled = lock.withLock { () -> [Task<Void, Never>] in
-            guard let numbers = marked.removeValue(forKey: id) else { return [] }
-            for number in numbers { idOf[number] = nil }
-            return numbers.compactMap { tasks[$0] }
+        let cancelled = running.withLock { running -> [Task<Void, Never>] in
+            guard let numbers = running.marked.removeValue(forKey: id) else { return [] }
+            for number in numbers { running.idOf[number] = nil }
+            return numbers.compactMap { running.tasks[$0] }
         }
         for task in cancelled { task.cancel() }
     }
 
     /// The running tasks `send` started.
     func tasks(ofSend send: Int) -> [Task<Void, Never>] {
-        lock.withLock { (bySend[send] ?? []).compactMap { tasks[$0] } }
+        running.withLock { running in (running.bySend[send] ?? []).compactMap { running.tasks[$0] } }
     }
 
     /// One running task, if any.
     var any: Task<Void, Never>? {
-        lock.withLock { tasks.values.first }
+        running.withLock { $0.tasks.values.first }
     }
 
     deinit {
-        for task in tasks.values { task.cancel() }
+        for task in running.withLock({ $0.tasks.values }) { task.cancel() }
     }
 }
 

@@ -2,17 +2,22 @@ import Foundation
 import RewindJSON
 import RewindWebSocket
 import RewindWire
+import RewindSupport
 
 /// An app for the benchmarks: sends frames, keeping at most `window` unacked.
 final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
     let client: WebSocketClient
-    private let condition = NSCondition()
-    private var acked: Int64 = -1
-    private var welcomed = false
-    /// When each seq was handed to the client, and how long its ack took (seconds); an ack
-    /// covers every seq up to its own.
-    private var sentAt: [Double] = []
-    private var ackDelays: [Double] = []
+    private struct Progress {
+        var acked: Int64 = -1
+        var welcomed = false
+        /// When each seq was handed to the client, and how long its ack took (seconds); an ack
+        /// covers every seq up to its own.
+        var sentAt: [Double] = []
+        var ackDelays: [Double] = []
+    }
+
+    /// Senders wait here for the welcome and for acks; each reply wakes them.
+    private let progress = Condition(Progress())
 
     init(port: Int) throws {
         var configuration = WebSocketClientConfiguration(url: "ws://127.0.0.1:\(port)/app", subprotocol: AppMessage.subprotocol)
@@ -23,52 +28,43 @@ final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
 
     func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
         guard let reply = try? ServerToApp(frame: message.bytes) else { return }
-        condition.lock()
-        switch reply {
-        case .welcome: welcomed = true
-        case .ack(let seq):
-            let now = Measure.now()
-            if seq > acked, !sentAt.isEmpty {
-                for covered in (acked + 1)...min(seq, Int64(sentAt.count) - 1) {
-                    ackDelays.append(now - sentAt[Int(covered)])
+        progress.update(waking: .all) { progress in
+            switch reply {
+            case .welcome: progress.welcomed = true
+            case .ack(let seq):
+                let now = MonotonicClock.seconds()
+                if seq > progress.acked, !progress.sentAt.isEmpty {
+                    for covered in (progress.acked + 1)...min(seq, Int64(progress.sentAt.count) - 1) {
+                        progress.ackDelays.append(now - progress.sentAt[Int(covered)])
+                    }
                 }
+                progress.acked = max(progress.acked, seq)
+            default: break
             }
-            acked = max(acked, seq)
-        default: break
         }
-        condition.broadcast()
-        condition.unlock()
     }
 
     func hello() throws {
         _ = client.send(text: AppMessage.hello(AppMessage.Hello(id: 1, session: UUID().uuidString, app: "bench")).json.serialized(.compact))
-        condition.lock()
-        defer { condition.unlock() }
-        while !welcomed {
-            guard condition.wait(until: Date(timeIntervalSinceNow: 10)) else { throw BenchFailure("no welcome") }
+        guard progress.wait(for: { $0.welcomed }, deadline: MonotonicClock.deadline(after: 10)) else {
+            throw BenchFailure("no welcome")
         }
     }
 
     func send(_ frame: [UInt8], window: Int64, seq: Int64) {
-        condition.lock()
-        while seq - acked > window { _ = condition.wait(until: Date(timeIntervalSinceNow: 1)) }
-        if Int(seq) == sentAt.count { sentAt.append(Measure.now()) }
-        condition.unlock()
+        _ = progress.withLock(when: { seq - $0.acked <= window }) { progress in
+            if Int(seq) == progress.sentAt.count { progress.sentAt.append(MonotonicClock.seconds()) }
+        }
         _ = client.connection.send(textBytes: frame)
     }
 
     /// The delays from handing each event to the client to its ack, in seconds, sorted.
     var sortedAckDelays: [Double] {
-        condition.lock()
-        defer { condition.unlock() }
-        return ackDelays.sorted()
+        progress.withLock { $0.ackDelays.sorted() }
     }
 
     func waitForAck(_ seq: Int64) {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: 120)
-        while acked < seq, condition.wait(until: deadline) {}
+        _ = progress.wait(for: { $0.acked >= seq }, deadline: MonotonicClock.deadline(after: 120))
     }
 
     func close() {
@@ -80,26 +76,26 @@ final class BenchApp: WebSocketClientDelegate, @unchecked Sendable {
 /// An inspector subscribed to every session, noting each stamped event's delay.
 final class BenchInspector: WebSocketClientDelegate, @unchecked Sendable {
     let client: WebSocketClient
-    private let condition = NSCondition()
-    private var latencies: [Double] = []
-    private var received = 0
-    private var sawLag = false
+    private struct Heard {
+        var latencies: [Double] = []
+        var received = 0
+        var sawLag = false
+    }
+
+    /// The benchmark waits here for the first reply and for latencies; each message wakes it.
+    private let heard = Condition(Heard())
 
     /// The server said this inspector fell behind (a `lagged` push).
     var lagged: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return sawLag
+        heard.withLock { $0.sawLag }
     }
 
     init(port: Int) throws {
         client = try WebSocketClient(url: "ws://127.0.0.1:\(port)/inspect", subprotocol: InspectorRequest.subprotocol)
         try client.connect(delegate: self)
         _ = client.send(text: #"{"type":"subscribe","id":1,"session":"*"}"#)
-        condition.lock()
-        defer { condition.unlock() }
-        while received == 0 {
-            guard condition.wait(until: Date(timeIntervalSinceNow: 10)) else { throw BenchFailure("no subscribe reply") }
+        guard heard.wait(for: { $0.received > 0 }, deadline: MonotonicClock.deadline(after: 10)) else {
+            throw BenchFailure("no subscribe reply")
         }
     }
 
@@ -109,12 +105,11 @@ final class BenchInspector: WebSocketClientDelegate, @unchecked Sendable {
         // count against the server.
         let delay = Self.stamp(in: message.bytes).map { Double(Int64(now) - $0) / 1e9 }
         let lag = delay == nil && message.bytes.count < 400 && String(decoding: message.bytes, as: UTF8.self).contains(#""type":"lagged""#)
-        condition.lock()
-        received += 1
-        if let delay { latencies.append(delay) }
-        if lag { sawLag = true }
-        condition.broadcast()
-        condition.unlock()
+        heard.update(waking: .all) { heard in
+            heard.received += 1
+            if let delay { heard.latencies.append(delay) }
+            if lag { heard.sawLag = true }
+        }
     }
 
     /// The integer after `"t":` in the frame, if any.
@@ -134,10 +129,7 @@ final class BenchInspector: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     func waitForLatencies(_ count: Int, timeout: Double = 30) -> [Double] {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while latencies.count < count, condition.wait(until: deadline) {}
-        return latencies
+        _ = heard.wait(for: { $0.latencies.count >= count }, deadline: MonotonicClock.deadline(after: timeout))
+        return heard.withLock { $0.latencies }
     }
 }

@@ -1,24 +1,18 @@
 import Foundation
+import RewindSupport
 
-/// Timing helpers: a monotonic clock and a median-of-runs measurement.
+/// Timing helpers: a median-of-runs measurement, on the package's one monotonic clock.
 enum Measure {
-    /// Monotonic seconds.
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     /// Runs `body` repeatedly for at least `minSeconds` (and at least `minRuns` times) after one
     /// warm-up run, and returns the median seconds per run.
     static func median(minRuns: Int = 5, minSeconds: Double = 0.5, _ body: () throws -> Void) rethrows -> Double {
         try body()
         var samples: [Double] = []
-        let start = now()
-        while samples.count < minRuns || now() - start < minSeconds {
-            let t0 = now()
+        let start = MonotonicClock.seconds()
+        while samples.count < minRuns || MonotonicClock.seconds() - start < minSeconds {
+            let t0 = MonotonicClock.seconds()
             try body()
-            samples.append(now() - t0)
+            samples.append(MonotonicClock.seconds() - t0)
             if samples.count >= 10_000 { break }
         }
         samples.sort()

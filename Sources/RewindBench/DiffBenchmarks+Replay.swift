@@ -1,4 +1,5 @@
 import RewindJSON
+import RewindSupport
 
 /// The log's workload: 1,000 small edits of a ~1 MB state, recorded as patches by diffing each
 /// state against the one before (the recorder), then replayed from the first state (the replay
@@ -17,16 +18,16 @@ func runReplayBenchmarks() throws -> [BenchResult] {
     // Only the diffs are timed: making the edits (copying the containers each one touches) is
     // the app's reducer's cost, not the recorder's.
     var diffSamples: [Double] = []
-    let start = Measure.now()
-    while diffSamples.count < 5 || Measure.now() - start < 1 {
+    let start = MonotonicClock.seconds()
+    while diffSamples.count < 5 || MonotonicClock.seconds() - start < 1 {
         var state = initial
         var total = 0.0
         for edit in edits {
             let previous = state
             try state.apply(edit)
-            let t0 = Measure.now()
+            let t0 = MonotonicClock.seconds()
             let diff = JSONDiff(from: previous, to: state)
-            total += Measure.now() - t0
+            total += MonotonicClock.seconds() - t0
             // Dropping the previous state (freeing what the edit copied) stays out of the timing.
             blackHole(diff)
             blackHole(previous)
@@ -59,7 +60,7 @@ func runReplayBenchmarks() throws -> [BenchResult] {
 /// Edits an app would make one action at a time: settings toggled, counters bumped, log entries
 /// appended and dropped, users inserted and removed, prices changed.
 func randomEdits(of state: JSONValue, count: Int) -> [JSONPatchOperation] {
-    var rng = BenchRandom(seed: 99)
+    var rng = SplitMix64(seed: 99)
     var users = state["users"]?.arrayValue?.count ?? 0
     var log = state["log"]?.arrayValue?.count ?? 0
     let products = state["catalog"]?.objectValue?.count ?? 1

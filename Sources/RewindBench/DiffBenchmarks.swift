@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindSupport
 
 /// `diff`: JSONDiff and JSONPatch on (a) citm_catalog.json against a copy with 1% of its values
 /// changed and (b) a generated ~10 MB state with one field changed.
@@ -15,7 +16,7 @@ extension BenchGroup {
 func runDiffBenchmarks() throws -> [BenchResult] {
     var results: [BenchResult] = []
     let citm = try JSONValue(parsing: SharedTestData.bytes("json-corpus/citm_catalog.json"))
-    var rng = BenchRandom(seed: 42)
+    var rng = SplitMix64(seed: 42)
     results += try DiffBenchCase(name: "citm 1%", a: citm, b: perturbValues(citm, &rng, fraction: 0.01)).run()
     let state = generatedState(targetBytes: 10_000_000)
     var changed = state
@@ -86,24 +87,10 @@ struct BenchFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// SplitMix64: deterministic figures from run to run.
-struct BenchRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
-}
-
 /// `value` with about `fraction` of its scalars changed (numbers incremented, strings extended,
 /// booleans flipped, nulls turned into strings), by applying `replace` operations to a
 /// copy-on-write copy, so the result shares every untouched subtree with `value`.
-func perturbValues(_ value: JSONValue, _ rng: inout BenchRandom, fraction: Double) throws -> JSONValue {
+func perturbValues(_ value: JSONValue, _ rng: inout SplitMix64, fraction: Double) throws -> JSONValue {
     var operations: [JSONPatchOperation] = []
     func visit(_ value: JSONValue, _ path: JSONPointer) {
         switch value {
@@ -130,7 +117,7 @@ func perturbValues(_ value: JSONValue, _ rng: inout BenchRandom, fraction: Doubl
 /// An application state of about `targetBytes` of compact JSON: a session, a list of users with
 /// ids and nested settings, a product catalog keyed by id and an activity log.
 func generatedState(targetBytes: Int) -> JSONValue {
-    var rng = BenchRandom(seed: 7)
+    var rng = SplitMix64(seed: 7)
     let themes: [JSONValue] = ["light", "dark", "system"]
     let roles: [JSONValue] = ["admin", "editor", "viewer", "billing"]
     func user(_ id: Int) -> JSONValue {

@@ -1,6 +1,7 @@
 import Foundation
 import Rewind
 import RewindJSON
+import RewindSupport
 
 /// The "server-process/recorder-app" group: the product's own app side
 /// (a real `Recorder` whose `ServerSink` keeps a local log, store and forward, and sends batches)
@@ -63,21 +64,21 @@ enum ForwardBenchmarks {
                                                              metadata: RecordingMetadata(app: "bench"),
                                                              options: RecorderOptions(queueCapacity: 50_000))
             let before = server.cpuSeconds()
-            let start = Measure.now()
+            let start = MonotonicClock.seconds()
             // `events` stamped events (the inspectors wait for that many), after seq 0.
             for seq in 1...events {
                 let due = start + Double(seq) / 5_000
-                while Measure.now() < due { usleep(50) }
+                while MonotonicClock.seconds() < due { usleep(50) }
                 state.count = seq
                 state.last.replaceSubrange(state.last.startIndex..<state.last.index(state.last.startIndex, offsetBy: 12),
                                            with: String(seq).leftPad(12))
                 recorder.record(BenchAction(t: Int64(DispatchTime.now().uptimeNanoseconds)), state: state)
             }
-            let waited = Measure.now()
+            let waited = MonotonicClock.seconds()
             if !sink.waitForAcknowledgements(timeout: .seconds(60)) {
                 throw BenchFailure("\(sink.unacknowledgedCount) events of the recording app were not acknowledged within 60 s")
             }
-            let ackWait = Measure.now() - waited
+            let ackWait = MonotonicClock.seconds() - waited
             let reports = try watchers.map { try $0.finish() }
             let cpu = server.cpuSeconds() - before
             recorder.stop()
@@ -126,7 +127,7 @@ enum ForwardBenchmarks {
         }
         return try ProcessServerBenchmarks.withServer(port: port) { server in
             let before = server.cpuSeconds()
-            let start = Measure.now()
+            let start = MonotonicClock.seconds()
             let sink = ServerSink(url: url, flushTimeout: .zero, localLog: outbox.path, localLogLimit: 1 << 30,
                                   report: { FileHandle.standardError.write(Data("rewind-bench: catch-up: \($0)\n".utf8)) })
             let recorder = Recorder<BenchState, BenchAction>(initialState: BenchState(), to: .sinks([sink]),
@@ -137,7 +138,7 @@ enum ForwardBenchmarks {
             while sink.catchUpCount == 0, Date() < deadline { usleep(1_000) }
             guard sink.catchUpCount == 1 else { throw BenchFailure("the catch-up found \(sink.catchUpCount) sessions, not 1") }
             let delivered = sink.waitForCatchUp(timeout: .seconds(600))
-            let seconds = Measure.now() - start
+            let seconds = MonotonicClock.seconds() - start
             let cpu = server.cpuSeconds() - before
             recorder.stop()
             guard delivered else { throw BenchFailure("the catch-up did not finish in 600 s") }
@@ -174,12 +175,12 @@ enum ForwardBenchmarks {
                 options: RecorderOptions(queueCapacity: count + 1))
             recorder.flush()
             _ = sink.waitForAcknowledgements(timeout: .seconds(60))
-            let t0 = Measure.now()
+            let t0 = MonotonicClock.seconds()
             for index in 0..<count { recorder.record(.toggle(index), state: states[index]) }
             recorder.flush()
-            let recorded = Measure.now() - t0
+            let recorded = MonotonicClock.seconds() - t0
             _ = sink.waitForAcknowledgements(timeout: .seconds(120))
-            let all = Measure.now() - t0
+            let all = MonotonicClock.seconds() - t0
             recorder.stop()
             return (Double(count) / recorded, Double(count) / all)
         }

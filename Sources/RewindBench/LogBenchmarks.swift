@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// The "log" group: how fast `LogWriter` stores events, beside plain SQLite inserts of the same
 /// bytes (a prepared statement, one transaction per 1,000 rows, no triggers, index or FTS) in the
@@ -12,24 +13,18 @@ enum LogBenchmarks {
 
     static func run() throws -> [BenchResult] {
         let events = makeEvents(count: eventCount)
-        let plainRows = events.map(PlainRow.init)
+        let plainRows = try events.map { try EncodedEvent($0) }
         // Ten times as many: long enough (about a second) that the full-text index, filled every
         // 100 ms on the writer's thread, costs its share inside the timed window.
         let sustained = makeEvents(count: eventCount * 10)
-        let sustainedRows = sustained.map(PlainRow.init)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-log-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var run = 0
-        func freshPath() -> String {
-            run += 1
-            return directory.appendingPathComponent("run\(run).db").path
-        }
+        let sustainedRows = try sustained.map { try EncodedEvent($0) }
+        let folder = try BenchFolder("log")
+        let freshPath = folder.freshPath
 
         // Each figure's runs alternate with the baseline's, so a neighbour's load hits both alike.
         var results: [BenchResult] = []
         let ours = "plain SQLite inserts, same bytes"
-        var cases: [(name: String, rows: [PlainRow], note: String, body: () throws -> Double)] = [
+        var cases: [(name: String, rows: [EncodedEvent], note: String, body: () throws -> Double)] = [
             ("log/append+commit (batches of 1)", plainRows, ours, { try appendThroughWriter(events, batch: 1, until: .committed, path: freshPath()) }),
             ("log/append+commit (batches of 100)", plainRows, ours, { try appendThroughWriter(events, batch: 100, until: .committed, path: freshPath()) }),
             ("log/append+flush, indexed (batches of 1)", plainRows, ours, { try appendThroughWriter(events, batch: 1, until: .indexed, path: freshPath()) }),
@@ -57,20 +52,20 @@ enum LogBenchmarks {
             _ = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
             writer.append(events)
             try writer.commit()
-            let start = Measure.now()
+            let start = MonotonicClock.seconds()
             try writer.flush()
-            indexSamples.append(Measure.now() - start)
+            indexSamples.append(MonotonicClock.seconds() - start)
             writer.close()
         }
         results.append(BenchResult(name: "log/index 20,000 committed events, one transaction", value: (Measure.quantile(indexSamples, 0.5) * 1_000 * 10).rounded() / 10,
                                    unit: "ms", note: "median of 5; what a search may trail a commit by, beyond indexInterval"))
-        let encodeStart = Measure.now()
+        let encodeStart = MonotonicClock.seconds()
         var total = 0
         for event in events {
             total += event.action.serializedBytes().count + event.patch.serializedBytes().count + event.inverse.serializedBytes().count
             total += event.keyframe?.serializedBytes().count ?? 0
         }
-        let encodeSeconds = Measure.now() - encodeStart
+        let encodeSeconds = MonotonicClock.seconds() - encodeStart
         results.append(BenchResult(name: "log/encode events as JSON", value: (Double(eventCount) / encodeSeconds).rounded(), unit: "events/s",
                                    note: "\(total / eventCount) bytes/event; done on the appending thread"))
         let keyframes = events.filter { $0.keyframe != nil }.count
@@ -106,7 +101,7 @@ enum LogBenchmarks {
         defer { writer.close() }
         let session = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
         precondition(session == 1)
-        let started = Measure.now()
+        let started = MonotonicClock.seconds()
         var start = 0
         while start < events.count {
             let end = min(start + batch, events.count)
@@ -117,7 +112,7 @@ enum LogBenchmarks {
         case .committed: try writer.commit()
         case .indexed: try writer.flush()
         }
-        return Measure.now() - started
+        return MonotonicClock.seconds() - started
     }
 
     /// Events of a todo app whose state is about 1 KB; each action toggles or renames one item,

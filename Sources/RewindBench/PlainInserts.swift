@@ -1,29 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
-
-/// One event's row as bytes, encoded before timing: the baseline stores exactly these.
-struct PlainRow {
-    var seq: Int64
-    var at: Double
-    var actionType: String
-    var action: [UInt8]
-    var patch: [UInt8]
-    var inverse: [UInt8]
-    var hash: Int64
-    var keyframe: [UInt8]?
-
-    init(_ event: LogEvent) {
-        seq = event.seq
-        at = event.at.timeIntervalSince1970
-        actionType = event.actionType
-        action = event.action.serializedBytes()
-        patch = event.patch.serializedBytes()
-        inverse = event.inverse.serializedBytes()
-        hash = Int64(bitPattern: event.hash)
-        keyframe = event.keyframe?.serializedBytes()
-    }
-}
+import RewindSupport
 
 /// The baseline: SQLite with nothing of ours — a prepared statement, one transaction per 1,000
 /// rows, WAL and synchronous=NORMAL like the log. Variants add one feature of the log's schema
@@ -41,7 +19,7 @@ enum PlainInserts {
     }
 
     /// Seconds from the first BEGIN to the last COMMIT.
-    static func run(_ rows: [PlainRow], path: String, variant: Variant = .plain) throws -> Double {
+    static func run(_ rows: [EncodedEvent], path: String, variant: Variant = .plain) throws -> Double {
         if variant == .logSchema {
             // The real schema, made by the writer; then raw inserts on one thread.
             let writer = try LogWriter(path: path)
@@ -85,7 +63,7 @@ enum PlainInserts {
             """)
         let insertKeyframe = try db.prepare("INSERT INTO keyframes(session_id, seq, state) VALUES (1, ?1, ?2)")
         let index = [.textIndex, .textIndexNoSizes, .logSchema].contains(variant) ? try db.prepare("INSERT INTO events_fts(rowid, action) SELECT id, action FROM events WHERE id >= ?1") : nil
-        let started = Measure.now()
+        let started = MonotonicClock.seconds()
         var start = 0
         while start < rows.count {
             let end = min(start + 1_000, rows.count)
@@ -116,6 +94,6 @@ enum PlainInserts {
             try db.execute("COMMIT")
             start = end
         }
-        return Measure.now() - started
+        return MonotonicClock.seconds() - started
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindWire
+import RewindSupport
 
 /// `rewind-bench --role app|inspector …`: one client of an out-of-process server benchmark, run as
 /// a process of its own by ``ProcessServerBenchmarks``. It prints one JSON object on standard
@@ -46,17 +47,17 @@ enum ProcessRoles {
         var events = EventSource(payloadBytes: 900, shape: shape)
         // Built before the clock starts, unless stamped (the stamp is the send time).
         let frames = stamp ? [] : (0..<count).map { events.frame(seq: Int64($0)) }
-        let start = Measure.now()
+        let start = MonotonicClock.seconds()
         for seq in 0..<count {
             if rate > 0 {
                 let due = start + Double(seq) / rate
-                while Measure.now() < due { usleep(50) }
+                while MonotonicClock.seconds() < due { usleep(50) }
             }
             let frame = stamp ? events.frame(seq: Int64(seq), stamp: true) : frames[seq]
             app.send(frame, window: 8_000, seq: Int64(seq))
         }
         app.waitForAck(Int64(count - 1))
-        let seconds = Measure.now() - start
+        let seconds = MonotonicClock.seconds() - start
         app.close()
         let delays = app.sortedAckDelays
         func ackPercentile(_ p: Double) -> JSONValue {

@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindSupport
 
 /// The "server-process" group: `rewind serve` as a child process, and each client (app or
 /// inspector) a process of its own (`rewind-bench --role …`), as users run them. Next to each
@@ -126,10 +127,14 @@ enum ProcessServerBenchmarks {
 /// A child process whose standard output is read line by line as it comes.
 final class Child: @unchecked Sendable {
     let process = Process()
-    private let condition = NSCondition()
-    private var lines: [String] = []
-    private var partial = ""
-    private var ended = false
+    private struct Output {
+        var lines: [String] = []
+        var partial = ""
+        var ended = false
+    }
+
+    /// Waiters for a line or the end wait here; each read wakes them.
+    private let output = Condition(Output())
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
@@ -142,21 +147,20 @@ final class Child: @unchecked Sendable {
             while true {
                 let data = handle.availableData
                 guard let self else { return }
-                self.condition.lock()
-                if data.isEmpty {
-                    if !self.partial.isEmpty { self.lines.append(self.partial) }
-                    self.ended = true
-                    self.condition.broadcast()
-                    self.condition.unlock()
-                    return
+                let ended = self.output.update(waking: .all) { output -> Bool in
+                    if data.isEmpty {
+                        if !output.partial.isEmpty { output.lines.append(output.partial) }
+                        output.ended = true
+                        return true
+                    }
+                    output.partial += String(decoding: data, as: UTF8.self)
+                    while let newline = output.partial.firstIndex(of: "\n") {
+                        output.lines.append(String(output.partial[..<newline]))
+                        output.partial = String(output.partial[output.partial.index(after: newline)...])
+                    }
+                    return false
                 }
-                self.partial += String(decoding: data, as: UTF8.self)
-                while let newline = self.partial.firstIndex(of: "\n") {
-                    self.lines.append(String(self.partial[..<newline]))
-                    self.partial = String(self.partial[self.partial.index(after: newline)...])
-                }
-                self.condition.broadcast()
-                self.condition.unlock()
+                if ended { return }
             }
         }
         reader.start()
@@ -166,23 +170,21 @@ final class Child: @unchecked Sendable {
     /// Waits (at most `timeout` s) for a line containing `needle`; returns it.
     @discardableResult
     func waitFor(_ needle: String, timeout: Double = 60) throws -> String {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let line = lines.first(where: { $0.contains(needle) }) { return line }
-            if ended { throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "child") ended without saying \(needle)") }
-            guard condition.wait(until: deadline) else { throw BenchFailure("no '\(needle)' within \(Int(timeout)) s") }
+        let found = output.withLock(when: { output in output.ended || output.lines.contains { $0.contains(needle) } },
+                                    deadline: MonotonicClock.deadline(after: timeout)) { output in
+            output.lines.first { $0.contains(needle) }
         }
+        guard let found else { throw BenchFailure("no '\(needle)' within \(Int(timeout)) s") }
+        guard let line = found else {
+            throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "child") ended without saying \(needle)")
+        }
+        return line
     }
 
     /// Waits for the process to end; returns its last line as JSON.
     func finish(timeout: Double = 180) throws -> JSONObject {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        while !ended, condition.wait(until: deadline) {}
-        let last = lines.last
-        condition.unlock()
+        _ = output.wait(for: { $0.ended }, deadline: MonotonicClock.deadline(after: timeout))
+        let last = output.withLock { $0.lines.last }
         process.waitUntilExit()
         guard process.terminationStatus == 0, let last, case .object(let object) = try JSONValue(parsing: last) else {
             throw BenchFailure("a client process failed (status \(process.terminationStatus))")

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindReplay
+import RewindSupport
 
 /// The "replay" group: the log's write path end to end, its size on disk for a large state, and
 /// how long rebuilding a state takes in a long session.
@@ -68,7 +69,7 @@ enum ReplayBenchmarks {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         var built: [LogEvent] = []
         built.reserveCapacity(app.steps.count + 1)
-        let started = Measure.now()
+        let started = MonotonicClock.seconds()
         var builder = EventBuilder(sessionID: session)
         var pending = [builder.initial(state: app.initial, at: start)]
         for (index, step) in app.steps.enumerated() {
@@ -82,7 +83,7 @@ enum ReplayBenchmarks {
         }
         writer.append(pending)
         try writer.flush()
-        let seconds = Measure.now() - started
+        let seconds = MonotonicClock.seconds() - started
         return (seconds, built + pending)
     }
 
@@ -94,7 +95,7 @@ enum ReplayBenchmarks {
             return directory.appendingPathComponent("record\(run).db").path
         }
         let events = try record(app, batch: 1, path: freshPath()).events
-        let rows = events.map(PlainRow.init)
+        let rows = try events.map { try EncodedEvent($0) }
         let stateBytes = app.steps[0].state.serializedBytes().count
         var results: [BenchResult] = []
         for batch in [1, 100] {
@@ -166,8 +167,8 @@ enum ReplayBenchmarks {
         let session = try writer.openSession(uuid: "large", app: "Bench", startedAt: Date())
         var builder = EventBuilder(sessionID: session)
         writer.append([builder.initial(state: state, at: Date())])
-        var random = SplitMix(seed: 42)
-        let started = Measure.now()
+        var random = SplitMix64(seed: 42)
+        let started = MonotonicClock.seconds()
         for _ in 1..<largeStateEvents {
             let user = Int(random.next() % UInt64(largeStateUsers))
             let score = Int(random.next() % 1_000)
@@ -176,7 +177,7 @@ enum ReplayBenchmarks {
                                         state: state, at: Date())])
         }
         try writer.flush()
-        let seconds = Measure.now() - started
+        let seconds = MonotonicClock.seconds() - started
         writer.close()
         let reader = try LogReader(path: path)
         let stats = try reader.stats()
@@ -206,7 +207,7 @@ enum ReplayBenchmarks {
         let path = directory.appendingPathComponent("long.db").path
         let app = appSteps(count: 1_000)
         let stateBytes = app.initial.serializedBytes().count
-        let buildStarted = Measure.now()
+        let buildStarted = MonotonicClock.seconds()
         // Keyframes only every 1,000 events (the policy's bound; its byte rule would put them
         // every few events for so small a state), so each rebuild is as long as the policy allows.
         let policy = KeyframePolicy(maxEvents: 1_000, maxPatchBytesRatio: .infinity)
@@ -228,20 +229,20 @@ enum ReplayBenchmarks {
             writer.append(batch)
             try writer.flush()
         }
-        let buildSeconds = Measure.now() - buildStarted
+        let buildSeconds = MonotonicClock.seconds() - buildStarted
         let reader = try LogReader(path: path)
         let last = Int64(longSessionEvents - 1)
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         // Warm the reader's statements and the OS's page cache a little, as a running server would be.
         let warm = try Timeline(reader: reader, session: 1, options: .uncached)
         for _ in 0..<50 { _ = try warm.state(at: Int64(random.next() % UInt64(last + 1))) }
         var cold: [Double] = []
         for _ in 0..<2_000 {
             let seq = Int64(random.next() % UInt64(last + 1))
-            let t0 = Measure.now()
+            let t0 = MonotonicClock.seconds()
             let timeline = try Timeline(reader: reader, session: 1, options: .uncached)
             blackHole(try timeline.state(at: seq))
-            cold.append(Measure.now() - t0)
+            cold.append(MonotonicClock.seconds() - t0)
         }
         // Stepping to the next seq, then back from a later one, each from the cached neighbour.
         let cached = try Timeline(reader: reader, session: 1)
@@ -250,18 +251,18 @@ enum ReplayBenchmarks {
         for (start, direction) in [(Int64(500_321), Int64(1)), (Int64(700_654), Int64(-1))] {
             _ = try cached.state(at: start)
             for offset in 1...1_000 {
-                let t0 = Measure.now()
+                let t0 = MonotonicClock.seconds()
                 blackHole(try cached.state(at: start + direction * Int64(offset)))
-                if direction > 0 { forward.append(Measure.now() - t0) } else { backward.append(Measure.now() - t0) }
+                if direction > 0 { forward.append(MonotonicClock.seconds() - t0) } else { backward.append(MonotonicClock.seconds() - t0) }
             }
         }
         // find: one walk of the patches, against rebuilding each state in turn (each from the
         // cached state before it) and looking at the path in every one.
         let pointer = try JSONPointer("/items/3/title")
-        let findStarted = Measure.now()
+        let findStarted = MonotonicClock.seconds()
         let found = try Timeline(reader: reader, session: 1, options: .uncached).find(path: pointer, condition: .changed)
-        let findSeconds = Measure.now() - findStarted
-        let rebuildStarted = Measure.now()
+        let findSeconds = MonotonicClock.seconds() - findStarted
+        let rebuildStarted = MonotonicClock.seconds()
         let stepping = try Timeline(reader: reader, session: 1)
         var previous: JSONValue?
         var changes = 0
@@ -270,7 +271,7 @@ enum ReplayBenchmarks {
             if seq > 0, value != previous { changes += 1 }
             previous = value
         }
-        let rebuildSeconds = Measure.now() - rebuildStarted
+        let rebuildSeconds = MonotonicClock.seconds() - rebuildStarted
         guard changes == found.hits.count else {
             throw BenchFailure("find found \(found.hits.count) changes, rebuilding every state \(changes)")
         }
@@ -290,22 +291,5 @@ enum ReplayBenchmarks {
             BenchResult(name: "replay/build the 1,000,000-event session", value: buildSeconds, unit: "s",
                         note: "EventBuilder + LogWriter, batches of 500; file \(fileBytes / 1_000_000) MB"),
         ]
-    }
-}
-
-/// A small seedable generator for benchmark data (SplitMix64).
-struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

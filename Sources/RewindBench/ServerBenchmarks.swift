@@ -3,6 +3,7 @@ import RewindJSON
 import RewindServer
 import RewindWebSocket
 import RewindWire
+import RewindSupport
 
 /// The "server" group: `rewind serve` in this process on 127.0.0.1, fed by an app client over a
 /// real socket. Ingest rate from one app (~1 KB events, goal ≥ 50,000/s), app-to-inspector latency
@@ -28,12 +29,12 @@ enum ServerBenchmarks {
             try app.hello()
             var events = EventSource(payloadBytes: 900)
             let frames = (0..<count).map { events.frame(seq: Int64($0)) }
-            let start = Measure.now()
+            let start = MonotonicClock.seconds()
             for (seq, frame) in frames.enumerated() {
                 app.send(frame, window: 4_000, seq: Int64(seq))
             }
             app.waitForAck(Int64(count - 1))
-            let seconds = Measure.now() - start
+            let seconds = MonotonicClock.seconds() - start
             app.close()
             return BenchResult(name: "server/ingest, one app (~1 KB events)", value: (Double(count) / seconds).rounded(),
                                unit: "events/s", note: "acked once committed; goal ≥ 50,000/s; \(frames[1].count) bytes/event")
@@ -49,10 +50,10 @@ enum ServerBenchmarks {
             var events = EventSource(payloadBytes: 900)
             let count = 15_000
             let rate = 5_000.0
-            let start = Measure.now()
+            let start = MonotonicClock.seconds()
             for seq in 0..<count {
                 let due = start + Double(seq) / rate
-                while Measure.now() < due { usleep(100) }
+                while MonotonicClock.seconds() < due { usleep(100) }
                 app.send(events.frame(seq: Int64(seq), stamp: true), window: 20_000, seq: Int64(seq))
             }
             app.waitForAck(Int64(count - 1))

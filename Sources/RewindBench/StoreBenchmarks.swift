@@ -1,6 +1,7 @@
 import Foundation
 import Rewind
 import RewindJSON
+import RewindSupport
 
 /// The "store" group: what recording adds to `Store.send`, how fast the recorder's thread turns
 /// states into log events, and how much memory a flood holds.
@@ -82,14 +83,8 @@ enum StoreBenchmarks {
 
     @MainActor
     static func run() throws -> [BenchResult] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var run = 0
-        func freshPath() -> String {
-            run += 1
-            return directory.appendingPathComponent("run\(run).db").path
-        }
+        let folder = try BenchFolder("store")
+        let freshPath = folder.freshPath
 
         var results: [BenchResult] = []
         // Peak memory first: VmHWM is a high-water mark, so it is reset just before the flood.
@@ -183,19 +178,19 @@ enum StoreBenchmarks {
             recorder.flush()
             Thread.sleep(forTimeInterval: 0.000_5)
             // A core that just slept runs its first microseconds slowly: spin it awake first.
-            let awake = Measure.now() + 0.000_05
-            while Measure.now() < awake {}
+            let awake = MonotonicClock.seconds() + 0.000_05
+            while MonotonicClock.seconds() < awake {}
             let onFirst = index % 2 == 1
             var on = 0.0
             var off = 0.0
             for recordedTurn in onFirst ? [true, false] : [false, true] {
-                let t0 = Measure.now()
+                let t0 = MonotonicClock.seconds()
                 if recordedTurn {
                     recorded.send(.toggle(index))
-                    on = Measure.now() - t0
+                    on = MonotonicClock.seconds() - t0
                 } else {
                     plain.send(.toggle(index))
-                    off = Measure.now() - t0
+                    off = MonotonicClock.seconds() - t0
                 }
             }
             onSamples.append(on)
@@ -212,15 +207,15 @@ enum StoreBenchmarks {
     @MainActor
     static func sendInTightLoop(_ state: State, count: Int, path: String) -> (off: Double, on: Double, coalesced: Int) {
         let plain = Store(initialState: state, reducer: reducer)
-        var t0 = Measure.now()
+        var t0 = MonotonicClock.seconds()
         for index in 0..<count { plain.send(.toggle(index)) }
-        let off = (Measure.now() - t0) / Double(count)
+        let off = (MonotonicClock.seconds() - t0) / Double(count)
         let recorded = Store(initialState: state, reducer: reducer)
         let recorder = recorded.record(to: .file(path), app: "bench")
         recorder.flush()
-        t0 = Measure.now()
+        t0 = MonotonicClock.seconds()
         for index in 0..<count { recorded.send(.toggle(index)) }
-        let on = (Measure.now() - t0) / Double(count)
+        let on = (MonotonicClock.seconds() - t0) / Double(count)
         recorder.stop()
         return (off * 1e9, on * 1e9, recorder.coalescedCount)
     }
@@ -232,9 +227,9 @@ enum StoreBenchmarks {
         let gate = HeldSink(LogFileSink(path: path))
         let recorder = Recorder<State, Action>(initialState: state, to: .sinks([gate]), metadata: RecordingMetadata(app: "bench"),
                                                options: RecorderOptions(queueCapacity: count + 1))
-        let t0 = Measure.now()
+        let t0 = MonotonicClock.seconds()
         for index in 0..<count { recorder.record(.toggle(index), state: state) }
-        let seconds = Measure.now() - t0
+        let seconds = MonotonicClock.seconds() - t0
         gate.release()
         recorder.stop()
         return seconds / Double(count) * 1e9
@@ -253,10 +248,10 @@ enum StoreBenchmarks {
         let recorder = Recorder<State, Action>(initialState: state, to: .file(path), metadata: RecordingMetadata(app: "bench"),
                                                options: RecorderOptions(queueCapacity: count + 1, reusesUnchangedEncodings: reuse))
         recorder.flush()
-        let t0 = Measure.now()
+        let t0 = MonotonicClock.seconds()
         for index in 0..<count { recorder.record(action ?? .toggle(index), state: states[index]) }
         recorder.flush()
-        let seconds = Measure.now() - t0
+        let seconds = MonotonicClock.seconds() - t0
         recorder.stop()
         return Double(count) / seconds
     }
@@ -271,9 +266,9 @@ enum StoreBenchmarks {
         recorder.flush()
         let reset = ProcessMemory.resetPeak()
         let before = ProcessMemory.current()
-        let t0 = Measure.now()
+        let t0 = MonotonicClock.seconds()
         for index in 0..<100_000 { store.send(.toggle(index)) }
-        let sendSeconds = Measure.now() - t0
+        let sendSeconds = MonotonicClock.seconds() - t0
         recorder.flush()
         let peak = ProcessMemory.peak()
         recorder.stop()

@@ -1,3 +1,5 @@
+import RewindSupport
+
 /// A small seeded generator (SplitMix64): the demo's data, failures and scripted users come from
 /// it, so a seed reproduces a run's choices on every machine.
 ///
@@ -6,11 +8,11 @@
 /// let city = random.pick(["Austin", "Denver"])
 /// ```
 public struct DemoRandom: RandomNumberGenerator, Sendable, Equatable {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) {
-        state = seed
+        generator = SplitMix64(seed: seed)
     }
 
     /// A generator for one use of a seed (`salt` names the use), independent of the others made
@@ -21,17 +23,13 @@ public struct DemoRandom: RandomNumberGenerator, Sendable, Equatable {
         for byte in salt.utf8 {
             mixed = (mixed ^ UInt64(byte)) &* 0x100_0000_01b3
         }
-        state = seed ^ mixed ^ (UInt64(bitPattern: Int64(index)) &* 0x9e37_79b9_7f4a_7c15)
+        generator = SplitMix64(seed: seed ^ mixed ^ (UInt64(bitPattern: Int64(index)) &* 0x9e37_79b9_7f4a_7c15))
         _ = next()
     }
 
     /// The next 64 random bits.
     public mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
+        generator.next()
     }
 
     /// `true` with probability `probability`.

@@ -17,7 +17,7 @@ public final class DemoRunner {
         /// One log file, shared by the apps' sessions (one writer).
         case file(String)
         /// `rewind serve`'s `/app` address; each app has its own connection and takes commands.
-        case server(URL, token: String? = nil)
+        case server(URL, token: String? = nil, caFile: String? = nil)
     }
 
     /// An app that started recording.
@@ -79,8 +79,8 @@ public final class DemoRunner {
             switch destination {
             case .file:
                 recording = .sinks([fileSink!])
-            case .server(let url, let token):
-                let sink = ServerSink(url: url, token: token)
+            case .server(let url, let token, let caFile):
+                let sink = ServerSink(url: url, token: token, caFile: caFile)
                 serverSinks.append(sink)
                 recording = .sinks([sink])
             }

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// `RewindFaultChild DB UUID SEED`: appends the session `UUID` (continuing it when the log has
 /// it) with the events of ``FaultScript`` for `SEED`, as fast as the writer takes them, until it
@@ -90,9 +91,9 @@ enum FaultChild {
 }
 
 /// Bounds the events appended but not yet committed, so the child never queues without limit.
-final class InFlightWindow: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var inFlight = 0
+final class InFlightWindow: Sendable {
+    /// The events in flight; appends wait here for room, which each commit's release makes.
+    private let inFlight = Condition(0)
     private let limit: Int
 
     init(limit: Int) {
@@ -100,16 +101,11 @@ final class InFlightWindow: @unchecked Sendable {
     }
 
     func acquire(_ count: Int) {
-        condition.lock()
-        while inFlight > 0 && inFlight + count > limit { condition.wait() }
-        inFlight += count
-        condition.unlock()
+        let limit = limit
+        _ = inFlight.withLock(when: { $0 == 0 || $0 + count <= limit }) { $0 += count }
     }
 
     func release(_ count: Int) {
-        condition.lock()
-        inFlight -= count
-        condition.broadcast()
-        condition.unlock()
+        inFlight.update(waking: .all) { $0 -= count }
     }
 }

@@ -1,4 +1,5 @@
 import RewindJSON
+import RewindSupport
 
 /// The events the fault child sends, derived from a seed alone, so that a test can recompute
 /// what any seq must hold after the child was killed.
@@ -76,22 +77,5 @@ enum FaultScript {
             }
         }
         return (actual, recorded)
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64).
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -81,6 +81,11 @@ extension JSONValue {
     /// operation that would pass one fails with ``JSONPatchError/Reason/tooDeep(_:limit:)`` or
     /// ``JSONPatchError/Reason/tooLarge(limit:)`` before it changes anything.
     public mutating func apply(_ patch: JSONPatch, limits: JSONPatchLimits = JSONPatchLimits()) throws(JSONPatchError) {
+        _ = try applyKeepingUndo(patch, limits: limits)
+    }
+
+    /// Applies `patch` in place, all or nothing, and returns the undo log of what it changed.
+    private mutating func applyKeepingUndo(_ patch: JSONPatch, limits: JSONPatchLimits) throws(JSONPatchError) -> PatchUndoLog {
         var undo = PatchUndoLog()
         var budget = PatchBudget(limits)
         for (index, operation) in patch.operations.enumerated() {
@@ -91,6 +96,7 @@ extension JSONValue {
                 throw JSONPatchError(index: index, operation: operation, reason: error.reason)
             }
         }
+        return undo
     }
 
     /// Applies one operation in place, or throws with the document unchanged.
@@ -106,16 +112,7 @@ extension JSONValue {
     package mutating func applyReturningInverse(
         _ patch: JSONPatch, limits: JSONPatchLimits = JSONPatchLimits()
     ) throws(JSONPatchError) -> JSONPatch {
-        var undo = PatchUndoLog()
-        var budget = PatchBudget(limits)
-        for (index, operation) in patch.operations.enumerated() {
-            do {
-                try _apply(operation, undo: &undo, budget: &budget)
-            } catch {
-                undo.rollBack(&self)
-                throw JSONPatchError(index: index, operation: operation, reason: error.reason)
-            }
-        }
+        let undo = try applyKeepingUndo(patch, limits: limits)
         var inverse: [JSONPatchOperation] = []
         inverse.reserveCapacity(undo.steps.count)
         for step in undo.steps.reversed() {

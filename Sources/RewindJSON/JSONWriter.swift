@@ -293,15 +293,7 @@ struct JSONWriter: ~Copyable {
             // Room for this escape, the rest of the string and the closing quote.
             out.reserve(7 &+ n &- k)
             let b = base[k]
-            switch b {
-            case 0x22: out.append("\\\"")
-            case 0x5C: out.append("\\\\")
-            case 0x0A: out.append("\\n")
-            case 0x0D: out.append("\\r")
-            case 0x09: out.append("\\t")
-            case 0x08: out.append("\\b")
-            case 0x0C: out.append("\\f")
-            default:
+            if !writeShortEscape(b) {
                 out.append("\\u00")
                 out.appendUnchecked(Self.hexDigit(b >> 4))
                 out.appendUnchecked(Self.hexDigit(b & 0xF))
@@ -309,6 +301,23 @@ struct JSONWriter: ~Copyable {
             k &+= 1
         }
         out.appendUnchecked(UInt8(ascii: "\""))
+    }
+
+    /// Writes the two-character escape RFC 8259 gives `b` (a quote, a backslash, or one of the
+    /// five named controls) and says whether it had one.
+    @inline(__always)
+    private mutating func writeShortEscape(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x22: out.append("\\\"")
+        case 0x5C: out.append("\\\\")
+        case 0x0A: out.append("\\n")
+        case 0x0D: out.append("\\r")
+        case 0x09: out.append("\\t")
+        case 0x08: out.append("\\b")
+        case 0x0C: out.append("\\f")
+        default: return false
+        }
+        return true
     }
 
     /// Writes `utf8` (valid UTF-8, as a String's) as a quoted JSON string that a terminal cannot
@@ -323,16 +332,11 @@ struct JSONWriter: ~Copyable {
         while k < n {
             let b = utf8[k]
             if b < 0x80 {
-                switch b {
-                case 0x22: out.append("\\\"")
-                case 0x5C: out.append("\\\\")
-                case 0x0A: out.append("\\n")
-                case 0x0D: out.append("\\r")
-                case 0x09: out.append("\\t")
-                case 0x08: out.append("\\b")
-                case 0x0C: out.append("\\f")
-                case 0x00..<0x20, 0x7F: writeUnicodeEscape(UInt32(b))
-                default: out.append(b)
+                if writeShortEscape(b) {
+                } else if b < 0x20 || b == 0x7F {
+                    writeUnicodeEscape(UInt32(b))
+                } else {
+                    out.append(b)
                 }
                 k &+= 1
                 continue

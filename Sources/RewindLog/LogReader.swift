@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindSupport
 
 /// Reads a log on its own connection, while a ``LogWriter`` may be writing it.
 ///
@@ -15,8 +16,8 @@ public final class LogReader: @unchecked Sendable {
     /// The log file.
     public let path: String
     let connection: Connection
-    private let lock = NSLock()
-    private var statements: [String: Statement] = [:]
+    /// The prepared statements by their SQL; its lock is the reader's lock.
+    private let statements = Mutex<[String: Statement]>([:])
 
     /// Opens the log at `path`; throws when it does not exist, is not a Rewind log or was written
     /// by a newer Rewind.
@@ -29,6 +30,11 @@ public final class LogReader: @unchecked Sendable {
         hasSendSites = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'send_sites'") == 1
         let hasHashVersions = try connection.scalarInt("SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'hash_version'") == 1
         sessionColumns = Self.sessionQuery(withRun: hasSendSites, withHashVersion: hasHashVersions)
+        // Generated columns are hidden from table_info; table_xinfo lists them.
+        indexesSessionMeta = try connection.scalarInt("""
+            SELECT (SELECT count(*) FROM pragma_table_xinfo('sessions') WHERE name IN ('app_version', 'device'))
+                 + (SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'session_tags')
+            """) == 3
     }
 
     /// Whether the file has the `non_finite` table (schema 2 and later).
@@ -37,23 +43,30 @@ public final class LogReader: @unchecked Sendable {
     let hasSendSites: Bool
     /// The sessions query for this file's schema.
     let sessionColumns: String
+    /// Whether the file has `sessions.app_version`, `sessions.device` and `session_tags` (schema
+    /// 6 and later); filters on an older file read `meta` itself. (A `var` only so that a test
+    /// can ask for the older file's conditions on a current one.)
+    var indexesSessionMeta: Bool
 
     /// Runs `body` under the lock with the cached statement for `sql`, reset afterwards.
     func withStatement<R>(_ sql: String, _ body: (Statement) throws(LogError) -> R) throws(LogError) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        let statement: Statement
-        if let cached = statements[sql] {
-            statement = cached
-        } else {
-            statement = try connection.prepare(sql)
-            statements[sql] = statement
-        }
-        defer {
-            statement.reset()
-            statement.clearBindings()
-        }
-        return try body(statement)
+        // The Result carries the error out of the lock typed (`withLock` rethrows `any Error`).
+        try statements.withLock { statements in
+            Result { () throws(LogError) -> R in
+                let statement: Statement
+                if let cached = statements[sql] {
+                    statement = cached
+                } else {
+                    statement = try connection.prepare(sql)
+                    statements[sql] = statement
+                }
+                defer {
+                    statement.reset()
+                    statement.clearBindings()
+                }
+                return try body(statement)
+            }
+        }.get()
     }
 
     // MARK: Sessions

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// Records into a Rewind log file through one ``LogWriter`` (its own thread, group commits).
 ///
@@ -16,11 +17,13 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     /// The log file.
     public let path: String
     private let createsDirectory: Bool
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var writer: LogWriter?
-    private var sessionIDs: [String: Int64] = [:]
-    private var failure: LogError?
+    private struct Open {
+        var writer: LogWriter?
+        var sessionIDs: [String: Int64] = [:]
+        var failure: LogError?
+    }
+
+    private let open = Mutex(Open())
 
     /// A sink for the log at `path` (a leading `~` is the home folder); with `createDirectory`,
     /// missing parent folders are made.
@@ -30,68 +33,58 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     }
 
     deinit {
-        if writer != nil { SharedLogWriters.giveBack(path) }
+        if open.withLock({ $0.writer }) != nil { SharedLogWriters.giveBack(path) }
     }
 
     /// Opens the file when needed and records the session.
     public func begin(_ session: RecordingSession) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        let writer = try openedWriter()
-        sessionIDs[session.uuid] = try writer.openSession(uuid: session.uuid, app: session.app,
-                                                          startedAt: session.startedAt, meta: session.meta,
-                                                          replayOf: session.replayOf, run: session.run,
-                                                          hashVersion: session.hashVersion)
+        try open.withLock { open in
+            let writer = try openedWriter(&open)
+            open.sessionIDs[session.uuid] = try writer.openSession(uuid: session.uuid, app: session.app,
+                                                                   startedAt: session.startedAt, meta: session.meta,
+                                                                   replayOf: session.replayOf, run: session.run,
+                                                                   hashVersion: session.hashVersion)
+        }
     }
 
     /// Appends the events; a failure to commit them surfaces on the next call.
     public func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
-        lock.lock()
-        if let failure {
-            lock.unlock()
-            throw failure
+        let (writer, id) = try open.withLock { open in
+            if let failure = open.failure { throw failure }
+            guard let writer = open.writer, let id = open.sessionIDs[session.uuid] else {
+                throw LogError(kind: .unknownSession(session.uuid), message: "it was never begun", path: path)
+            }
+            return (writer, id)
         }
-        guard let writer, let id = sessionIDs[session.uuid] else {
-            lock.unlock()
-            throw LogError(kind: .unknownSession(session.uuid), message: "it was never begun", path: path)
-        }
-        lock.unlock()
         writer.append(events.logEvents(session: id)) { [weak self] result in
             guard case .failure(let error) = result, let self else { return }
-            self.lock.lock()
-            if self.failure == nil { self.failure = error }
-            self.lock.unlock()
+            self.open.withLock { open in
+                if open.failure == nil { open.failure = error }
+            }
         }
     }
 
     /// Returns once every event written so far is committed to the file.
     public func flush() throws {
-        lock.lock()
-        let writer = self.writer
-        lock.unlock()
-        try writer?.flush()
-        lock.lock()
-        defer { lock.unlock() }
-        if let failure { throw failure }
+        try open.withLock { $0.writer }?.flush()
+        if let failure = open.withLock({ $0.failure }) { throw failure }
     }
 
     /// Records when the session ended.
     public func end(_ session: RecordingSession, at date: Date) throws {
-        lock.lock()
-        let writer = self.writer
-        let id = sessionIDs.removeValue(forKey: session.uuid)
-        lock.unlock()
+        let (writer, id) = open.withLock { open in (open.writer, open.sessionIDs.removeValue(forKey: session.uuid)) }
         guard let writer, let id else { return }
         try writer.flush()
         try writer.endSession(id: id, at: date)
     }
 
-    private func openedWriter() throws -> LogWriter {
-        if let writer { return writer }
+    /// With the lock held: the writer, borrowed at the first session.
+    private func openedWriter(_ open: inout Open) throws -> LogWriter {
+        if let writer = open.writer { return writer }
         // In an iOS app's container the folder is also excluded from backup.
         try LogFileProblem.prepare(path, createFolder: createsDirectory)
         let opened = try SharedLogWriters.borrow(path)
-        writer = opened
+        open.writer = opened
         return opened
     }
 }

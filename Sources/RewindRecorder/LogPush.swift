@@ -39,10 +39,11 @@ package enum LogPush {
 
     /// Pushes `sessions` of the log at `path` to the first of `servers` that takes them (each
     /// resolved by ``resolve(_:token:)``; equivalent servers, tried in order as a recorder's
-    /// are), waiting up to `timeout` for each. With a writable log, each session's delivery is
-    /// recorded in it (`deliveries`, naming the server that acknowledged), and a session already
-    /// recorded as delivered to one of `servers` is not sent again.
-    package static func push(path: String, sessions names: [String], servers: [(url: URL, token: String?)],
+    /// are, all trusting `caFile` for `wss` besides the system's CAs), waiting up to `timeout`
+    /// for each. With a writable log, each session's delivery is recorded in it (`deliveries`,
+    /// naming the server that acknowledged), and a session already recorded as delivered to one
+    /// of `servers` is not sent again.
+    package static func push(path: String, sessions names: [String], servers: [(url: URL, token: String?)], caFile: String? = nil,
                              transport: ServerTransport = .automatic, timeout: Duration = .seconds(60)) throws -> [Outcome] {
         let reader = try LogReader(path: path)
         let infos: [SessionInfo] = names.isEmpty ? try reader.sessions() : try names.map { try reader.session(named: $0) }
@@ -51,7 +52,7 @@ package enum LogPush {
         let writer = try? LogWriter(path: path)
         defer { writer?.close() }
         let requests = servers.map { server in
-            TransportRequest(url: server.url, subprotocol: AppMessage.subprotocol, token: server.token,
+            TransportRequest(url: server.url, subprotocol: AppMessage.subprotocol, token: server.token, caFile: caFile,
                              maxQueuedMessages: 1 << 20, maxQueuedBytes: 256 << 20)
         }
         // The server the last session reached: the next one starts there.
@@ -146,18 +147,21 @@ private final class AckTally: Sendable {
 }
 
 /// The last reason a connect failed.
-private final class FailureTally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reason: String?
-    private var failures = 0
+private final class FailureTally: Sendable {
+    private struct Seen {
+        var reason: String?
+        var failures = 0
+    }
+
+    private let seen = Mutex(Seen())
 
     func note(_ failure: TransportFailure) {
-        lock.withLock {
-            reason = failure.reason
-            failures += 1
+        seen.withLock { seen in
+            seen.reason = failure.reason
+            seen.failures += 1
         }
     }
 
-    var last: String? { lock.withLock { reason } }
-    var count: Int { lock.withLock { failures } }
+    var last: String? { seen.withLock { $0.reason } }
+    var count: Int { seen.withLock { $0.failures } }
 }

@@ -46,9 +46,11 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         self.sinks = destination.makeSinks(queueCapacity: options.queueCapacity)
         self.options = options
         self.metadata = metadata
+        let (meta, tagsLeftOut) = metadata.sessionMeta
         self.session = RecordingSession(uuid: UUID().uuidString.lowercased(), app: metadata.app, startedAt: startedAt ?? Date(),
-                                        meta: .object(metadata.json), replayOf: replayOf)
+                                        meta: .object(meta), replayOf: replayOf)
         self.queue = RecorderQueue(capacity: options.queueCapacity)
+        if let tagsLeftOut { status.report(RecorderError(kind: .tagsLeftOut, message: tagsLeftOut)) }
         let redactor: Redactor
         do {
             redactor = try Redactor(options.redacting, keys: options.redactingKeys)
@@ -158,12 +160,12 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
             let deadline = Date(timeIntervalSinceNow: timeout.seconds)
             queue.requestStop()?.wait()
             // Only a sink's failure means the end did not get through; a state that could not be
-            // encoded was skipped, and the session still ended.
+            // encoded was skipped (tags left out were left out), and the session still ended.
             var delivered = true
             var lastError: String?
             if let error = status.lastError {
                 lastError = error.description
-                if !error.isEncodingSkip { delivered = false }
+                if !error.isNonFatal { delivered = false }
             }
             let recorded = queue.pushed + 1
             var acknowledged = recorded
@@ -204,6 +206,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     public var coalescedCount: Int { queue.dropped }
     /// Events whose state or action held NaN or an infinity, recorded as a string.
     public var nonFiniteCount: Int { status.nonFiniteCount }
-    /// The first error that stopped the recording (or the first state that could not be encoded).
+    /// The first error that stopped the recording (or the first state that could not be
+    /// encoded, or the tags left out of the session).
     public var lastError: RecorderError? { status.lastError }
 }

@@ -11,6 +11,9 @@ public struct RecorderError: Error, Sendable, Equatable, CustomStringConvertible
         case sink
         /// A state could not be encoded; its event was recorded as skipped.
         case encoding(pointer: String)
+        /// Tags that cannot be tags (``RecordingMetadata/tags``) were left out of the session;
+        /// the recording goes on with the others.
+        case tagsLeftOut
     }
 
     /// What went wrong.
@@ -30,6 +33,9 @@ public struct RecorderError: Error, Sendable, Equatable, CustomStringConvertible
         return false
     }
 
+    /// The recording went on: a state was skipped, or tags were left out.
+    var isNonFatal: Bool { isEncodingSkip || kind == .tagsLeftOut }
+
     /// One sentence saying what failed.
     public var description: String {
         switch kind {
@@ -37,6 +43,8 @@ public struct RecorderError: Error, Sendable, Equatable, CustomStringConvertible
             return "rewind: recording not started: redaction path '\(path)' is not a JSON Pointer: \(message)"
         case .sink:
             return "rewind: recording stopped: \(message)"
+        case .tagsLeftOut:
+            return "rewind: \(message); the session is recorded without them"
         case .encoding(let pointer):
             return "rewind: a state could not be encoded at '\(pointer)' and was not recorded: \(message)"
         }

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// Where a re-run first differed from the recording.
 public struct ReplayMismatch: Sendable, Equatable, CustomStringConvertible {
@@ -204,8 +205,8 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
     /// Returns once `Date()` is past `instant` (a reducer that reads the clock reads another
     /// value), waiting at most 50 ms of monotonic time should the wall clock be set back.
     static func waitForTheClock(toPass instant: Date) {
-        let deadline = MonotonicNanos.now() + 50_000_000
-        while Date() <= instant, MonotonicNanos.now() < deadline {
+        let deadline = MonotonicClock.nanoseconds() + 50_000_000
+        while Date() <= instant, MonotonicClock.nanoseconds() < deadline {
             usleep(200)
         }
     }

@@ -32,8 +32,8 @@ import RewindWire
 /// this app that reaches the server delivers it first, each session resumed from the server's
 /// `nextSeq`. `rewind push` does the same from the terminal.
 ///
-/// With fallbacks (``init(url:fallbacks:token:capacity:flushTimeout:transport:localLog:localLogLimit:report:)``,
-/// ``RecordingDestination/servers(_:token:)``, a `REWIND_SERVER` list), the servers are
+/// With fallbacks (``init(url:fallbacks:token:caFile:capacity:flushTimeout:transport:localLog:localLogLimit:report:)``,
+/// ``RecordingDestination/servers(_:token:caFile:)``, a `REWIND_SERVER` list), the servers are
 /// equivalent ones tried in order: a session stays on the one that works and moves to the next
 /// when a connect fails, its connection closes or the server cannot store (`read-only`,
 /// `storage`), never for a refused event (any server would refuse it). After a round in which
@@ -59,56 +59,61 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     public let flushTimeout: Duration
     /// What carries the connection (URLSession on Apple platforms, libwebsockets on Linux).
     public let transport: ServerTransport
+    /// The CA certificate file trusted for `wss` besides the system's, if any (for every server).
+    public let caFile: String?
     /// One per server, in ``servers``' order.
     private let requests: [TransportRequest]
     private let report: (@Sendable (String) -> Void)?
-    private let lock = NSLock()
     /// Held from deciding a report to making it, so reports reach `report` in the order they
     /// were decided (the timer's and the link's failures come from different threads).
-    private let reportOrder = NSLock()
-    // Guarded by `lock`.
-    private var links: [String: ServerLink] = [:]
-    private var handler: Handler?
+    private let reportOrder = Mutex()
+    private let shared = Mutex(Shared())
+    /// The server the last welcome came from (an index in `servers`): new sessions start there.
+    /// A lock of its own, taken last (a link sets it while holding its own lock, and nothing is
+    /// locked while it is held; `shared`'s is held while links are stopped), so the welcome is
+    /// known before any ack it is followed by.
+    private let welcomedServer = Mutex<Int?>(nil)
     private enum Handler {
         case anywhere(@Sendable (Command) async -> AppMessage.CommandResult)
         case mainActor(@MainActor @Sendable (Command) async -> AppMessage.CommandResult)
     }
-    private var lastFlushAcked = true
-    /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
-    private var ending: [ServerLink] = []
-    /// Why the servers cannot be used, when they cannot.
+    /// Why the servers (or the CA file) cannot be used, when they cannot.
     private let addressProblem: String?
-    /// The kind of failure last reported, per server (a report repeats only when its server's
-    /// kind changes).
-    private var reportedKinds: [URL: ConnectFailure.Kind] = [:]
-    /// The server the last welcome came from (an index in `servers`): new sessions start there.
-    /// A lock of its own, taken last (a link sets it while holding its own lock, and nothing is
-    /// locked while it is held), so the welcome is known before any ack it is followed by.
-    private let welcomedServer = Mutex<Int?>(nil)
-    private var latestFailure: String?
-    private var latestReport: String?
-    /// A connect failed in a way no retry can fix (this transport cannot run here).
-    private var gaveUp = false
-    /// Attempts of the links already let go.
-    private var retiredAttempts = 0
-    /// The device's copy of what is streamed, when the sink keeps one (made at the first
-    /// session, which names the app).
-    private var outbox: Outbox?
     private let outboxFolder: String?
     private let outboxLimit: Int64
-    /// Sessions of earlier runs being delivered from the local log.
-    private var catchingUp: [ServerLink] = []
-    private var caughtUp = false
-    /// The last trouble with the local log or the server's refusals, in one sentence.
-    private var localProblem: String?
-    /// How far the server got with sessions whose links were let go: acked through, last seq.
-    private var finals: [String: (acked: Int64, last: Int64)] = [:]
+
+    private struct Shared {
+        var links: [String: ServerLink] = [:]
+        var handler: Handler?
+        var lastFlushAcked = true
+        /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
+        var ending: [ServerLink] = []
+        /// The kind of failure last reported, per server (a report repeats only when its
+        /// server's kind changes).
+        var reportedKinds: [URL: ConnectFailure.Kind] = [:]
+        var latestFailure: String?
+        var latestReport: String?
+        /// A connect failed in a way no retry can fix (this transport cannot run here).
+        var gaveUp = false
+        /// Attempts of the links already let go.
+        var retiredAttempts = 0
+        /// The device's copy of what is streamed, when the sink keeps one (made at the first
+        /// session, which names the app).
+        var outbox: Outbox?
+        /// Sessions of earlier runs being delivered from the local log.
+        var catchingUp: [ServerLink] = []
+        var caughtUp = false
+        /// The last trouble with the local log or the server's refusals, in one sentence.
+        var localProblem: String?
+        /// How far the server got with sessions whose links were let go: acked through, last seq.
+        var finals: [String: (acked: Int64, last: Int64)] = [:]
+    }
 
     /// A sink for the server at `url`: `ws://host:port/app` (`/app` is added when no path is
     /// given), or the address `rewind serve` prints for the browser, `http://host:port/`, which
     /// means the same server (its `?token=` is used when `token` is `nil`). Any other scheme
-    /// (`wss`, `https`), no host, or another path is reported in one sentence when a session
-    /// begins, and the sink then sends nothing.
+    /// (`wss://` and `https://` mean TLS), no host, or another path is reported in one sentence
+    /// when a session begins, and the sink then sends nothing.
     ///
     /// - Parameters:
     ///   - fallbacks: more servers, equivalent to `url` (a team's instances on one database),
@@ -116,6 +121,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///     is reported like a wrong `url`, naming its position.
     ///   - token: sent as `Authorization: Bearer <token>` when the server requires one (to every
     ///     server; one whose address has its own `?token=` gets that one when this is `nil`).
+    ///   - caFile: for `wss`, a CA certificate (PEM or DER file) to trust besides the system's,
+    ///     for a server whose certificate a private CA signed (the same file for every server:
+    ///     a list is one deployment). A file that cannot be read or is no certificate is one
+    ///     sentence when a session begins, and the sink sends nothing.
     ///   - capacity: unacknowledged events kept with their state change (the recorder's bound).
     ///   - flushTimeout: how long ``flush()`` waits for the server to acknowledge.
     ///   - transport: what opens the WebSocket; the platform's own by default.
@@ -126,25 +135,29 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///   - localLog: a folder for the device's copy of every event (store and forward; one
     ///     file per app and first server in it, at most `localLogLimit` bytes), or `nil` to keep
     ///     unacknowledged events in memory only.
-    public init(url: URL, fallbacks: [URL] = [], token: String? = nil, capacity: Int = 10_000,
+    public init(url: URL, fallbacks: [URL] = [], token: String? = nil, caFile: String? = nil, capacity: Int = 10_000,
                 flushTimeout: Duration = .seconds(2), transport: ServerTransport = .automatic,
                 localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
                 report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
         let addresses: [(url: URL, token: String?)]
+        var problem: String?
         switch ServerAddress.resolve(list: [url] + fallbacks) {
         case .success(let resolved):
             addresses = resolved
-            addressProblem = nil
-        case .failure(let problem):
+        case .failure(let unusable):
             // Nothing is sent; the addresses stand as given, for the sentences that name them.
             addresses = ([url] + fallbacks).map { ($0, nil) }
-            addressProblem = problem.message
+            problem = unusable.message
         }
+        self.caFile = caFile
+        if problem == nil, let caFile, case .failure(let unreadable) = TrustedCAFile.load(caFile) {
+            problem = unreadable.message
+        }
+        addressProblem = problem
         self.url = addresses[0].url
         servers = addresses.map(\.url)
         outboxFolder = localLog
         outboxLimit = localLogLimit
-        outbox = nil
         self.capacity = max(1, capacity)
         self.flushTimeout = flushTimeout
         self.transport = transport
@@ -153,26 +166,26 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         // server stops reading; the sink then reconnects and resends.
         let queued = self.capacity * 2 + 64
         requests = addresses.map { address in
-            TransportRequest(url: address.url, subprotocol: AppMessage.subprotocol, token: token ?? address.token,
+            TransportRequest(url: address.url, subprotocol: AppMessage.subprotocol, token: token ?? address.token, caFile: caFile,
                              maxQueuedMessages: queued, maxQueuedBytes: 256 << 20)
         }
     }
 
     deinit {
-        for link in links.values { link.abandon() }
+        for link in shared.withLock({ $0.links.values }) { link.abandon() }
     }
 
     /// Performs the commands the server relays with `handler` (replacing the store's, if any);
     /// the sink answers each with what `handler` returns.
     public func onCommand(_ handler: @escaping CommandHandler) {
-        lock.withLock { self.handler = .anywhere({ command in await handler(command).wire(id: command.id) }) }
+        shared.withLock { $0.handler = .anywhere({ command in await handler(command).wire(id: command.id) }) }
     }
 
     /// As ``onCommand(_:)``, for a handler isolated to the main actor (a `Store`'s): each command
     /// goes from the connection's thread straight to the main actor, so a command reaches the
     /// store even while every thread of Swift's shared pool is busy.
     package func onMainActorCommand(_ handler: @escaping @MainActor @Sendable (Command) async -> AppMessage.CommandResult) {
-        lock.withLock { self.handler = .mainActor(handler) }
+        shared.withLock { $0.handler = .mainActor(handler) }
     }
 
     /// Opens the session's connection (in the background; the first events wait for it).
@@ -195,10 +208,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             failures: { [weak self] failure, server in self?.didFail(failure, server: server) },
             acknowledged: acknowledged, history: history,
             welcomed: { [weak self] index in self?.didWelcome(on: index) })
-        lock.lock()
-        links[session.uuid]?.stop()
-        links[session.uuid] = link
-        lock.unlock()
+        shared.withLock { shared in
+            shared.links[session.uuid]?.stop()
+            shared.links[session.uuid] = link
+        }
         if let outbox { catchUp(outbox, app: session.app) }
         link.connect()
         // A first attempt with no answer within 2 s is said at once; it goes on trying.
@@ -226,7 +239,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Keeps the events (in the local log, when the sink has one, and in memory) and sends them
     /// when the session's connection is up.
     public func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
-        lock.withLock { outbox }?.write(events, of: session)
+        shared.withLock { $0.outbox }?.write(events, of: session)
         link(for: session.uuid)?.append(events)
     }
 
@@ -234,13 +247,13 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// used is said once, and the session streams from memory only.
     private func keepLocally(_ session: RecordingSession) -> (Outbox?, Int64?) {
         guard let folder = outboxFolder else { return (nil, nil) }
-        let outbox = lock.withLock { () -> Outbox in
-            if let outbox = self.outbox { return outbox }
+        let outbox = shared.withLock { shared -> Outbox in
+            if let outbox = shared.outbox { return outbox }
             // The first server's file: a list is one deployment, and an app that adds fallbacks
             // behind the server it used keeps what it still owes it.
             let made = Outbox(path: Outbox.path(folder: folder, app: session.app, server: url), server: url.absoluteString,
                               limitBytes: outboxLimit)
-            self.outbox = made
+            shared.outbox = made
             return made
         }
         do {
@@ -256,10 +269,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// its own connection, resumed from the server's `nextSeq`. The local log is then kept
     /// within its bound.
     private func catchUp(_ outbox: Outbox, app: String) {
-        let ours = lock.withLock { () -> Set<String>? in
-            guard !caughtUp else { return nil }
-            caughtUp = true
-            return Set(links.keys)
+        let ours = shared.withLock { shared -> Set<String>? in
+            guard !shared.caughtUp else { return nil }
+            shared.caughtUp = true
+            return Set(shared.links.keys)
         }
         // This sink's sessions, and those other sinks of this process record into the same file.
         guard let ours else { return }
@@ -282,7 +295,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
                 failures: { _, _ in },
                 acknowledged: { seq, server in outbox.acknowledged(session: id, through: seq, by: server.absoluteString) },
                 history: { from, before in try outbox.events(session: id, from: from, before: before) })
-            lock.withLock { catchingUp.append(link) }
+            shared.withLock { $0.catchingUp.append(link) }
             link.connect()
             link.deliverRecorded(item.events, ended: item.ended)
         }
@@ -290,9 +303,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Says a problem with the local log once (again only when it changes).
     private func sayLocalProblem(_ sentence: String) {
-        let changed = lock.withLock { () -> Bool in
-            guard localProblem != sentence else { return false }
-            localProblem = sentence
+        let changed = shared.withLock { shared -> Bool in
+            guard shared.localProblem != sentence else { return false }
+            shared.localProblem = sentence
             return true
         }
         if changed, let report { report(sentence) }
@@ -300,23 +313,25 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// The last problem with the local log (it could not be opened or read, or passed its bound
     /// and dropped events the server lacks), in one sentence.
-    public var lastLocalProblem: String? { lock.withLock { localProblem } }
+    public var lastLocalProblem: String? { shared.withLock { $0.localProblem } }
 
     /// Where the device keeps its copy of the events (`nil` without a local log, or before the
     /// first session).
-    public var localLogPath: String? { lock.withLock { outbox?.path } }
+    public var localLogPath: String? { shared.withLock { $0.outbox?.path } }
 
     /// Events of the sessions this sink serves, and of the earlier ones it delivers, that the
     /// server has not acknowledged: kept in the local log for later when it has one.
     public var undeliveredCount: Int {
-        let catching = lock.withLock { catchingUp }
+        let catching = shared.withLock { $0.catchingUp }
         return unacknowledgedCount + catching.reduce(0) { $0 + $1.status.unacked }
     }
 
     /// How far the server got with the session `uuid`: the events it acknowledged and those
     /// written (seq 0 included), or `nil` for a session this sink never served.
     func delivery(of uuid: String) -> (acknowledged: Int, recorded: Int)? {
-        let (link, final) = lock.withLock { (links[uuid] ?? ending.first { $0.session.uuid == uuid }, finals[uuid]) }
+        let (link, final) = shared.withLock { shared in
+            (shared.links[uuid] ?? shared.ending.first { $0.session.uuid == uuid }, shared.finals[uuid])
+        }
         if let link {
             let status = link.status
             return (Int(status.ackedThrough + 1), Int(status.lastSeq + 1))
@@ -335,16 +350,16 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// How many earlier sessions from the local log this sink delivers (once its first session
     /// has begun).
-    public var catchUpCount: Int { lock.withLock { catchingUp.count } }
+    public var catchUpCount: Int { shared.withLock { $0.catchingUp.count } }
 
     /// Waits until the earlier sessions found in the local log are delivered, or `timeout`.
     @discardableResult
     public func waitForCatchUp(timeout: Duration) -> Bool {
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        let catching = lock.withLock { catchingUp }
+        let catching = shared.withLock { $0.catchingUp }
         var all = true
         for link in catching where !link.waitUntilDelivered(until: deadline) { all = false }
-        lock.withLock { outbox }?.waitForMarks()
+        shared.withLock { $0.outbox }?.waitForMarks()
         return all
     }
 
@@ -356,24 +371,23 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// ``lastFlushAcknowledged``; ``waitForAcknowledgements(timeout:)`` waits through outages.
     public func flush() throws {
         // The local log first: committed, the events are safe whatever the server does.
-        try? lock.withLock { outbox }?.commit()
+        try? shared.withLock { $0.outbox }?.commit()
         let acked = waitForAcks(timeout: flushTimeout, throughOutages: false)
-        lock.lock()
-        lastFlushAcked = acked
-        lock.unlock()
+        shared.withLock { $0.lastFlushAcked = acked }
     }
 
     /// Says `end` once the server holds every event of the session; until then the sink keeps
     /// reconnecting to deliver them.
     public func end(_ session: RecordingSession, at date: Date) throws {
-        try? lock.withLock { outbox }?.end(session, at: date)
-        lock.lock()
-        let link = links[session.uuid]
-        // Links over by now need no waiting: keep only those still delivering, so an app that
-        // records session after session does not keep every finished one.
-        ending.removeAll { $0.isOver }
-        if let link { ending.append(link) }
-        lock.unlock()
+        try? shared.withLock { $0.outbox }?.end(session, at: date)
+        let link = shared.withLock { shared in
+            let link = shared.links[session.uuid]
+            // Links over by now need no waiting: keep only those still delivering, so an app that
+            // records session after session does not keep every finished one.
+            shared.ending.removeAll { $0.isOver }
+            if let link { shared.ending.append(link) }
+            return link
+        }
         link?.end()
     }
 
@@ -384,14 +398,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     @discardableResult
     public func waitUntilEnded(timeout: Duration) -> Bool {
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        lock.lock()
-        let ending = self.ending
-        let catching = catchingUp
-        lock.unlock()
+        let (ending, catching) = shared.withLock { ($0.ending, $0.catchingUp) }
         var delivered: [ServerLink] = []
         // With a local log the events are safe on the device: while the server is away there is
         // nothing to wait for (they go out the next time the app reaches it).
-        let outbox = lock.withLock { self.outbox }
+        let outbox = shared.withLock { $0.outbox }
         // Only a session the local log holds is safe there: one it could not take lives in
         // memory alone and is waited for like any other.
         func keptLocally(_ link: ServerLink) -> Bool {
@@ -401,10 +412,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         for link in ending where link.waitUntilDelivered(until: deadline, unlessUnanswered: keptLocally(link)) {
             delivered.append(link)
         }
-        lock.withLock {
+        shared.withLock { shared in
             for link in ending {
                 let status = link.status
-                finals[link.session.uuid] = (status.ackedThrough, status.lastSeq)
+                shared.finals[link.session.uuid] = (status.ackedThrough, status.lastSeq)
             }
         }
         // Earlier sessions delivered from the local log get what is left of the time too; what
@@ -416,11 +427,10 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         }
         outbox?.waitForMarks()
         _ = caughtUp
-        lock.lock()
-        self.ending.removeAll { link in delivered.contains { $0 === link } }
-        let allDelivered = self.ending.isEmpty
-        lock.unlock()
-        return allDelivered
+        return shared.withLock { shared in
+            shared.ending.removeAll { link in delivered.contains { $0 === link } }
+            return shared.ending.isEmpty
+        }
     }
 
     /// Waits until the server has acknowledged every event written so far; `false` on timeout.
@@ -431,29 +441,25 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     private func waitForAcks(timeout: Duration, throughOutages: Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        lock.lock()
-        let links = Array(self.links.values)
-        lock.unlock()
+        let links = shared.withLock { Array($0.links.values) }
         // A transport that cannot run here gave up: what it held is not acknowledged.
-        var acked = !lock.withLock { gaveUp }
+        var acked = !shared.withLock { $0.gaveUp }
         for link in links where !link.waitForAcks(until: deadline, throughOutages: throughOutages) { acked = false }
         return acked
     }
 
     /// Closes every connection and stops reconnecting; unacknowledged events are dropped.
     public func disconnect() {
-        lock.lock()
-        let links = Array(self.links.values)
-        self.links.removeAll()
-        lock.unlock()
+        let links = shared.withLock { shared in
+            defer { shared.links.removeAll() }
+            return Array(shared.links.values)
+        }
         for link in links { link.stop() }
     }
 
     /// Whether the last ``flush()`` saw every event acknowledged.
     public var lastFlushAcknowledged: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return lastFlushAcked
+        shared.withLock { $0.lastFlushAcked }
     }
 
     // The counts below cover the sessions the sink still serves (not those whose `end` the
@@ -475,42 +481,38 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Why the last failed connection attempt failed (the server refused the upgrade, nothing
     /// listens, …), if one has failed.
-    public var lastConnectFailure: String? { lock.withLock { latestFailure } }
+    public var lastConnectFailure: String? { shared.withLock { $0.latestFailure } }
 
     /// The last sentence reported about a failed connect, with the URL and what to do (what
     /// `report` was given), if one was.
-    public var lastConnectReport: String? { lock.withLock { latestReport } }
+    public var lastConnectReport: String? { shared.withLock { $0.latestReport } }
 
     /// Connection attempts made so far, over all sessions (each retry counts).
     var connectAttempts: Int {
         // Finished links are let go (and their attempts kept aside) as the statuses are read.
         let current = statuses.filter { !$0.finished }.reduce(0) { $0 + $1.attempts }
-        return current + lock.withLock { retiredAttempts }
+        return current + shared.withLock { $0.retiredAttempts }
     }
 
     /// The sessions' statuses; links that delivered their whole session are let go.
     private var statuses: [ServerLinkStatus] {
-        lock.lock()
-        let links = self.links
-        lock.unlock()
+        let links = shared.withLock { $0.links }
         let statuses = links.mapValues(\.status)
         let finished = statuses.filter { $0.value.finished }.map(\.key)
         if !finished.isEmpty {
-            lock.lock()
-            for uuid in finished where self.links[uuid] === links[uuid] {
-                self.links[uuid] = nil
-                retiredAttempts += statuses[uuid]?.attempts ?? 0
-                if let status = statuses[uuid] { finals[uuid] = (status.ackedThrough, status.lastSeq) }
+            shared.withLock { shared in
+                for uuid in finished where shared.links[uuid] === links[uuid] {
+                    shared.links[uuid] = nil
+                    shared.retiredAttempts += statuses[uuid]?.attempts ?? 0
+                    if let status = statuses[uuid] { shared.finals[uuid] = (status.ackedThrough, status.lastSeq) }
+                }
             }
-            lock.unlock()
         }
         return Array(statuses.values)
     }
 
     private func link(for uuid: String) -> ServerLink? {
-        lock.lock()
-        defer { lock.unlock() }
-        return links[uuid]
+        shared.withLock { $0.links[uuid] }
     }
 
     /// Reports a failed connect to `server`: the first one, then again only when that server's
@@ -528,19 +530,19 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         }
         let connectFailure = ConnectFailure(reason: failure.reason, kind: kind)
         let text = sentence ?? connectFailure.sentence(url: server)
-        reportOrder.lock()
-        defer { reportOrder.unlock() }
-        let changed = lock.withLock {
-            if onlyIfFirst && !reportedKinds.isEmpty { return false }
-            latestFailure = failure.reason
-            if failure.isPermanent { gaveUp = true }
-            defer { reportedKinds[server] = connectFailure.kind }
-            guard reportedKinds[server] != connectFailure.kind else { return false }
-            latestReport = text
-            return true
+        reportOrder.withLock {
+            let changed = shared.withLock { shared in
+                if onlyIfFirst && !shared.reportedKinds.isEmpty { return false }
+                shared.latestFailure = failure.reason
+                if failure.isPermanent { shared.gaveUp = true }
+                defer { shared.reportedKinds[server] = connectFailure.kind }
+                guard shared.reportedKinds[server] != connectFailure.kind else { return false }
+                shared.latestReport = text
+                return true
+            }
+            guard changed, let report else { return }
+            report(text)
         }
-        guard changed, let report else { return }
-        report(text)
     }
 
     /// Writes a sentence to standard error, prefixed `rewind:`, as a console line.
@@ -550,7 +552,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Runs the handler off the service thread and sends its result back.
     private func perform(_ command: Command, replyingOn link: ServerLink) {
-        switch lock.withLock({ handler }) {
+        switch shared.withLock({ $0.handler }) {
         case .mainActor(let handler):
             Task { @MainActor in link.reply(await handler(command)) }
         case .anywhere(let handler):

@@ -21,58 +21,31 @@ extension Timeline {
     /// }
     /// ```
     public func blame(path: JSONPointer) throws(ReplayError) -> [BlameEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        let session = sessionID
-        guard let last = try readingLog({ () throws(LogError) in try reader.lastSeq(session: session) }) else { return [] }
-        let initial = try readingLog { () throws(LogError) in try reader.keyframeState(session: session, seq: 0) }
-        guard var state = initial?.state else {
-            throw .brokenChain(session: session, seq: 0, reason: "no keyframe holds the initial state")
-        }
-        var entries: [BlameEntry] = []
-        var expected: Int64 = 0
-        var failure: ReplayError?
-        try readingLog { () throws(LogError) in
-            try reader.walkEvents(session: session, from: 0, to: last) { row throws(LogError) in
-                guard row.seq == expected else {
-                    failure = .brokenChain(session: session, seq: expected, reason: "seq \(expected) is missing")
-                    return false
+        try locked { _ throws(ReplayError) in
+            guard let last = try lastSeq() else { return [] }
+            var state = try initialState()
+            var entries: [BlameEntry] = []
+            // The operations of the event being applied that touch `path`, and the value there before it.
+            var touching: [JSONPatchOperation] = []
+            var before: JSONValue?
+            try walkChain(from: 0, to: last, startsAtKeyframe: true, state: &state, willApply: { _, patch, state in
+                touching = patch.operations.filter { operation in
+                    operation.path.overlaps(path) || operation.from.map { $0.overlaps(path) } == true
                 }
-                expected += 1
-                if row.seq == 0 {
+                before = touching.isEmpty ? nil : path.resolve(in: state)
+            }) { row, patch, state throws(LogError) in
+                if patch == nil {
                     if let value = path.resolve(in: state) {
                         entries.append(BlameEntry(seq: 0, at: row.at, actionType: row.actionType, action: try row.action(),
                                                   before: nil, after: value, operations: []))
                     }
-                    return true
-                }
-                let text = try row.patch()
-                let patch: JSONPatch
-                do {
-                    patch = try JSONPatch(json: text)
-                } catch {
-                    failure = .brokenChain(session: session, seq: row.seq, reason: "its patch is not a JSON Patch: \(error)")
-                    return false
-                }
-                let touching = patch.operations.filter { operation in
-                    operation.path.overlaps(path) || operation.from.map { $0.overlaps(path) } == true
-                }
-                let before = touching.isEmpty ? nil : path.resolve(in: state)
-                do {
-                    try state.apply(patch)
-                } catch {
-                    failure = .brokenChain(session: session, seq: row.seq, reason: "its patch does not apply: \(error)")
-                    return false
-                }
-                if !touching.isEmpty {
+                } else if !touching.isEmpty {
                     entries.append(BlameEntry(seq: row.seq, at: row.at, actionType: row.actionType, action: try row.action(),
                                               before: before, after: path.resolve(in: state), operations: touching))
                 }
                 return true
             }
+            return entries
         }
-        if let failure { throw failure }
-        if expected <= last { throw .brokenChain(session: session, seq: expected, reason: "seq \(expected) is missing") }
-        return entries
     }
 }

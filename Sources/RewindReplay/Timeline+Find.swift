@@ -22,74 +22,49 @@ extension Timeline {
     ///   - deadline: stop when this time passes (`complete` is then `false`).
     public func find(path: JSONPointer, condition: FindCondition, all: Bool = false, first: Bool = false,
                      limit: Int? = nil, deadline: ContinuousClock.Instant? = nil) throws(ReplayError) -> FindResult {
-        lock.lock()
-        defer { lock.unlock() }
-        let session = sessionID
-        guard let last = try readingLog({ () throws(LogError) in try reader.lastSeq(session: session) }) else {
+        try locked { _ throws(ReplayError) in
+            try findLocked(path: path, condition: condition, all: all, first: first, limit: limit, deadline: deadline)
+        }
+    }
+
+    /// ``find(path:condition:all:first:limit:deadline:)`` with the lock held.
+    private func findLocked(path: JSONPointer, condition: FindCondition, all: Bool, first: Bool,
+                            limit: Int?, deadline: ContinuousClock.Instant?) throws(ReplayError) -> FindResult {
+        guard let last = try lastSeq() else {
             return FindResult(hits: [], scannedThrough: -1, lastSeq: -1, complete: true)
         }
-        let initial = try readingLog { () throws(LogError) in try reader.keyframeState(session: session, seq: 0) }
-        guard var state = initial?.state else {
-            throw .brokenChain(session: session, seq: 0, reason: "no keyframe holds the initial state")
-        }
+        var state = try initialState()
         // Kept for a path that never exists: its nearest may be there (copy-on-write: shared).
         let initialState = state
         var scan = FindScan(path: path, condition: condition, all: all)
         scan.deadline = deadline
         var hits: [FindHit] = []
-        var expected: Int64 = 0
-        var failure: ReplayError?
         var stopped: String?
+        var ranOutInsideSeq = false
         let clock = ContinuousClock()
-        try readingLog { () throws(LogError) in
-            try reader.walkEvents(session: session, from: 0, to: last) { row throws(LogError) in
-                guard row.seq == expected else {
-                    failure = .brokenChain(session: session, seq: expected, reason: "seq \(expected) is missing")
-                    return false
+        let next = try walkChain(from: 0, to: last, startsAtKeyframe: true, state: &state) { row, patch, state throws(LogError) in
+            if patch == nil {
+                if let kind = scan.start(value: path.resolve(in: state)) {
+                    hits.append(FindHit(kind: kind, seq: 0, at: row.at, actionType: row.actionType, action: try row.action(),
+                                        value: scan.value, previous: nil))
                 }
-                expected += 1
-                if row.seq == 0 {
-                    if let kind = scan.start(value: path.resolve(in: state)) {
-                        hits.append(FindHit(kind: kind, seq: 0, at: row.at, actionType: row.actionType, action: try row.action(),
-                                            value: scan.value, previous: nil))
-                    }
-                } else {
-                    let patch: JSONPatch
-                    do {
-                        patch = try JSONPatch(json: try row.patch())
-                    } catch let error as LogError {
-                        throw error
-                    } catch {
-                        failure = .brokenChain(session: session, seq: row.seq, reason: "its patch is not a JSON Patch: \(error)")
-                        return false
-                    }
-                    do {
-                        try state.apply(patch)
-                    } catch {
-                        failure = .brokenChain(session: session, seq: row.seq, reason: "its patch does not apply: \(error)")
-                        return false
-                    }
-                    if patch.operations.contains(where: scan.mayChange),
-                       let (kind, previous) = scan.step(value: path.resolve(in: state)) {
-                        hits.append(FindHit(kind: kind, seq: row.seq, at: row.at, actionType: row.actionType,
-                                            action: try row.action(), value: scan.value, previous: previous))
-                    }
-                }
-                if scan.ranOutOfTime {
-                    // A match stopped at the deadline inside this seq: it was not judged.
-                    expected -= 1
-                    stopped = "time"
-                    return false
-                }
-                if first, !hits.isEmpty { stopped = "first"; return false }
-                if let limit, hits.count >= limit { stopped = "limit"; return false }
-                if let deadline, row.seq % 256 == 0, clock.now >= deadline { stopped = "time"; return false }
-                return true
+            } else if let patch, patch.operations.contains(where: scan.mayChange),
+                      let (kind, previous) = scan.step(value: path.resolve(in: state)) {
+                hits.append(FindHit(kind: kind, seq: row.seq, at: row.at, actionType: row.actionType,
+                                    action: try row.action(), value: scan.value, previous: previous))
             }
+            if scan.ranOutOfTime {
+                // A match stopped at the deadline inside this seq: it was not judged.
+                ranOutInsideSeq = true
+                stopped = "time"
+                return false
+            }
+            if first, !hits.isEmpty { stopped = "first"; return false }
+            if let limit, hits.count >= limit { stopped = "limit"; return false }
+            if let deadline, row.seq % 256 == 0, clock.now >= deadline { stopped = "time"; return false }
+            return true
         }
-        if let failure { throw failure }
-        let scanned = expected - 1
-        if stopped == nil, scanned < last { throw .brokenChain(session: session, seq: expected, reason: "seq \(expected) is missing") }
+        let scanned = next - 1 - (ranOutInsideSeq ? 1 : 0)
         let complete = stopped == nil || stopped == "first" || scanned == last
         let because: String? = switch stopped {
         case "limit": "it reached \(limit ?? 0) hits"

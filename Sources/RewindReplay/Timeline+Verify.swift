@@ -18,8 +18,11 @@ extension Timeline {
     ///
     /// - Parameter progress: called every 256 events and once at the end.
     public func verify(progress: ((VerifyProgress) -> Void)? = nil) throws(ReplayError) -> VerifyReport {
-        lock.lock()
-        defer { lock.unlock() }
+        try locked { _ throws(ReplayError) in try verifyLocked(progress: progress) }
+    }
+
+    /// ``verify(progress:)`` with the lock held.
+    private func verifyLocked(progress: ((VerifyProgress) -> Void)?) throws(ReplayError) -> VerifyReport {
         let session = sessionID
         let total = Int(try readingLog { () throws(LogError) in try reader.lastSeq(session: session) }.map { $0 + 1 } ?? 0)
         let hashVersion = try readingLog { () throws(LogError) in try reader.session(id: session).hashVersion }

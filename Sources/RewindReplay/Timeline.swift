@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// One recorded session as a sequence of states: the state after any seq, the difference between
 /// two seqs, which events changed a path, and a check of the whole record.
@@ -27,16 +28,20 @@ public final class Timeline: @unchecked Sendable {
     /// The cache bounds.
     public let options: Options
 
-    let lock = NSLock()
-    var cache: StateCache
-    /// The size of the last state rebuilt: what planning assumes a keyframe costs to load.
-    var stateBytesEstimate = 0
-    /// How the last state that was not in the cache was rebuilt (for tests).
-    var lastPlan: RebuildPlan?
-    /// The highest seq known to be stored: seqs up to it need no range check (the log only grows).
-    var knownLastSeq: Int64 = -1
-    /// Two keyframes with none between them (`before ≤ after`): seqs between them need no probe.
-    var keyframeBracket: (before: Int64, after: Int64)?
+    /// What rebuilding keeps from call to call; its lock serializes the calls.
+    let memo: Mutex<Memo>
+
+    struct Memo {
+        var cache: StateCache
+        /// The size of the last state rebuilt: what planning assumes a keyframe costs to load.
+        var stateBytesEstimate = 0
+        /// How the last state that was not in the cache was rebuilt (for tests).
+        var lastPlan: RebuildPlan?
+        /// The highest seq known to be stored: seqs up to it need no range check (the log only grows).
+        var knownLastSeq: Int64 = -1
+        /// Two keyframes with none between them (`before ≤ after`): seqs between them need no probe.
+        var keyframeBracket: (before: Int64, after: Int64)?
+    }
 
     /// A timeline over session `session` of `reader`; throws when there is no such session.
     public init(reader: LogReader, session: Int64, options: Options = Options()) throws(ReplayError) {
@@ -47,7 +52,7 @@ public final class Timeline: @unchecked Sendable {
         self.reader = reader
         self.sessionID = session
         self.options = options
-        self.cache = StateCache(maxEntries: options.cacheEntries, maxBytes: options.cacheBytes)
+        self.memo = Mutex(Memo(cache: StateCache(maxEntries: options.cacheEntries, maxBytes: options.cacheBytes)))
     }
 
     /// A timeline over the session named `session` (an id, a uuid prefix or `latest`) of the log
@@ -68,9 +73,7 @@ public final class Timeline: @unchecked Sendable {
     /// Throws ``ReplayError/seqOutOfRange(session:seq:lastSeq:)`` for a seq that is not stored,
     /// and ``ReplayError/brokenChain(session:seq:reason:)`` when the stored patches do not rebuild it.
     public func state(at seq: Int64) throws(ReplayError) -> JSONValue {
-        lock.lock()
-        defer { lock.unlock() }
-        return try lockedState(at: seq)
+        try locked { memo throws(ReplayError) in try rebuiltState(at: seq, memo: &memo) }
     }
 
     /// What changed from the state after `from` to the state after `to` (either may be the larger).
@@ -79,25 +82,32 @@ public final class Timeline: @unchecked Sendable {
     /// for change in try timeline.diff(from: 3, to: 10).changes { print(change) }
     /// ```
     public func diff(from: Int64, to: Int64) throws(ReplayError) -> JSONDiff {
-        lock.lock()
-        defer { lock.unlock() }
-        let a = try lockedState(at: from)
-        let b = try lockedState(at: to)
-        // States rebuilt from one another share their untouched subtrees, which the diff skips.
-        return JSONDiff(from: a, to: b)
+        try locked { memo throws(ReplayError) in
+            let a = try rebuiltState(at: from, memo: &memo)
+            let b = try rebuiltState(at: to, memo: &memo)
+            // States rebuilt from one another share their untouched subtrees, which the diff skips.
+            return JSONDiff(from: a, to: b)
+        }
     }
 
     /// Forgets every cached state (the next call starts from a keyframe).
     public func clearCache() {
-        lock.lock()
-        cache.removeAll()
-        lock.unlock()
+        memo.withLock { $0.cache.removeAll() }
     }
 
     /// The seqs whose states are cached, ascending.
     var cachedSeqs: [Int64] {
-        lock.lock()
-        defer { lock.unlock() }
-        return cache.entries.keys.sorted()
+        memo.withLock { $0.cache.entries.keys.sorted() }
+    }
+
+    /// How the last state that was not in the cache was rebuilt (for tests).
+    var lastPlan: RebuildPlan? {
+        memo.withLock { $0.lastPlan }
+    }
+
+    /// Runs `body` under the timeline's lock. `Mutex.withLock` rethrows `any Error`; the Result
+    /// carries a ``ReplayError`` out of it typed.
+    func locked<R>(_ body: (inout Memo) throws(ReplayError) -> R) throws(ReplayError) -> R {
+        try memo.withLock { memo in Result { () throws(ReplayError) -> R in try body(&memo) } }.get()
     }
 }

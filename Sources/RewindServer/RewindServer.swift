@@ -48,7 +48,8 @@ public final class RewindServer: Sendable {
     /// A server for `configuration`; refuses a non-loopback host without a token before anything
     /// listens.
     public init(configuration: RewindServerConfiguration) throws(RewindServerError) {
-        if !configuration.bindsLoopbackOnly && (configuration.token ?? "").isEmpty {
+        if let problem = configuration.tokenProblem { throw .tokens(problem) }
+        if !configuration.bindsLoopbackOnly && !configuration.hasToken {
             throw .tokenRequired(host: configuration.host)
         }
         self.configuration = configuration
@@ -76,6 +77,7 @@ public final class RewindServer: Sendable {
         socketConfiguration.queueLimits = configuration.queueLimits
         socketConfiguration.maxQueuedBytesTotal = configuration.maxQueuedOutput
         socketConfiguration.receiveGathering = configuration.receiveGathering
+        socketConfiguration.tls = configuration.tls
         let socket = WebSocketServer(configuration: socketConfiguration, delegate: core)
         do {
             try socket.start()
@@ -96,14 +98,15 @@ public final class RewindServer: Sendable {
         state.withLock { $0?.socket.port }
     }
 
-    /// The inspector page's address, with `?token=` when the server has one; `nil` before start.
+    /// The inspector page's address (`https` with TLS), with `?token=` when the server has a
+    /// token that opens it (the inspect token before the full one); `nil` before start.
     public var inspectorURL: String? {
         guard let port else { return nil }
         var host = configuration.host
         if host == "0.0.0.0" || host == "::" || host == "lo" { host = "127.0.0.1" }
         if host.contains(":") { host = "[\(host)]" }
-        var url = "http://\(host):\(port)/"
-        if let token = configuration.token, !token.isEmpty {
+        var url = "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)/"
+        if let token = [configuration.inspectToken, configuration.token].compactMap({ $0 }).first(where: { !$0.isEmpty }) {
             url += "?token=" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token)
         }
         return url

@@ -18,8 +18,17 @@ public struct RewindServerConfiguration: Sendable {
     /// The folder the inspector page is served from; `nil` serves the page built into Rewind
     /// (`web/` as it was when the package was built), so a copied binary serves it too.
     public var webDirectory: String?
-    /// A secret every WebSocket upgrade and page request must carry; `nil` for none.
+    /// A secret every WebSocket upgrade and page request must carry; `nil` for none. It opens
+    /// everything: streaming on `/app`, and `/inspect`, the page and `/export`.
     public var token: String?
+    /// A token that may only stream sessions (`/app`), for the devices and CI runs that record:
+    /// refused on `/inspect`, the page and `/export` with `403` and one sentence.
+    public var appToken: String?
+    /// A token that may read and send commands (`/inspect`, the page, `/export`) but not stream:
+    /// refused on `/app` with `403` and one sentence.
+    public var inspectToken: String?
+    /// The certificate and key to serve `https` and `wss` with; `nil` serves plain `http`/`ws`.
+    public var tls: WebSocketTLS?
     /// Refuse every command for an app (`error read-only`).
     public var readOnly: Bool
     /// The largest incoming message in bytes (default 16 MiB); a larger one closes its
@@ -56,7 +65,7 @@ public struct RewindServerConfiguration: Sendable {
     /// 1 ms, at most 100 ms; see `WebSocketServerConfiguration.receiveGathering`). At a steady
     /// few thousand events a second it reads several at a time, and the ingest takes them in one
     /// drain: the server's CPU per event fell by 6–22 % where measured, and an event reaches the
-    /// inspectors about 1.5 ms later (Docs/Benchmarks.md, "Out of process, fifth part").
+    /// inspectors about 1.5 ms later (Docs/BenchmarkHistory.md, "Out of process, fifth part").
     public var receiveGathering: Duration = .milliseconds(1)
     /// Room an `/app` message has beside a state of ``maxStateSize`` bytes: the event's action
     /// and its other members (1 MiB).
@@ -101,6 +110,35 @@ public struct RewindServerConfiguration: Sendable {
     /// The page built into Rewind: each file of `web/` at build time, by its path
     /// (`index.html`, `js/main.js`), byte for byte.
     package static var builtInPage: [String: [UInt8]] { StaticFiles.builtIn }
+
+    /// Whether any token is set (``token``, ``appToken`` or ``inspectToken``): then every
+    /// request must carry one that opens what it asks for.
+    public var hasToken: Bool {
+        [token, appToken, inspectToken].contains { !($0 ?? "").isEmpty }
+    }
+
+    /// Why the tokens cannot work together, in one sentence; `nil` when they can. With any
+    /// token set, streaming and inspecting must each be opened by one (``token``, or the scoped
+    /// token), and no two tokens may be the same.
+    public var tokenProblem: String? {
+        guard hasToken else { return nil }
+        let full = (token ?? "").isEmpty ? nil : token
+        let app = (appToken ?? "").isEmpty ? nil : appToken
+        let inspect = (inspectToken ?? "").isEmpty ? nil : inspectToken
+        if let app, let inspect, app == inspect {
+            return "--app-token and --inspect-token are the same; give them different values (or use --token for both)"
+        }
+        if let full, full == app || full == inspect {
+            return "\(full == app ? "--app-token" : "--inspect-token") is the same as --token; a scoped token must differ from the server's token"
+        }
+        if full == nil, app == nil {
+            return "--inspect-token without --token or --app-token leaves no token for apps to stream with; give --app-token or --token too"
+        }
+        if full == nil, inspect == nil {
+            return "--app-token without --token or --inspect-token leaves no token to inspect with; give --inspect-token or --token too"
+        }
+        return nil
+    }
 
     /// Whether ``host`` only accepts connections from this machine.
     public var bindsLoopbackOnly: Bool {

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Condition {
     /// Waits until `predicate` holds, or until `deadline` (``MonotonicClock`` nanoseconds)
     /// passes; then runs `body` under the same hold of the lock and wakes one waiter or all of

@@ -7,8 +7,10 @@ import Foundation
 /// Changing the value does not wake anyone by itself: ``update(waking:_:)`` changes it and wakes
 /// one waiter or all of them, so each call site says who it means to wake, and a plain read
 /// through ``withLock(_:)`` costs no broadcast.
+@usableFromInline
 package final class Condition<Value>: @unchecked Sendable {
     /// Whom a change wakes.
+    @usableFromInline
     package enum Waking: Sendable {
         /// One waiting thread (every waiter waits for the same thing).
         case one

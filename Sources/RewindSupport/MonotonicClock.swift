@@ -2,6 +2,7 @@ import Foundation
 
 /// The package's one monotonic clock: time that wall-clock changes cannot move, read through
 /// the vDSO (no system call). Deadlines are nanoseconds on this clock.
+@usableFromInline
 package enum MonotonicClock {
     /// Nanoseconds since an arbitrary fixed point (the machine's boot, on Linux).
     @inlinable @inline(__always)

@@ -1,4 +1,5 @@
 import Foundation
+import RewindSupport
 
 /// Where the producer of a ``HTTPResponse/streamed(status:contentType:headers:window:stallTimeout:body:)``
 /// response writes its body, on the producer's own thread.
@@ -26,17 +27,22 @@ public final class HTTPBodyWriter: @unchecked Sendable {
     /// The most bytes that wait to be sent at any time.
     public let window: Int
 
-    private let condition = NSCondition()
-    private var chunks: [[UInt8]] = []
-    /// How far the service thread has sent `chunks[0]`.
-    private var headOffset = 0
-    private var buffered = 0
-    private var producerWaiting = false
-    /// The service thread found nothing to send and waits to be told (starts true: no data yet).
-    private var serviceWaiting = true
-    private var finished = false
-    private var failed = false
-    private var closed = false
+    private struct State {
+        var chunks: RingQueue<[UInt8]> = []
+        /// How far the service thread has sent `chunks[0]`.
+        var headOffset = 0
+        var buffered = 0
+        var producerWaiting = false
+        /// The service thread found nothing to send and waits to be told (starts true: no data yet).
+        var serviceWaiting = true
+        var finished = false
+        var failed = false
+        var closed = false
+    }
+
+    /// Only the producer waits here (for room), so only a change that makes room, or closes
+    /// the connection, wakes anyone.
+    private let state = Condition(State())
     private let announce: @Sendable () -> Void
     private let meter: HTTPStreamMeter?
 
@@ -54,71 +60,73 @@ public final class HTTPBodyWriter: @unchecked Sendable {
     /// - Throws: ``Closed`` once the connection is gone.
     public func write(_ bytes: [UInt8]) throws(Closed) {
         guard !bytes.isEmpty else { return }
-        condition.lock()
-        defer { condition.unlock() }
+        let window = window
         var offset = 0
         while offset < bytes.count {
-            if buffered >= window {
-                producerWaiting = true
+            let full = state.withLock { state -> Bool? in
+                guard !state.closed else { return nil }
+                if state.buffered >= window {
+                    state.producerWaiting = true
+                    return true
+                }
+                let room = window - state.buffered
+                let count: Int
+                if offset == 0 && bytes.count <= room {
+                    count = bytes.count
+                    state.chunks.append(bytes)  // shared, not copied
+                } else {
+                    count = min(room, bytes.count - offset)
+                    state.chunks.append(Array(bytes[offset..<(offset + count)]))
+                }
+                offset += count
+                state.buffered += count
+                meter?.add(count)
+                wakeService(&state)
+                return false
+            }
+            guard let full else { throw Closed() }
+            if full {
                 // Wait until half the window has gone out, so the producer wakes once per half
                 // window rather than once per chunk the service thread sends.
-                while buffered > window / 2 && !closed { condition.wait() }
+                _ = state.wait(for: { $0.buffered <= window / 2 || $0.closed })
             }
-            guard !closed else { throw Closed() }
-            let room = window - buffered
-            let count: Int
-            if offset == 0 && bytes.count <= room {
-                count = bytes.count
-                chunks.append(bytes)  // shared, not copied
-            } else {
-                count = min(room, bytes.count - offset)
-                chunks.append(Array(bytes[offset..<(offset + count)]))
-            }
-            offset += count
-            buffered += count
-            meter?.add(count)
-            wakeServiceLocked()
         }
     }
 
     /// Whether the connection is gone (writes would throw).
     public var isClosed: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return closed
+        state.withLock { $0.closed }
     }
 
     // MARK: Engine side
 
     /// The producer returned: what is buffered is the rest of the body.
     func finish() {
-        condition.lock()
-        finished = true
-        wakeServiceLocked()
-        condition.unlock()
+        state.withLock { state in
+            state.finished = true
+            wakeService(&state)
+        }
     }
 
     /// The producer threw: the body is cut off (the connection is closed without its end).
     func fail() {
-        condition.lock()
-        failed = true
-        wakeServiceLocked()
-        condition.unlock()
+        state.withLock { state in
+            state.failed = true
+            wakeService(&state)
+        }
     }
 
     /// The connection is gone: drops what is buffered and wakes a waiting producer, whose
     /// writes now throw.
     func close() {
-        condition.lock()
-        if !closed {
-            closed = true
-            meter?.remove(buffered)
-            chunks.removeAll()
-            headOffset = 0
-            buffered = 0
+        state.update(waking: .all) { state in
+            guard !state.closed else { return }
+            state.closed = true
+            meter?.remove(state.buffered)
+            state.chunks.removeAll()
+            state.headOffset = 0
+            state.buffered = 0
         }
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// What ``take(upTo:into:)`` found after taking.
@@ -136,44 +144,44 @@ public final class HTTPBodyWriter: @unchecked Sendable {
     /// Copies up to `limit` waiting bytes to `destination` (service thread); returns how many and
     /// what comes next. A failure is reported at once, even with bytes waiting.
     func take(upTo limit: Int, into destination: UnsafeMutablePointer<UInt8>) -> (count: Int, next: Next) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !failed, !closed else { return (0, .failed) }
-        var count = 0
-        while count < limit, let head = chunks.first {
-            let n = min(limit - count, head.count - headOffset)
-            head.withUnsafeBufferPointer { source in
-                (destination + count).update(from: source.baseAddress! + headOffset, count: n)
+        let window = window
+        return state.update { state, waking in
+            guard !state.failed, !state.closed else { return (0, .failed) }
+            var count = 0
+            while count < limit, let head = state.chunks.first {
+                let n = min(limit - count, head.count - state.headOffset)
+                head.withUnsafeBufferPointer { source in
+                    (destination + count).update(from: source.baseAddress! + state.headOffset, count: n)
+                }
+                count += n
+                state.headOffset += n
+                if state.headOffset == head.count {
+                    state.chunks.popFirst()
+                    state.headOffset = 0
+                }
             }
-            count += n
-            headOffset += n
-            if headOffset == head.count {
-                chunks.removeFirst()
-                headOffset = 0
+            state.buffered -= count
+            meter?.remove(count)
+            if state.producerWaiting && state.buffered <= window / 2 {
+                state.producerWaiting = false
+                waking = .all
             }
+            if state.buffered > 0 { return (count, .more) }
+            if state.finished { return (count, .ended) }
+            state.serviceWaiting = true
+            return (count, .waiting)
         }
-        buffered -= count
-        meter?.remove(count)
-        if producerWaiting && buffered <= window / 2 {
-            producerWaiting = false
-            condition.broadcast()
-        }
-        if buffered > 0 { return (count, .more) }
-        if finished { return (count, .ended) }
-        serviceWaiting = true
-        return (count, .waiting)
     }
 
     /// Bytes waiting to be sent.
     var bufferedByteCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return buffered
+        state.withLock { $0.buffered }
     }
 
-    private func wakeServiceLocked() {
-        guard serviceWaiting else { return }
-        serviceWaiting = false
+    /// With the lock held: tells the service thread, once, that something waits.
+    private func wakeService(_ state: inout State) {
+        guard state.serviceWaiting else { return }
+        state.serviceWaiting = false
         announce()
     }
 }
@@ -197,7 +205,7 @@ public struct HTTPStreamStatistics: Sendable, Hashable {
 
 /// Counts across a server's streamed responses.
 final class HTTPStreamMeter: @unchecked Sendable {
-    private let state = Locked(HTTPStreamStatistics(activeProducers: 0, bufferedBytes: 0, peakBufferedBytes: 0))
+    private let state = Mutex(HTTPStreamStatistics(activeProducers: 0, bufferedBytes: 0, peakBufferedBytes: 0))
 
     var statistics: HTTPStreamStatistics { state.withLock { $0 } }
 

@@ -1,3 +1,5 @@
+import RewindSupport
+
 /// A WebSocket client connection on libwebsockets, with its own service thread.
 ///
 /// One client is one connection attempt: `connect` starts it, and when the connection ends (or
@@ -67,6 +69,6 @@ public final class WebSocketClient: Sendable {
     /// Never call it from a delegate method (the service thread would wait for itself).
     public func waitUntilFinished(timeout: Duration) -> Bool {
         precondition(!engine.thread.isCurrent, "waitUntilFinished called on the client's own service thread")
-        return engine.control.wait(until: .now + timeout) { $0.phase != .running }
+        return engine.control.wait(for: { $0.phase != .running }, deadline: MonotonicClock.deadline(after: timeout))
     }
 }

@@ -5,8 +5,13 @@
 /// configuration.headers = ["Authorization": "Bearer \(token)"]
 /// ```
 public struct WebSocketClientConfiguration: Sendable, Hashable {
-    /// `ws://host[:port]/path[?query]`; the port defaults to 80. (`wss` is not supported.)
+    /// `ws://host[:port]/path[?query]` (the port defaults to 80), or `wss://` over TLS (443).
     public var url: String
+    /// For `wss`: a PEM or DER file of a CA certificate to trust besides the system's, for a
+    /// server whose certificate a private CA signed; `nil` trusts the system's CAs only. The
+    /// server's certificate must name the host of ``url`` either way. An unreadable file, or one
+    /// that is neither PEM nor DER, fails the connect at once with one sentence naming it.
+    public var caFile: String?
     /// The subprotocol to ask for, or `nil` to ask for none.
     public var subprotocol: String?
     /// The `Origin` header to send, or `nil` for none.
@@ -32,8 +37,10 @@ public struct WebSocketClientConfiguration: Sendable, Hashable {
         maxMessageSize: Int = 16 << 20,
         queueLimits: WebSocketQueueLimits = WebSocketQueueLimits(),
         keepAlive: WebSocketKeepAlive? = WebSocketKeepAlive(),
-        connectTimeoutSeconds: UInt32 = 10
+        connectTimeoutSeconds: UInt32 = 10,
+        caFile: String? = nil
     ) {
+        self.caFile = caFile
         self.url = url
         self.subprotocol = subprotocol
         self.origin = origin

@@ -11,6 +11,10 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidURL(String, reason: String)
     /// `start()` or `connect()` was called a second time.
     case alreadyStarted
+    /// A TLS certificate, key or CA file cannot be used; the sentence names the file and why.
+    case tls(String)
+    /// An ``HTTPFetch`` got no whole answer; the sentence says why.
+    case requestFailed(String)
 
     /// One sentence saying what failed and where.
     public var description: String {
@@ -25,6 +29,10 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid WebSocket URL '\(url)': \(reason)"
         case .alreadyStarted:
             "already started; create a new instance to start again"
+        case let .tls(message):
+            message
+        case let .requestFailed(message):
+            message
         }
     }
 }

@@ -41,6 +41,10 @@ public struct WebSocketServerConfiguration: Sendable, Hashable {
     /// input and for output queued during the wait. A pass that read a lot (half of a read's
     /// 64 KiB buffer or more) never waits, so a flood is not slowed.
     public var receiveGathering: Duration = .zero
+    /// The certificate and key to serve `https` and `wss` with, or `nil` for plain `http` and
+    /// `ws`. With TLS every connection must speak it: plain HTTP to the port fails its handshake
+    /// and is closed, without holding up anyone else. Only HTTP/1.1 is offered (ALPN).
+    public var tls: WebSocketTLS?
 
     /// A configuration with the given endpoints and defaults for the rest.
     public init(

@@ -10,6 +10,11 @@ public protocol WebSocketServerDelegate: AnyObject, Sendable {
     /// before any WebSocket exists. Default: accept.
     func shouldAccept(_ request: WebSocketUpgradeRequest) -> Bool
 
+    /// Why to refuse an upgrade whose path and subprotocol already match an endpoint, or `nil`
+    /// to accept it: the refusal's status and sentence are the HTTP answer, before any WebSocket
+    /// exists. Default: ``shouldAccept(_:)``'s word, refused with `403 Forbidden` and no sentence.
+    func refusal(of request: WebSocketUpgradeRequest) -> WebSocketRefusal?
+
     /// A connection finished its handshake and may be sent to.
     func didOpen(_ connection: WebSocketConnection)
 
@@ -28,6 +33,10 @@ public protocol WebSocketServerDelegate: AnyObject, Sendable {
 extension WebSocketServerDelegate {
     /// Default: accepts every request that matched an endpoint.
     public func shouldAccept(_ request: WebSocketUpgradeRequest) -> Bool { true }
+    /// Default: `nil` when ``shouldAccept(_:)`` accepts, else `403` with no sentence.
+    public func refusal(of request: WebSocketUpgradeRequest) -> WebSocketRefusal? {
+        shouldAccept(request) ? nil : WebSocketRefusal(status: 403)
+    }
     /// Default: does nothing.
     public func didOpen(_ connection: WebSocketConnection) {}
     /// Default: drops the message.
@@ -36,4 +45,16 @@ extension WebSocketServerDelegate {
     public func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {}
     /// Default: ``HTTPResponse/notFound``.
     public func respond(to request: HTTPRequest) -> HTTPResponse { .notFound }
+}
+
+/// How a server refuses a WebSocket upgrade: an HTTP status (`401`, `403`, …) and a sentence
+/// for whoever reads the answer (sent as a short HTML body, escaped).
+public struct WebSocketRefusal: Sendable, Hashable {
+    public var status: Int
+    public var reason: String
+
+    public init(status: Int, reason: String = "") {
+        self.status = status
+        self.reason = reason
+    }
 }

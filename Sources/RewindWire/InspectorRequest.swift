@@ -5,6 +5,7 @@ import RewindJSON
 ///
 /// ```json
 /// {"type":"sessions","id":1}
+/// {"type":"sessions","id":9,"tag":"bug report","since":1763700000,"limit":100,"after":1234}
 /// {"type":"subscribe","id":2,"session":"*"}
 /// {"type":"events","id":3,"session":"latest","from":0,"limit":200}
 /// {"type":"state","id":4,"session":"3","seq":120,"path":"/user"}
@@ -14,7 +15,11 @@ import RewindJSON
 /// {"type":"command","id":7,"session":"3","kind":"jump","seq":120}
 /// ```
 public enum InspectorRequest: Sendable, Equatable {
+    /// Every session, oldest first: a `sessions` request with no filter or paging member.
     case sessions(id: JSONValue?)
+    /// A page of the sessions a filter keeps, newest first: a `sessions` request with any of
+    /// ``SessionPage/members``.
+    case sessionPage(SessionPage)
     /// Live events of one session (id, uuid prefix or `latest`) or of all (`*`).
     case subscribe(id: JSONValue?, session: String)
     case unsubscribe(id: JSONValue?, session: String)
@@ -124,6 +129,86 @@ public enum InspectorRequest: Sendable, Equatable {
         }
     }
 
+    /// A `sessions` request that filters or pages: `app`, `appVersion`, `device`, `tag` (each a
+    /// non-empty string of at most ``maxValueBytes`` bytes, matched exactly), `since` and `until`
+    /// (seconds since 1970: sessions that started at or after `since` and before `until`),
+    /// `limit` (1 to ``maxLimit``, default ``defaultLimit``) and `after` (the `next` of the page
+    /// before). The reply lists the page newest first, with `next` the cursor of the following
+    /// page or `null`.
+    public struct SessionPage: Sendable, Equatable {
+        public var id: JSONValue?
+        public var app: String?
+        public var appVersion: String?
+        public var device: String?
+        public var tag: String?
+        public var since: Double?
+        public var until: Double?
+        public var limit: Int
+        /// The `next` of the page before: the page lists the sessions below this id.
+        public var after: Int64?
+
+        /// The members that make a `sessions` request a page.
+        public static let members = ["app", "appVersion", "device", "tag", "since", "until", "limit", "after"]
+        /// A page's size when `limit` is absent.
+        public static let defaultLimit = 100
+        /// The largest `limit`.
+        public static let maxLimit = 1_000
+        /// The longest `app`, `appVersion`, `device` or `tag`, in bytes of UTF-8.
+        public static let maxValueBytes = 256
+
+        public init(id: JSONValue? = nil, app: String? = nil, appVersion: String? = nil, device: String? = nil, tag: String? = nil,
+                    since: Double? = nil, until: Double? = nil, limit: Int = defaultLimit, after: Int64? = nil) {
+            self.id = id
+            self.app = app
+            self.appVersion = appVersion
+            self.device = device
+            self.tag = tag
+            self.since = since
+            self.until = until
+            self.limit = limit
+            self.after = after
+        }
+
+        init(fields f: WireFields) throws(WireError) {
+            id = f.id
+            func text(_ member: String) throws(WireError) -> String? {
+                guard let value = try f.optionalString(member) else { return nil }
+                guard !value.isEmpty, value.utf8.count <= Self.maxValueBytes else {
+                    throw f.fail(member, "a non-empty string of at most \(Self.maxValueBytes) bytes; this one has \(value.utf8.count)")
+                }
+                return value
+            }
+            func time(_ member: String) throws(WireError) -> Double? {
+                guard let value = f.object[member], value != .null else { return nil }
+                guard case .number(let number) = value, number.doubleValue.isFinite else {
+                    throw f.fail(member, "a time in seconds since 1970 (a number)")
+                }
+                return number.doubleValue
+            }
+            app = try text("app")
+            appVersion = try text("appVersion")
+            device = try text("device")
+            tag = try text("tag")
+            since = try time("since")
+            until = try time("until")
+            let limit = try f.optionalInt("limit") ?? Int64(Self.defaultLimit)
+            guard limit >= 1, limit <= Int64(Self.maxLimit) else { throw f.fail("limit", "between 1 and \(Self.maxLimit)") }
+            self.limit = Int(limit)
+            after = try f.optionalSeq("after")
+        }
+
+        func write(into o: inout JSONObject) {
+            if let app { o["app"] = .string(app) }
+            if let appVersion { o["appVersion"] = .string(appVersion) }
+            if let device { o["device"] = .string(device) }
+            if let tag { o["tag"] = .string(tag) }
+            if let since, let number = JSONNumber(since) { o["since"] = .number(number) }
+            if let until, let number = JSONNumber(until) { o["until"] = .number(number) }
+            o["limit"] = .number(JSONNumber(Int64(limit)))
+            if let after { o["after"] = .number(JSONNumber(after)) }
+        }
+    }
+
     public init(frame: [UInt8]) throws(WireError) {
         try self.init(json: parseFrame(frame))
     }
@@ -132,7 +217,13 @@ public enum InspectorRequest: Sendable, Equatable {
         let f = try WireFields(json)
         switch f.type {
         case "sessions":
-            self = .sessions(id: f.id)
+            // A member set to null counts as absent, so a client that always sends every
+            // member still gets the whole list when it sets none.
+            if SessionPage.members.contains(where: { f.object[$0] != nil && f.object[$0] != .null }) {
+                self = .sessionPage(try SessionPage(fields: f))
+            } else {
+                self = .sessions(id: f.id)
+            }
         case "subscribe":
             self = .subscribe(id: f.id, session: try f.string("session"))
         case "unsubscribe":
@@ -178,6 +269,8 @@ public enum InspectorRequest: Sendable, Equatable {
             return id
         case .find(let find):
             return find.id
+        case .sessionPage(let page):
+            return page.id
         case .compare(let id, _, _, _):
             return id
         case .command(let command):
@@ -188,7 +281,7 @@ public enum InspectorRequest: Sendable, Equatable {
     /// The request's `type`, which its reply repeats.
     public var type: String {
         switch self {
-        case .sessions: "sessions"
+        case .sessions, .sessionPage: "sessions"
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
         case .events: "events"
@@ -207,6 +300,8 @@ public enum InspectorRequest: Sendable, Equatable {
         switch self {
         case .sessions:
             break
+        case .sessionPage(let page):
+            page.write(into: &o)
         case .subscribe(_, let session), .unsubscribe(_, let session):
             o["session"] = .string(session)
         case .events(_, let session, let from, let limit, let typeGlob, let text):

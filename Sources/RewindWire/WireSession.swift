@@ -2,7 +2,8 @@ import RewindJSON
 
 /// A session as the inspector protocol shows it.
 ///
-/// `{"id":3,"uuid":"6F0C…","app":"Todos","startedAt":1763700000.2,"endedAt":null,"live":true,"eventCount":1042,"lastSeq":1041,"meta":{}}`
+/// `{"id":3,"uuid":"6F0C…","app":"Todos","startedAt":1763700000.2,"endedAt":null,"live":true,"eventCount":1042,"lastSeq":1041,"meta":{},
+/// "appVersion":"1.4","device":"iPhone15,2","os":"iOS 17.4.1","tags":["bug report"]}`
 public struct WireSession: Sendable, Equatable {
     public var id: Int64
     public var uuid: String
@@ -17,10 +18,23 @@ public struct WireSession: Sendable, Equatable {
     public var meta: JSONValue
     /// The run the session belongs to: the sessions one process started share it.
     public var run: String?
+    /// The app's version (`meta.version`), as the `appVersion` filter matches it.
+    public var appVersion: String?
+    /// The device model (`meta.device`), as the `device` filter matches it.
+    public var device: String?
+    /// The operating system (`meta.os`).
+    public var os: String?
+    /// The session's tags (from `meta.tags`), as the `tag` filter matches them.
+    public var tags: [String]
 
     public init(id: Int64, uuid: String, app: String, startedAt: Double, endedAt: Double? = nil, live: Bool,
-                eventCount: Int, lastSeq: Int64?, replayOf: String? = nil, meta: JSONValue = [:], run: String? = nil) {
+                eventCount: Int, lastSeq: Int64?, replayOf: String? = nil, meta: JSONValue = [:], run: String? = nil,
+                appVersion: String? = nil, device: String? = nil, os: String? = nil, tags: [String] = []) {
         self.run = run
+        self.appVersion = appVersion
+        self.device = device
+        self.os = os
+        self.tags = tags
         self.id = id
         self.uuid = uuid
         self.app = app
@@ -43,6 +57,10 @@ public struct WireSession: Sendable, Equatable {
         o["replayOf"] = replayOf.map(JSONValue.string) ?? .null
         o["meta"] = meta
         o["run"] = run.map(JSONValue.string) ?? .null
+        o["appVersion"] = appVersion.map(JSONValue.string) ?? .null
+        o["device"] = device.map(JSONValue.string) ?? .null
+        o["os"] = os.map(JSONValue.string) ?? .null
+        o["tags"] = .array(tags.map(JSONValue.string))
         return .object(o)
     }
 
@@ -60,5 +78,9 @@ public struct WireSession: Sendable, Equatable {
         replayOf = try f.optionalString("replayOf")
         meta = f.object["meta"] ?? [:]
         run = try f.optionalString("run")
+        appVersion = try f.optionalString("appVersion")
+        device = try f.optionalString("device")
+        os = try f.optionalString("os")
+        tags = f.object["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 }

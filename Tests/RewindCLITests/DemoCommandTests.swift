@@ -101,7 +101,7 @@ struct DemoCommandTests {
         (["--db", "DIR"], "is a folder"),
         (["--rate", "0", "--db", "DIR/x.db"], "--rate"),
         (["--duration", "1e17", "--db", "DIR/x.db"], "--duration"),
-        (["--server", "wss://127.0.0.1:7433/app"], "plain ws:// only"),
+        (["--server", "wss://127.0.0.1:7433/app", "--ca-file", "DIR/missing.pem"], "cannot read the CA file"),
         (["--state-log", "DIR/missing/s.jsonl", "--db", "DIR/x.db"], "state log"),
     ])
     func badInput(arguments: [String], message: String) throws {

@@ -41,7 +41,7 @@ struct EnvironmentRecordingTests {
     @Test("a malformed REWIND_SERVER gets one sentence naming the variable, and the session goes to the default log",
           arguments: [
               ("http://127.0.0.1:7433/app", "is an http URL, and the recorder needs the WebSocket address"),
-              ("wss://192.168.1.20:7433/app", "asks for TLS (wss), which rewind serve does not speak"),
+              ("ftp://192.168.1.20:7433/app", "has the scheme ftp, not ws or wss"),
               ("ws://", "names no host"),
           ])
     func malformedServerFallsBack(value: String, why: String) throws {
@@ -50,7 +50,7 @@ struct EnvironmentRecordingTests {
         let log = directory.url.appendingPathComponent("default.db").path
         let run = try CLIRunner.run(["5"], program: Self.child, environment: ["REWIND_SERVER": value, "REWIND_DB": log])
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        #expect(run.stderr == "rewind: REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app, as `rewind serve` prints it; recording to \(log) instead\n")
+        #expect(run.stderr == "rewind: REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it; recording to \(log) instead\n")
         let uuid = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try LogReader(path: log).session(named: uuid).lastSeq == 5)
     }

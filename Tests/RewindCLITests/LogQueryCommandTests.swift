@@ -14,9 +14,9 @@ struct LogQueryCommandTests {
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == """
-        ID  UUID      RUN  APP      STARTED                  ENDED                    EVENTS  KEYFRAMES
-         1  3f2a0000  -    Counter  2023-11-14 22:13:20.000  live                          9          8
-         2  9c1d0000  -    Other    2023-11-14 22:14:20.000  2023-11-14 22:18:20.000     201          5
+        ID  UUID      RUN  APP      VERSION  STARTED                  ENDED                    EVENTS  KEYFRAMES
+         1  3f2a0000  -    Counter  1.2      2023-11-14 22:13:20.000  live                          9          8
+         2  9c1d0000  -    Other    -        2023-11-14 22:14:20.000  2023-11-14 22:18:20.000     201          5
 
         """)
     }
@@ -32,7 +32,7 @@ struct LogQueryCommandTests {
         #expect(lines[0] == [
             "id": 1, "uuid": .string(LogFixture.counterUUID), "app": "Counter", "startedAt": 1_700_000_000, "endedAt": .null,
             "live": true, "events": 9, "keyframes": 8, "lastSeq": 8, "meta": ["version": "1.2"], "replayOf": .null,
-            "run": .null, "branch": .null, "note": .null,
+            "run": .null, "branch": .null, "note": .null, "appVersion": "1.2", "device": .null, "os": .null, "tags": [],
         ])
         #expect(lines[1]["endedAt"] == 1_700_000_300)
         #expect(lines[1]["live"] == false)

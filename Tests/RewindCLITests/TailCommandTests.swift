@@ -240,7 +240,7 @@ struct TailCommandTests {
     func errors() throws {
         let badURL = try CLIRunner.run(["tail", "--server", "tcp://127.0.0.1:1/inspect"])
         #expect(badURL.status != 0)
-        #expect(badURL.stderr.contains("is not a ws:// URL"))
+        #expect(badURL.stderr.contains("is not a ws:// or wss:// URL"))
         #expect(badURL.stderr.split(separator: "\n").count == 1)
 
         // A port nobody listens on, held so that no other test's server is given it meanwhile.

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import Testing
 import RewindTestSupport
+import RewindSupport
 
 @Suite("Codable bridge: dates", .ownThreads)
 struct CodableBridgeDateTests {
@@ -154,19 +155,4 @@ struct JSONKey: CodingKey {
     var intValue: Int? { nil }
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
-}
-
-/// A small deterministic generator, so property-style tests repeat exactly.
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

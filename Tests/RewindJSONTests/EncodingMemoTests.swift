@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import Testing
 import RewindTestSupport
+import RewindSupport
 
 /// `JSONValueEncoder.Memo`: an encoder called on successive versions of a state reuses the
 /// encoding of every part that did not change, and its result is always what a plain encoding
@@ -83,7 +84,7 @@ struct EncodingMemoTests {
 
     /// One random edit of the kinds an app makes: toggles, appends, removals, renames,
     /// dictionary inserts, enum changes and non-finite numbers. Returns the member it touched.
-    static func edit(_ board: inout Board, _ random: inout SeededRandom) -> String {
+    static func edit(_ board: inout Board, _ random: inout SplitMix64) -> String {
         func card() -> Card {
             Card(id: random.int(0..<1_000), text: "card \(random.int(0..<100))", done: random.chance(0.5),
                  score: random.chance(0.2) ? random.pick([1.5, .nan, .infinity, -0.0, 3]) : nil)
@@ -145,7 +146,7 @@ struct EncodingMemoTests {
     @Test("over 800 random edits the memo's result is the plain encoding, in order and with the same reports, and unchanged members are reused",
           arguments: [1, 2, 3] as [UInt64])
     func matchesThePlainEncoding(seed: UInt64) throws {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(testCase: seed)
         let encoder = JSONValueEncoder()
         let memo = JSONValueEncoder.Memo()
         var board = Board()

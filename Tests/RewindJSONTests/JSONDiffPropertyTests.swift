@@ -1,6 +1,7 @@
 import RewindJSON
 import Testing
 import RewindTestSupport
+import RewindSupport
 
 /// apply(diff(a, b).forward, a) == b and apply(diff(a, b).inverse, b) == a, over random
 /// documents and random mutations of them. Each seed is one test case: a failure names it.
@@ -35,7 +36,7 @@ struct JSONDiffPropertyTests {
 
     @Test("mutated copies (sharing buffers) round-trip", arguments: 0..<300 as Range<UInt64>)
     func sharedBuffers(seed: UInt64) {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(testCase: seed)
         let a = seed % 10 == 0 ? RandomJSON.document(&rng) : RandomJSON.state(&rng)
         let b = RandomJSON.mutate(a, &rng, rate: [0.1, 0.2, 0.5][Int(seed % 3)])
         Self.check(a, b, seed: seed)
@@ -43,7 +44,7 @@ struct JSONDiffPropertyTests {
 
     @Test("mutated copies parsed afresh (no shared buffers) round-trip", arguments: 1_000..<1_300 as Range<UInt64>)
     func reparsed(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(testCase: seed)
         let a = RandomJSON.state(&rng)
         let b = try JSONValue(parsing: RandomJSON.mutate(a, &rng, rate: 0.2).serialized())
         Self.check(a, b, seed: seed)
@@ -51,13 +52,13 @@ struct JSONDiffPropertyTests {
 
     @Test("unrelated documents round-trip", arguments: 2_000..<2_100 as Range<UInt64>)
     func unrelated(seed: UInt64) {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(testCase: seed)
         Self.check(RandomJSON.document(&rng), RandomJSON.document(&rng), seed: seed)
     }
 
     @Test("long arrays with scattered inserts, removals and moves round-trip", arguments: 3_000..<3_040 as Range<UInt64>)
     func longArrays(seed: UInt64) {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(testCase: seed)
         let records = seed % 2 == 0
         var elements: [JSONValue] = (0..<400).map { k in
             records ? RandomJSON.record(&rng, idKey: "id", id: k, depth: 1) : .number(JSONNumber(rng.int(0..<30)))
@@ -84,7 +85,7 @@ struct JSONDiffCorpusTests {
     func corpus(file: String) throws {
         let a = try JSONValue(parsing: SharedTestData.bytes("json-corpus/\(file)"))
         for seed in 0..<3 as Range<UInt64> {
-            var rng = SeededRandom(seed: seed)
+            var rng = SplitMix64(testCase: seed)
             let mutated = RandomJSON.perturb(a, &rng, fraction: 0.01)
             #expect(mutated != a)
             JSONDiffPropertyTests.check(a, mutated, seed: seed)

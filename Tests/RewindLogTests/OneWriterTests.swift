@@ -5,6 +5,7 @@ import Testing
 import RewindTestSupport
 #if canImport(Glibc)
 import Glibc
+import RewindSupport
 #endif
 
 /// A log has one writer at a time (Docs/Security.md, "One writer per log"), and a writer that
@@ -80,26 +81,16 @@ struct OneWriterTests {
 }
 
 /// What a child printed, waited on with a deadline.
-private final class HolderOutput: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var data = Data()
+private final class HolderOutput: Sendable {
+    private let data = Condition(Data())
 
     func append(_ more: Data) {
-        condition.withLock {
-            data.append(more)
-            condition.broadcast()
-        }
+        data.update(waking: .all) { $0.append(more) }
     }
 
-    var text: String { condition.withLock { String(decoding: data, as: UTF8.self) } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 
     func wait(for expected: String, timeout: Double) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        return condition.withLock {
-            while String(decoding: data, as: UTF8.self) != expected {
-                if !condition.wait(until: deadline) { return false }
-            }
-            return true
-        }
+        data.wait(for: { String(decoding: $0, as: UTF8.self) == expected }, deadline: MonotonicClock.deadline(after: timeout))
     }
 }

@@ -116,7 +116,7 @@ struct SendSiteSchemaTests {
         let path = directory.path("v2.db")
         try Self.makeVersion2(at: path)
         let writer = try LogWriter(path: path)
-        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 5)
+        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == Int64(LogSchema.currentVersion))
         let id = try writer.openSession(uuid: "new", app: "New", startedAt: Date(), run: "run-1")
         var builder = EventBuilder(sessionID: id)
         let initial = builder.initial(state: ["n": 0], at: Date())

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 @testable import RewindLog
+import RewindSupport
 import RewindTestSupport
 
 /// Builds events with small patches, as a recorder would.
@@ -29,28 +30,18 @@ enum Fixture {
 }
 
 /// Collects completion results from the writer thread; tests wait on it with a deadline.
-final class Completions: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var results: [Result<Void, LogError>] = []
+final class Completions: Sendable {
+    private let results = Condition<[Result<Void, LogError>]>([])
 
     var handler: @Sendable (Result<Void, LogError>) -> Void {
-        { [self] result in
-            condition.lock()
-            results.append(result)
-            condition.broadcast()
-            condition.unlock()
+        { [results] result in
+            results.update(waking: .all) { $0.append(result) }
         }
     }
 
     /// The results once `count` have arrived, or `nil` after `timeout` seconds.
     func wait(for count: Int, timeout: Double = 30) -> [Result<Void, LogError>]? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while results.count < count {
-            if !condition.wait(until: deadline) { return nil }
-        }
-        return results
+        results.withLock(when: { $0.count >= count }, deadline: MonotonicClock.deadline(after: timeout)) { $0 }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RewindTestSupport
+import RewindSupport
 
 /// A helper executable built beside the tests, run as a child process whose standard output is
 /// collected line by line, so a test can wait for what it reports with a deadline.
@@ -10,31 +11,34 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     let process: Subprocess
-    private let condition = NSCondition()
-    private var lines: [String] = []
-    private var partial = ""
-    private var closed = false
+    private struct Read {
+        var lines: [String] = []
+        var partial = ""
+        var closed = false
+    }
+
+    /// Tests wait here for lines; each read wakes them.
+    private let read = Condition(Read())
 
     init(_ name: String, arguments: [String]) throws {
         process = try Subprocess(Self.executable(name).path, arguments, output: .pipe, error: .inherit)
         let reader = process.standardOutput!
-        startThread(named: "child-reader") { [self] in
+        startThread(named: "child-reader") { [read] in
             while true {
                 let data = reader.availableData
-                condition.lock()
-                if data.isEmpty {
-                    closed = true
-                    condition.broadcast()
-                    condition.unlock()
-                    return
+                let closed = read.update(waking: .all) { read -> Bool in
+                    if data.isEmpty {
+                        read.closed = true
+                        return true
+                    }
+                    read.partial += String(decoding: data, as: UTF8.self)
+                    while let newline = read.partial.firstIndex(of: "\n") {
+                        read.lines.append(String(read.partial[..<newline]))
+                        read.partial = String(read.partial[read.partial.index(after: newline)...])
+                    }
+                    return false
                 }
-                partial += String(decoding: data, as: UTF8.self)
-                while let newline = partial.firstIndex(of: "\n") {
-                    lines.append(String(partial[..<newline]))
-                    partial = String(partial[partial.index(after: newline)...])
-                }
-                condition.broadcast()
-                condition.unlock()
+                if closed { return }
             }
         }
     }
@@ -42,32 +46,29 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits until `match` returns a value for one of the lines read so far (checked from the
     /// newest back), or `nil` once `timeout` seconds pass or the child closes its output first.
     func wait<T>(timeout: Double, for match: (String) -> T?) -> T? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
+        let deadline = MonotonicClock.deadline(after: timeout)
         var checked = 0
         while true {
-            for line in lines[checked...].reversed() {
+            let (fresh, closed) = read.withLock { ($0.lines[checked...], $0.closed) }
+            for line in fresh.reversed() {
                 if let found = match(line) { return found }
             }
-            checked = lines.count
-            if closed || !condition.wait(until: deadline) { return nil }
+            checked = fresh.endIndex
+            if closed { return nil }
+            // Woken by each read; a new line (or the end) is what is worth looking at again.
+            guard read.wait(for: { $0.closed || $0.lines.count > checked }, deadline: deadline) else { return nil }
         }
     }
 
     /// Every line read so far.
     var output: [String] {
-        condition.lock()
-        defer { condition.unlock() }
-        return lines
+        read.withLock { $0.lines }
     }
 
     /// Sends SIGKILL and waits for the child to be gone and its output drained.
     func kill() {
         process.signal(SIGKILL)
         process.waitUntilExit()
-        condition.lock()
-        while !closed { condition.wait() }
-        condition.unlock()
+        _ = read.wait(for: { $0.closed })
     }
 }

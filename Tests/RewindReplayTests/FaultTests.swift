@@ -5,6 +5,7 @@ import Testing
 @testable import RewindFaultChild
 @testable import RewindReplay
 import RewindTestSupport
+import RewindSupport
 
 @Suite("Faults: a writer killed with SIGKILL", .ownThreads)
 struct FaultTests {
@@ -21,7 +22,7 @@ struct FaultTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("fault.db")
         let runSeed = UInt64.random(in: 1...UInt64.max)
-        var random = SeededRandom(seed: runSeed)
+        var random = SplitMix64(seed: runSeed)
         var scripts: [Script] = []
         for round in 0..<20 {
             let context = "run seed \(runSeed), round \(round)"

@@ -1,24 +1,8 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 import RewindTestSupport
-
-/// A seedable generator for reproducible test data (SplitMix64).
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A session written through `EventBuilder` and `LogWriter`, with what each seq must hold.
 struct RecordedSession {
@@ -45,7 +29,7 @@ struct RecordedSession {
         defer { writer.close() }
         let id = try writer.openSession(uuid: uuid, app: "Todo", startedAt: start, meta: ["version": "1.0"], hashVersion: hashVersion)
         var builder = EventBuilder(sessionID: id, policy: policy, hashVersion: hashVersion)
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var state = initialState
         var recorded = state
         var states = [state]
@@ -81,7 +65,7 @@ struct RecordedSession {
 /// Changes a state the way a reducer would, choosing the change at random.
 enum StateMutator {
     /// Mutates `state` and returns the action that "did" it.
-    static func mutate(_ state: inout JSONValue, seq: Int, random: inout SeededRandom) -> JSONValue {
+    static func mutate(_ state: inout JSONValue, seq: Int, random: inout SplitMix64) -> JSONValue {
         guard case .object(var root) = state else { return "noop" }
         var todos = root["todos"]?.arrayValue ?? []
         var user = root["user"]?.objectValue ?? [:]

@@ -4,6 +4,7 @@ import RewindLog
 import Testing
 @testable import RewindReplay
 import RewindTestSupport
+import RewindSupport
 
 @Suite("Timeline: states", .ownThreads)
 struct TimelineStateTests {
@@ -66,7 +67,7 @@ struct TimelineStateTests {
         let reader = try LogReader(path: session.path)
         let cached = try Timeline(reader: reader, session: session.sessionID, options: Timeline.Options(cacheEntries: 8))
         let fresh = try Timeline(reader: reader, session: session.sessionID, options: .uncached)
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var seq: Int64 = 700
         var starts: Set<String> = []
         for _ in 0..<600 {

@@ -59,9 +59,8 @@ struct DestinationTests {
           arguments: [
               ("http://127.0.0.1:7433/app", "is an http URL, and the recorder needs the WebSocket address"),
               ("https://mac.local/app", "is an https URL, and the recorder needs the WebSocket address"),
-              ("wss://192.168.1.20:7433/app", "asks for TLS (wss), which rewind serve does not speak"),
               ("ws://", "names no host"),
-              ("ftp://mac.local", "has the scheme ftp, not ws"),
+              ("ftp://mac.local", "has the scheme ftp, not ws or wss"),
               ("127.0.0.1:7433", "has no ws:// in front"),
               ("not a url at all", "has no ws:// in front"),
               ("ws://bad host/app", "is not a URL"),
@@ -69,10 +68,10 @@ struct DestinationTests {
     func malformedServer(value: String, why: String) {
         let result = RecordingDestination.server(fromEnvironment: ["REWIND_SERVER": value])
         #expect(result == .failure(EnvironmentProblem(
-            message: "REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app, as `rewind serve` prints it")))
+            message: "REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it")))
     }
 
-    @Test("REWIND_SERVER lists servers separated by commas: each with its port, in order, spaces around them ignored")
+    @Test("REWIND_SERVER lists servers separated by commas: each with its port, in order, spaces around them ignored; one token and one CA file for all")
     func serverListFromEnvironment() throws {
         let team = try #require(try RecordingDestination.server(fromEnvironment: [
             "REWIND_SERVER": "ws://10.0.0.5:7433/app, ws://10.0.0.6 ,ws://team-c.local:9000", "REWIND_TOKEN": "t",
@@ -86,20 +85,35 @@ struct DestinationTests {
         let sink = try #require(sinks.first as? ServerSink)
         #expect(sink.servers.map(\.absoluteString) == ["ws://10.0.0.5:7433/app", "ws://10.0.0.6:7433/app"])
         #expect(sink.url == sink.servers[0])
+        #expect(sink.caFile == nil)
+
+        // A list may mix wss and ws; the token (the app token here) and the CA file are every server's.
+        let secure = [
+            "REWIND_SERVER": "wss://a.team.example/app,ws://10.0.0.6", "REWIND_APP_TOKEN": "app",
+            "REWIND_CA_FILE": "/etc/team-ca.pem", "REWIND_OUTBOX": "/tmp/rewind-outbox",
+        ]
+        let teamTLS = try #require(try RecordingDestination.server(fromEnvironment: secure).get())
+        #expect(teamTLS.urls.map(\.absoluteString) == ["wss://a.team.example:7433/app", "ws://10.0.0.6:7433"])
+        #expect(teamTLS.token == "app")
+        #expect(teamTLS.caFile == "/etc/team-ca.pem")
+        let secureSink = try #require(RecordingDestination.automatic.makeSinks(queueCapacity: 8, environment: secure,
+                                                                               report: { Issue.record("reported: \($0)") }).first as? ServerSink)
+        #expect(secureSink.servers.map(\.absoluteString) == ["wss://a.team.example:7433/app", "ws://10.0.0.6:7433/app"])
+        #expect(secureSink.caFile == "/etc/team-ca.pem")
     }
 
     @Test("a wrong entry in a REWIND_SERVER list is one sentence naming its position",
           arguments: [
               ("ws://a.local,http://b.local:7433/app",
-               "REWIND_SERVER's server 2 of 2, http://b.local:7433/app, is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app, as `rewind serve` prints it, and separate servers with commas"),
-              ("wss://a.local,ws://b.local",
-               "REWIND_SERVER's server 1 of 2, wss://a.local, asks for TLS (wss), which rewind serve does not speak; write ws://HOST:7433/app, as `rewind serve` prints it, and separate servers with commas"),
+               "REWIND_SERVER's server 2 of 2, http://b.local:7433/app, is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it, and separate servers with commas"),
+              ("ftp://a.local,ws://b.local",
+               "REWIND_SERVER's server 1 of 2, ftp://a.local, has the scheme ftp, not ws or wss; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it, and separate servers with commas"),
               ("ws://a.local,,ws://b.local",
                "REWIND_SERVER's server 2 of 3 is empty (ws://a.local,,ws://b.local); write ws://HOST:7433/app for each, separated by single commas"),
               ("ws://a.local,",
                "REWIND_SERVER's server 2 of 2 is empty (ws://a.local,); write ws://HOST:7433/app for each, separated by single commas"),
               ("ws://a.local, b.local:7433",
-               "REWIND_SERVER's server 2 of 2, b.local:7433, has no ws:// in front; write ws://HOST:7433/app, as `rewind serve` prints it, and separate servers with commas"),
+               "REWIND_SERVER's server 2 of 2, b.local:7433, has no ws:// in front; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it, and separate servers with commas"),
               ("ws://a.local:7433/app,ws://A.LOCAL",
                "REWIND_SERVER's server 2 of 2, ws://A.LOCAL, is server 1 again (ws://a.local:7433/app,ws://A.LOCAL); name each server once"),
               ("ws://a.local,ws://b.local/inspect",
@@ -124,8 +138,8 @@ struct DestinationTests {
 
         for (urls, sentence) in [
             ([URL](), "the list of servers is empty; name at least one, ws://HOST:PORT/app as `rewind serve` prints it"),
-            ([a, URL(string: "wss://10.0.0.6/app")!],
-             "server 2 of 2: wss://10.0.0.6/app asks for TLS (wss), which rewind serve does not speak; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"),
+            ([a, URL(string: "wss://10.0.0.6/inspect")!],
+             "server 2 of 2: wss://10.0.0.6/inspect names the path /inspect; apps connect to /app; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"),
             ([a, URL(string: "ws://10.0.0.5:7433/app")!], "server 2 of 2, ws://10.0.0.5:7433/app, is server 1 again; name each server once"),
         ] {
             let before = reports.all.count
@@ -157,7 +171,7 @@ struct DestinationTests {
             queueCapacity: 8, environment: ["REWIND_SERVER": "http://127.0.0.1:7433", "REWIND_DB": "/tmp/r.db"],
             report: { reports.append($0) })
         #expect((fallback.first as? LogFileSink)?.path == "/tmp/r.db")
-        #expect(reports.all == ["REWIND_SERVER=http://127.0.0.1:7433 is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app, as `rewind serve` prints it; recording to /tmp/r.db instead"])
+        #expect(reports.all == ["REWIND_SERVER=http://127.0.0.1:7433 is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it; recording to /tmp/r.db instead"])
     }
 }
 

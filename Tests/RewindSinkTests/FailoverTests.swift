@@ -174,10 +174,10 @@ struct FailoverTests {
     func wrongEntries() async throws {
         let reports = Reports()
         let good = URL(string: "ws://127.0.0.1:7433")!
-        let sink = ServerSink(url: good, fallbacks: [URL(string: "https://team.example/app")!], report: { reports.append($0) })
+        let sink = ServerSink(url: good, fallbacks: [URL(string: "https://team.example/inspect")!], report: { reports.append($0) })
         let recorder = Recorder<AppState, AppAction>(initialState: AppState(), to: .sinks([sink]), metadata: RecordingMetadata(app: "Todos"))
         #expect(await waitUntil { reports.all.count == 1 })
-        #expect(reports.all == ["server 2 of 2: https://team.example/app asks for TLS (https), which rewind serve does not speak; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"])
+        #expect(reports.all == ["server 2 of 2: https://team.example/inspect names the path /inspect; apps connect to /app; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"])
         #expect(sink.connectAttempts == 0)
         recorder.stop()
 

@@ -127,11 +127,11 @@ struct TransportTests {
         #expect(try resolved("ws://127.0.0.1:7433/app") == ("ws://127.0.0.1:7433/app", nil))
         #expect(try resolved("http://127.0.0.1:7433/") == ("ws://127.0.0.1:7433/app", nil))
         #expect(try resolved("http://192.168.1.20:7433/?token=3f9c") == ("ws://192.168.1.20:7433/app", "3f9c"))
+        #expect(try resolved("wss://127.0.0.1:7433/app") == ("wss://127.0.0.1:7433/app", nil))
+        #expect(try resolved("https://192.168.1.20:7433/?token=3f9c") == ("wss://192.168.1.20:7433/app", "3f9c"))
         let advice = "; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"
         let problems = [
-            ("wss://127.0.0.1:7433/app", "asks for TLS (wss), which rewind serve does not speak"),
-            ("https://127.0.0.1:7433/", "asks for TLS (https), which rewind serve does not speak"),
-            ("ftp://127.0.0.1:7433/", "has the scheme ftp, not ws"),
+            ("ftp://127.0.0.1:7433/", "has the scheme ftp, not ws or wss"),
             ("ws://127.0.0.1:7433/inspect", "names the path /inspect; apps connect to /app"),
             ("http:///app", "names no host"),
         ]
@@ -163,22 +163,26 @@ struct TransportTests {
         recorder.stop()
     }
 
-    @Test(".server with wss:// is one sentence at record time, and the recording goes to the default log")
-    func wssFallsBack() throws {
+    @Test(".server with an unusable address is one sentence at record time, and the recording goes to the default log; an unreadable CA file is one sentence when the session begins")
+    func unusableAddressFallsBack() throws {
         let reports = Reports()
-        let sinks = RecordingDestination.server(URL(string: "wss://127.0.0.1:7433/app")!).makeSinks(
+        let sinks = RecordingDestination.server(URL(string: "ftp://127.0.0.1:7433/app")!).makeSinks(
             queueCapacity: 8, environment: ["REWIND_DB": "/tmp/fallback.db"], report: { reports.append($0) })
         #expect((sinks.first as? LogFileSink)?.path == "/tmp/fallback.db")
-        #expect(reports.all == ["wss://127.0.0.1:7433/app asks for TLS (wss), which rewind serve does not speak; write ws://HOST:PORT/app, the address `rewind serve` prints for apps; recording to /tmp/fallback.db instead"])
+        #expect(reports.all == ["ftp://127.0.0.1:7433/app has the scheme ftp, not ws or wss; write ws://HOST:PORT/app, the address `rewind serve` prints for apps; recording to /tmp/fallback.db instead"])
 
-        // A ServerSink made directly says so when the session begins, and sends nothing.
-        let direct = ServerSink(url: URL(string: "https://mac.local/")!, report: { reports.append($0) })
+        // REWIND_CA_FILE goes with .server; a ServerSink made directly with a CA file it cannot
+        // read says so when the session begins, and sends nothing.
+        let withCA = RecordingDestination.server(URL(string: "wss://127.0.0.1:7433/app")!).makeSinks(
+            queueCapacity: 8, environment: ["REWIND_CA_FILE": "/nonexistent/ca.pem"], report: { reports.append($0) })
+        #expect((withCA.first as? ServerSink)?.caFile == "/nonexistent/ca.pem")
+        let direct = ServerSink(url: URL(string: "wss://mac.local/")!, caFile: "/nonexistent/ca.pem", report: { reports.append($0) })
         let recorder = Recorder<AppState, AppAction>(initialState: AppState(), to: .sinks([direct]),
                                                      metadata: RecordingMetadata(app: "Todos"))
         recorder.record(.increment, state: AppState())
         recorder.stop()
         #expect(reports.all.count == 2)
-        #expect(reports.all.last == "https://mac.local/ asks for TLS (https), which rewind serve does not speak; write ws://HOST:PORT/app, the address `rewind serve` prints for apps")
+        #expect(reports.all.last == "cannot read the CA file /nonexistent/ca.pem: there is no such file")
         #expect(direct.connectAttempts == 0)
         #expect(!direct.waitForAcknowledgements(timeout: .milliseconds(100)))
     }

@@ -75,7 +75,7 @@ struct LifecycleTests {
         )
         #expect(throws: WebSocketError.self) { try duplicate.start() }
         #expect(throws: WebSocketError.self) { try WebSocketClient(url: "http://127.0.0.1/app", subprotocol: nil) }
-        #expect(throws: WebSocketError.self) { try WebSocketClient(url: "wss://127.0.0.1/app", subprotocol: nil) }
+        #expect(throws: WebSocketError.self) { try WebSocketClient(url: "ftp://127.0.0.1/app", subprotocol: nil) }
     }
 
     @Test("a client to a port with nothing listening reports failure and its thread ends")

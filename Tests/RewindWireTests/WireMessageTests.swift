@@ -50,6 +50,10 @@ struct WireMessageTests {
             .find(.init(id: 10, session: "3", path: try JSONPointer("/name"), condition: .matches("^A"), first: true, limit: 5)),
             .find(.init(id: 11, session: "3", path: try JSONPointer("/done"), condition: .isEqual(["a": 1]))),
             .find(.init(id: 12, session: "3", path: try JSONPointer(""), condition: .changed)),
+            .sessionPage(.init(id: 13, app: "Todos", appVersion: "1.4", device: "iPhone15,2", tag: "bug report",
+                               since: 1_763_700_000, until: 1_763_800_000.5, limit: 250, after: 1_234)),
+            .sessionPage(.init(id: 14, tag: "beta")),
+            .sessionPage(.init(after: 7)),
         ]
         for request in requests {
             #expect(try InspectorRequest(frame: request.json.serializedBytes()) == request)
@@ -58,11 +62,23 @@ struct WireMessageTests {
             .event(session: "s", sessionID: 3, actionType: "add", event: WireEvent(seq: 1, at: 2, action: ["type": "add"], patch: [], hash: 5)),
             .session(change: .ended, session: WireSession(id: 3, uuid: "s", app: "a", startedAt: 1, endedAt: 2, live: false, eventCount: 4, lastSeq: 3)),
             .session(change: .started, session: WireSession(id: 4, uuid: "t", app: "a", startedAt: 1, live: true, eventCount: 1, lastSeq: 0, run: "r")),
+            .session(change: .started, session: WireSession(id: 5, uuid: "u", app: "a", startedAt: 1, live: true, eventCount: 0, lastSeq: nil,
+                                                            appVersion: "1.4", device: "iPad13,4", os: "iPadOS 17.4", tags: ["bug report", "beta"])),
             .lagged(session: "s", message: "dropped 120 events"),
         ]
         for push in pushes {
             #expect(try InspectorPush(json: push.json) == push)
         }
+    }
+
+    @Test("a sessions request is a page when it has a filter or page member; with none (or all null), every session")
+    func sessionsRequests() throws {
+        #expect(try InspectorRequest(json: ["type": "sessions", "id": 1]) == .sessions(id: 1))
+        #expect(try InspectorRequest(json: ["type": "sessions", "id": 1, "tag": .null, "limit": .null]) == .sessions(id: 1))
+        #expect(try InspectorRequest(json: ["type": "sessions", "id": 1, "device": "x86_64"])
+            == .sessionPage(.init(id: 1, device: "x86_64", limit: 100)))
+        #expect(try InspectorRequest(json: ["type": "sessions", "limit": 1_000]) == .sessionPage(.init(limit: 1_000)))
+        #expect(InspectorRequest.sessionPage(.init(tag: "x")).type == "sessions")
     }
 
     @Test("hashes travel as 16 hex digits")

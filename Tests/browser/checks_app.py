@@ -1,6 +1,7 @@
 """Checks that reach through the server: commands to the app, the token, reconnecting."""
 import json
 import os
+import subprocess
 import re
 import shutil
 import urllib.request
@@ -157,6 +158,30 @@ def test_token_through_the_cookie(ctx):
         expected = server.cli("export", "1", "--format", "jsonl")
         wait_until(lambda: os.path.getsize(path) == len(expected), message="the export complete")
     finally:
+        server.stop()
+
+
+def test_page_over_https(ctx):
+    """`rewind serve --tls-cert --tls-key` with a token: the page loads over https, its socket is
+    wss (the server takes nothing else), it connects with the cookie and shows a session."""
+    folder = os.path.join(ctx.folder, "tls")
+    os.makedirs(folder)
+    cert, key = os.path.join(folder, "server.pem"), os.path.join(folder, "server.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    harness.import_file(ctx.server.binary, os.path.join(folder, "rewind.db"), os.path.join(ctx.folder, "small.jsonl"), "small")
+    server = harness.Server(ctx.server.binary, folder, extra=("--tls-cert", cert, "--tls-key", key, "--token", "tls-token"))
+    d = harness.browser(insecure=True)
+    try:
+        assert server.url.startswith("https://"), server.url
+        d.get(f"{server.url}?token=tls-token")
+        wait(d, lambda d: d.find_element(By.ID, "status").text == "connected", message="connected over wss")
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .session"), message="the session listed")
+        wait(d, lambda d: shown_seq(d) is not None, message="a state shown")
+        assert d.execute_script("return location.protocol") == "https:"
+    finally:
+        d.quit()
         server.stop()
 
 

@@ -52,13 +52,13 @@ class Server:
         self.output = ""
         for line in self.process.stdout:
             self.output += line
-            match = re.search(r"ws://127\.0\.0\.1:(\d+)/app", line)
+            match = re.search(r"wss?://127\.0\.0\.1:(\d+)/app", line)
             if match:
                 self.port = int(match.group(1))
                 break
         if self.port is None:
             raise RuntimeError("rewind serve did not start")
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.url = f"{'https' if '--tls-cert' in extra else 'http'}://127.0.0.1:{self.port}/"
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
@@ -266,8 +266,9 @@ def catalog_jsonl(folder):
     return path
 
 
-def browser(download_dir=None, size=(1400, 900)):
-    """Headless Chromium through Debian's chromedriver (no driver download)."""
+def browser(download_dir=None, size=(1400, 900), insecure=False):
+    """Headless Chromium through Debian's chromedriver (no driver download); `insecure` takes a
+    certificate no CA of the system signed (a test's throwaway CA)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -281,6 +282,8 @@ def browser(download_dir=None, size=(1400, 900)):
     options.add_argument("--no-sandbox")
     options.add_argument("--disable-dev-shm-usage")
     options.add_argument("--enable-precise-memory-info")
+    if insecure:
+        options.add_argument("--ignore-certificate-errors")
     options.add_argument(f"--window-size={size[0]},{size[1]}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     if download_dir:

@@ -8,7 +8,8 @@ to it, imports a 100,000-event session, a small one and one with a 1.7 MB state,
 page (checks_page.py: live list, click → state and diff, slider, filters, scrolling 100,000
 events, exports, keys, compare, blame, keys named __proto__, a big state; checks_app.py: jump/resume, dispatch and
 replay reaching the app, a replay too large refused, the replay range after a sessions reload, the
-token cookie, reconnecting under an open session). Every check waits on a condition with a deadline. A failure saves a
+token cookie, reconnecting under an open session; checks_sessions.py: the session list filtered by
+tag, version and device and paged). Every check waits on a condition with a deadline. A failure saves a
 screenshot and the browser console beside the test output (.build/browser-test/NAME.png, .log)
 and prints the path. Prints `N passed, M failed`; exits 1 on any failure.
 """
@@ -19,7 +20,7 @@ import time
 import traceback
 
 import harness
-from checks_app import (test_branch_beside_its_original, test_copied_binary_serves_its_page, test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app, test_replay_range_after_sessions_reload,
+from checks_app import (test_branch_beside_its_original, test_copied_binary_serves_its_page, test_page_over_https, test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app, test_replay_range_after_sessions_reload,
                         test_replay_too_large_is_refused,
                         test_reconnects_and_resubscribes, test_token_through_the_cookie)
 from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_lazily, test_blame_lists_the_changes,
@@ -27,6 +28,7 @@ from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_l
                          test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
                          test_action_pane, test_find_in_history, test_this_should_be_gives_the_test_command, test_labels_placeholders_and_dispatch_example,
                          test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers, test_follow_keeps_state_and_diff_together, test_send_site_and_runs, test_special_keys_match_the_server, test_text_filter, test_type_filter)
+from checks_sessions import test_session_list_filters_and_pages
 from harness import wait_until
 
 results = {"passed": 0, "failed": 0}
@@ -39,9 +41,11 @@ class Context:
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
          test_dispatch_and_replay_reach_the_app, test_replay_too_large_is_refused, test_replay_range_after_sessions_reload,
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection, test_copied_binary_serves_its_page,
-         test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie,
+         test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie, test_page_over_https,
          test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_this_should_be_gives_the_test_command, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original,
-         test_labels_placeholders_and_dispatch_example, test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers]
+         test_labels_placeholders_and_dispatch_example, test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers,
+         # Last: the sessions it records push the demo's off the list's first page.
+         test_session_list_filters_and_pages]
 
 
 def run(ctx, test):

@@ -11,6 +11,7 @@ import { setupStatePane } from './statepane.js';
 import { applyPatch, resolve } from './patch.js';
 import { Controls } from './controls.js';
 import { SessionList, derivedLabel } from './sessionlist.js';
+import { SessionPages } from './sessionpages.js';
 import { RunView } from './runview.js';
 import { ActionPane } from './actionpane.js';
 import { BranchView } from './branchview.js';
@@ -36,7 +37,8 @@ const list = new EventList($('list'), {
   time: (at) => (page.current ? `+${(at - page.current.startedAt).toFixed(3)}s` : ''),
 });
 const runView = new RunView($('run-view'), connection, (id, seq) => openSession(id, seq));
-const sessionList = new SessionList($('sessions'), page, (id) => openSession(id), (run, stores) => runView.show(run, stores));
+const pages = new SessionPages(connection, page, (what) => schedule(what));
+const sessionList = new SessionList($('sessions'), page, pages, (id) => openSession(id), (run, stores) => runView.show(run, stores));
 const tree = new StateTree($('tree'), (pointer) => pane.pathSelected(pointer));
 const controls = new Controls(connection, page, (text, bad) => say(text, bad), () => selectedEvents());
 const actionPane = new ActionPane(page, connection, (seq) => select(seq, 'click', { center: true }));
@@ -86,7 +88,11 @@ function say(text, bad = false) {
 
 function openSession(id, seq) {
   const session = page.sessions.get(id);
-  if (!session) return;
+  if (!session) {
+    // Not on the page shown (a link, a run's row): fetched alone, then opened.
+    pages.fetch(id).then((s) => { if (s) openSession(id, seq); }).catch((error) => say(`session #${id}: ${error.message}`, true));
+    return;
+  }
   if (page.store) page.store.close();
   page.current = session;
   page.store = new EventStore(connection, session.uuid, () => { schedule('list'); retryState(); });
@@ -380,13 +386,13 @@ document.addEventListener('keydown', (e) => {
 
 // --- the connection ------------------------------------------------------------------------
 
-wireConnection(connection, { page, controls, schedule, say, select: (...a) => select(...a), openSession: (id) => openSession(id) });
+wireConnection(connection, { page, pages, controls, schedule, say, select: (...a) => select(...a), openSession: (id) => openSession(id) });
 
 window.addEventListener('hashchange', () => {
   const wanted = Number(new URLSearchParams(location.hash.slice(1)).get('session'));
-  if (page.sessions.has(wanted) && (!page.current || page.current.id !== wanted)) openSession(wanted);
+  if (wanted && (!page.current || page.current.id !== wanted)) openSession(wanted);
 });
 
 setInterval(() => { if (page.store) page.store.tick(); }, 250);
 connection.open();
-window.__rewind = { page, list, tree, select, openSession, connection };
+window.__rewind = { page, pages, list, tree, select, openSession, connection };

@@ -1,14 +1,24 @@
-// The session list (left): every session in the log, newest first, live ones marked, with their
-// event counts; the sessions of one run (one process's stores) together, and each branch or
-// replay right under the session it came from. A click opens one.
+// The session list (left): the page of sessions shown (sessionpages.js: the filter's, newest
+// first, a page at a time), live ones marked, with their event counts, versions, devices and
+// tags; the sessions of one run (one process's stores) together, and each branch or replay
+// right under the session it came from. A click opens one.
 
 export class SessionList {
   /// `open(id)` is called with the id of a clicked session, `merge(run, stores)` when a run's
   /// "merged" button is clicked (the run's stores: its branches and replays left out).
-  constructor(container, page, open, merge) {
+  constructor(container, page, pages, open, merge) {
     this.container = container;
     this.page = page;
+    this.pages = pages;
     container.addEventListener('click', (e) => {
+      const chip = e.target.closest('.tag');
+      if (chip) {
+        // A tag filters the list by it.
+        const input = document.getElementById('filter-tag');
+        input.value = chip.dataset.tag;
+        input.dispatchEvent(new Event('input'));
+        return;
+      }
       const button = e.target.closest('.run-merge');
       if (button) {
         const run = button.closest('.run-group').dataset.run;
@@ -22,9 +32,9 @@ export class SessionList {
   }
 
   render() {
-    const { page } = this;
+    const { pages } = this;
     const children = [];
-    const sessions = [...page.sessions.values()];
+    const sessions = pages.listed();
     const derived = derivedBySource(sessions);
     // A session, then what was derived from it (a branch of a branch under its branch).
     const seen = new Set();
@@ -63,10 +73,21 @@ export class SessionList {
     if (!children.length) {
       const empty = document.createElement('div');
       empty.className = 'empty';
-      empty.textContent = `No sessions yet. Stream an app to ws://${location.host}/app, or run rewind import.`;
+      if (pages.error) {
+        empty.classList.add('bad');
+        empty.textContent = `could not list the sessions: ${pages.error}`;
+      } else if (pages.filtered) {
+        empty.textContent = pages.stack.length ? 'No more sessions match the filter.' : 'No session matches the filter.';
+      } else {
+        empty.textContent = `No sessions yet. Stream an app to ${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/app, or run rewind import.`;
+      }
       children.push(empty);
     }
     this.container.replaceChildren(...children);
+    this.container.dataset.page = pages.stack.length + 1;
+    document.getElementById('sessions-newer').disabled = !pages.stack.length;
+    document.getElementById('sessions-older').disabled = !pages.more;
+    document.getElementById('sessions-page').textContent = pages.stack.length || pages.more ? `page ${pages.stack.length + 1}` : '';
   }
 
   item(s, depth = 0) {
@@ -87,10 +108,31 @@ export class SessionList {
     const count = (s.lastSeq ?? -1) + 1;
     const parts = [`#${s.id}`, `${count.toLocaleString()} events`, s.live ? 'live' : 'ended'];
     if (derived) parts.push(derived);
-    parts.push(new Date(s.startedAt * 1000).toLocaleTimeString());
+    // Today's sessions by their time; older ones with their day.
+    const started = new Date(s.startedAt * 1000);
+    parts.push(started.toDateString() === new Date().toDateString() ? started.toLocaleTimeString()
+      : started.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' }));
     meta.textContent = parts.join(' · ');
     if (derived) item.dataset.derived = derived;
     item.append(name, meta);
+    // What the list filters on: the version and device, and the tags, each one to click.
+    const about = [s.appVersion, s.device].filter((x) => typeof x === 'string' && x);
+    const tags = Array.isArray(s.tags) ? s.tags.filter((t) => typeof t === 'string') : [];
+    if (about.length || tags.length) {
+      const line = document.createElement('div');
+      line.className = 'about';
+      if (about.length) line.append(about.join(' · '));
+      for (const tag of tags) {
+        const chip = document.createElement('span');
+        chip.className = 'tag';
+        chip.dataset.tag = tag;
+        chip.textContent = tag;
+        chip.title = `only the sessions tagged ${tag}`;
+        line.append(chip);
+      }
+      item.append(line);
+    }
+    item.dataset.tags = JSON.stringify(tags);
     return item;
   }
 }

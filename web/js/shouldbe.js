@@ -27,7 +27,7 @@ export function setupShouldBe(ctx) {
   const { page, tree, say, copy } = ctx;
   let session = null;      // the session the expectations are for
   let expectations = [];
-  const server = `ws://${location.host}`;
+  const server = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
 
   const storageKey = () => `rewind.test.${page.current ? page.current.app : ''}`;
   function loadFields() {

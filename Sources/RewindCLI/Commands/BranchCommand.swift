@@ -41,8 +41,10 @@ struct BranchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The server's inspector URL.", valueName: "url"))
     var server = ServerLocation.defaultURL
 
-    @Option(help: "The server's token (default: $REWIND_TOKEN).")
+    @Option(help: "The server's token or inspect token (default: $REWIND_TOKEN, else $REWIND_INSPECT_TOKEN).")
     var token: String?
+
+    @OptionGroup var caFile: CAFileOption
 
     func validate() throws {
         if skip == nil && edit.isEmpty { throw ValidationError("give --skip SEQ[,SEQ…] or --edit SEQ=JSON (or both)") }
@@ -89,7 +91,7 @@ struct BranchCommand: ParsableCommand {
         let mailbox = Mailbox()
         let signals = mailbox.catchInterrupts()
         defer { withExtendedLifetime(signals) {} }
-        let link = try InspectorLink(url: url, token: token, mailbox: mailbox, generation: 1)
+        let link = try InspectorLink(url: url, token: token, caFile: try caFile.resolved(), mailbox: mailbox, generation: 1)
         defer { link.close() }
         // The session named, once: `latest` (or a uuid prefix) asked again after the branch
         // exists could name the branch itself.

@@ -30,6 +30,8 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The server's token (default: $REWIND_TOKEN), for a server started with --token.", valueName: "secret"))
     var token: String?
 
+    @OptionGroup var caFile: CAFileOption
+
     @Option(help: ArgumentHelp("Record into this log file instead of streaming.", valueName: "path"))
     var db: String?
 
@@ -68,7 +70,7 @@ struct DemoCommand: ParsableCommand {
             let label: String
             switch destination {
             case .file(let path): label = path
-            case .server(let url, _): label = url.absoluteString
+            case .server(let url, _, _): label = url.absoluteString
             }
             let runner = DemoRunner(apps: kinds, destination: destination, rate: rate, seed: seed, stateLog: stateLog)
             DemoLifecycle.start(runner, label: label, rate: rate, seed: seed, duration: duration)
@@ -114,10 +116,7 @@ struct DemoCommand: ParsableCommand {
               let host = url.host, !host.isEmpty else {
             throw CLIError("--server: '\(text)' is not a WebSocket address such as \(Self.defaultServer)", code: 2)
         }
-        guard scheme == "ws" else {
-            throw CLIError("--server: '\(text)' uses wss://, but Rewind's WebSocket client speaks plain ws:// only (put a TLS proxy in front, or use ws:// on a trusted network)", code: 2)
-        }
-        return .server(url, token: ServerLocation.token(token))
+        return .server(url, token: ServerLocation.token(token, side: .app), caFile: try caFile.resolved())
     }
 }
 

@@ -16,7 +16,7 @@ struct PushCommand: ParsableCommand {
         (store and forward) that still holds events the server lacks.
 
         --server may list several equivalent servers, separated by commas (a team's instances on \
-        one database): each session goes to the first that answers, as a recorder's would.
+        one database): each session goes to the first that answers, as a recorder's would. They         share --token and --ca-file.
 
         Prints one line per session: its uuid, app, and how many events the server had and has \
         now. When the log can be written, what the server acknowledged is recorded in it, and a \
@@ -33,12 +33,14 @@ struct PushCommand: ParsableCommand {
 
     @OptionGroup var log: LogLocation
 
-    @Option(help: ArgumentHelp("The server's app address: ws://HOST:PORT (the /app path is added), or what rewind serve prints; several, separated by commas, are tried in order.",
+    @Option(help: ArgumentHelp("The server's app address: ws://HOST:PORT (wss:// with TLS; the /app path is added), or what rewind serve prints; several, separated by commas, are tried in order.",
                                valueName: "url[,url…]"))
     var server: String
 
-    @Option(help: ArgumentHelp("The server's token (default: $REWIND_TOKEN).", valueName: "token"))
+    @Option(help: ArgumentHelp("The server's token or app token (default: $REWIND_TOKEN, else $REWIND_APP_TOKEN).", valueName: "token"))
     var token: String?
+
+    @OptionGroup var caFile: CAFileOption
 
     @Option(help: ArgumentHelp("How long to wait for each session, in seconds.", valueName: "seconds"))
     var timeout: Double = 60
@@ -61,7 +63,8 @@ struct PushCommand: ParsableCommand {
             given.append(url)
         }
         let servers: [(url: URL, token: String?)]
-        switch LogPush.resolve(given, token: ServerLocation.token(self.token)) {
+        let caFile = try caFile.resolved()
+        switch LogPush.resolve(given, token: ServerLocation.token(self.token, side: .app)) {
         case .success(let resolved): servers = resolved
         case .failure(let problem): throw CLIError("--server: \(problem.message)", code: 2)
         }
@@ -69,7 +72,7 @@ struct PushCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("No Rewind log at \(path): the file does not exist.", code: 2) }
         let outcomes: [LogPush.Outcome]
         do {
-            outcomes = try LogPush.push(path: path, sessions: sessions, servers: servers,
+            outcomes = try LogPush.push(path: path, sessions: sessions, servers: servers, caFile: caFile,
                                         timeout: .milliseconds(Int64(timeout * 1000)))
         } catch let error as LogError {
             throw CLIError(error.description, code: 2)

@@ -65,8 +65,10 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The server's inspector URL, for --into.", valueName: "url"))
     var server = ServerLocation.defaultURL
 
-    @Option(help: "The server's token, for --into (default: $REWIND_TOKEN).")
+    @Option(help: "The server's token or inspect token, for --into (default: $REWIND_TOKEN, else $REWIND_INSPECT_TOKEN).")
     var token: String?
+
+    @OptionGroup var caFile: CAFileOption
 
     @Option(help: "Actions per second for --into (default: all at once).")
     var pace: Double?
@@ -95,7 +97,7 @@ struct ReplayCommand: ParsableCommand {
         let end = min(to ?? last, last)
         if let into {
             try ReplayInto(timeline: timeline, info: info, from: max(first, 1), to: end, pace: pace,
-                           target: into, url: ServerLocation.inspectorURL(server), token: ServerLocation.token(token),
+                           target: into, url: ServerLocation.inspectorURL(server), token: ServerLocation.token(token), caFile: caFile.resolved(),
                            maxMessage: ServeCommand.parseSize(maxMessage) ?? 16 << 20).run()
             return
         }

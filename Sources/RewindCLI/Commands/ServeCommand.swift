@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import RewindServer
+import RewindWebSocket
 
 /// `rewind serve`: the server apps stream to and inspectors read from.
 struct ServeCommand: ParsableCommand {
@@ -15,6 +16,10 @@ struct ServeCommand: ParsableCommand {
         every interface for a device on the same network, with --token, REWIND_TOKEN or a token kept beside \
         the log, and prints what to set in the app's scheme. SIGINT or SIGTERM stops it cleanly: connections \
         close with 1001 and the log is flushed.
+
+        --tls-cert and --tls-key (both, PEM) serve https and wss instead: apps connect to wss://HOST:PORT/app. \
+        --app-token may only stream sessions (/app); --inspect-token may only inspect (/inspect, the page, \
+        /export); --token opens both. Docs/Security.md says how they combine.
         """
     )
 
@@ -34,6 +39,19 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: "A secret every connection and page request must carry (default: $REWIND_TOKEN).")
     var token: String?
+
+    @Option(help: ArgumentHelp("A token that may only stream sessions to /app (default: $REWIND_APP_TOKEN).", valueName: "token"))
+    var appToken: String?
+
+    @Option(help: ArgumentHelp("A token that may only inspect: /inspect, the page, /export (default: $REWIND_INSPECT_TOKEN).",
+                               valueName: "token"))
+    var inspectToken: String?
+
+    @Option(help: ArgumentHelp("The TLS certificate (PEM, chain after it) to serve https and wss with; needs --tls-key.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The TLS certificate's private key (PEM, unencrypted); needs --tls-cert.", valueName: "file"))
+    var tlsKey: String?
 
     @Flag(help: "Refuse commands to apps.")
     var readOnly = false
@@ -74,13 +92,30 @@ struct ServeCommand: ParsableCommand {
         if lan, host != nil {
             throw CLIError("give --lan or --host, not both: --lan listens on every interface", code: 2)
         }
+        let tls: WebSocketTLS?
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): tls = nil
+        case (let cert?, nil): throw CLIError("--tls-cert \(cert) needs --tls-key with its private key: give both, or neither for plain http", code: 2)
+        case (nil, let key?): throw CLIError("--tls-key \(key) needs --tls-cert with its certificate: give both, or neither for plain http", code: 2)
+        case (let cert?, let key?):
+            func absolute(_ path: String) -> String {
+                URL(fileURLWithPath: (path as NSString).expandingTildeInPath).standardizedFileURL.path
+            }
+            tls = WebSocketTLS(certificatePath: absolute(cert), privateKeyPath: absolute(key))
+        }
         let host = lan ? "0.0.0.0" : self.host ?? "127.0.0.1"
         let webFolder = web.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath).standardizedFileURL.path }
         let environment = ProcessInfo.processInfo.environment
         let path = log.path
-        var token = token ?? environment["REWIND_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        func given(_ option: String?, _ variable: String) -> String? {
+            option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        var token = given(token, "REWIND_TOKEN")
+        let appToken = given(appToken, "REWIND_APP_TOKEN")
+        let inspectToken = given(inspectToken, "REWIND_INSPECT_TOKEN")
         var tokenNote: String?
-        if lan, token == nil {
+        // The kept token opens what the scoped tokens leave open; with both of them, none is made.
+        if lan, token == nil, appToken == nil || inspectToken == nil {
             let tokenPath = LANAccess.tokenPath(besideLog: path)
             let kept = try LANAccess.keptToken(at: tokenPath)
             token = kept.token
@@ -91,6 +126,9 @@ struct ServeCommand: ParsableCommand {
         var configuration = RewindServerConfiguration(
             logPath: path, host: host, port: port, webDirectory: webFolder,
             token: token, readOnly: readOnly, maxMessageSize: maxMessageSize)
+        configuration.appToken = appToken
+        configuration.inspectToken = inspectToken
+        configuration.tls = tls
         configuration.maxStateSize = maxStateSize
         configuration.maxQueuedOutput = maxOutput
         configuration.queryTimeBudget = queryTimeout
@@ -134,9 +172,19 @@ struct ServeCommand: ParsableCommand {
             lines += "rewind serve: the page is served from \(webFolder)\n"
         }
         let shownHost = lan ? "127.0.0.1" : host
-        lines += "rewind serve: apps connect to ws://\(shownHost.contains(":") ? "[\(shownHost)]" : shownHost):\(server.port ?? port)/app\n"
-        if lan, let token {
-            lines += Self.lanLines(port: server.port ?? port, token: token, tokenNote: tokenNote, addresses: LANAccess.addresses())
+        let socketScheme = tls == nil ? "ws" : "wss"
+        lines += "rewind serve: apps connect to \(socketScheme)://\(shownHost.contains(":") ? "[\(shownHost)]" : shownHost):\(server.port ?? port)/app\n"
+        if let tls {
+            lines += "rewind serve: TLS with \(tls.certificatePath); a client that does not trust its CA takes --ca-file or REWIND_CA_FILE\n"
+        }
+        if appToken != nil || inspectToken != nil {
+            lines += "rewind serve: scoped tokens: " + [appToken.map { _ in "the app token may only stream to /app" },
+                                                       inspectToken.map { _ in "the inspect token may only inspect" }]
+                .compactMap { $0 }.joined(separator: "; ") + (token == nil ? "" : "; the server's token opens both") + "\n"
+        }
+        if lan, let appSide = appToken ?? token {
+            lines += Self.lanLines(port: server.port ?? port, token: appSide, tokenNote: tokenNote, addresses: LANAccess.addresses(),
+                                   inspectToken: inspectToken ?? token ?? appSide, secure: tls != nil)
         }
         lines += "rewind serve: log \(path)\n"
         lines += Self.limitsLine(configuration)
@@ -158,8 +206,14 @@ struct ServeCommand: ParsableCommand {
 
     /// What `--lan` prints: for each address a device can reach, the scheme's two variables and
     /// the inspector's URL; or that there is none, and loopback is served all the same.
-    static func lanLines(port: Int, token: String, tokenNote: String?, addresses: [LANAccess.Address]) -> String {
-        var lines = "rewind serve: listening on every interface; every connection needs the token \(token)"
+    /// `token` is what an app's scheme takes (the app token when there is one), `inspectToken`
+    /// what the inspector's address carries (the same when there are no scoped tokens).
+    static func lanLines(port: Int, token: String, tokenNote: String?, addresses: [LANAccess.Address],
+                         inspectToken: String? = nil, secure: Bool = false) -> String {
+        let inspectToken = inspectToken ?? token
+        var lines = inspectToken == token
+            ? "rewind serve: listening on every interface; every connection needs the token \(token)"
+            : "rewind serve: listening on every interface; apps stream with the token \(token), the inspector takes \(inspectToken)"
         lines += tokenNote.map { " (\($0))" } ?? ""
         lines += "\n"
         guard !addresses.isEmpty else {
@@ -167,11 +221,12 @@ struct ServeCommand: ParsableCommand {
                 + "apps on it still connect to 127.0.0.1 (join a network and restart to serve devices)\n"
             return lines
         }
-        let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token
+        let encoded = inspectToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? inspectToken
+        let (socketScheme, pageScheme) = secure ? ("wss", "https") : ("ws", "http")
         lines += "rewind serve: for an app on a device, set in its scheme (Run > Arguments > Environment Variables):\n"
         for address in addresses {
-            lines += "rewind serve:   \(address.interface): REWIND_SERVER=ws://\(address.ip):\(port)/app REWIND_TOKEN=\(token)\n"
-            lines += "rewind serve:   \(address.interface): inspector at http://\(address.ip):\(port)/?token=\(encoded)\n"
+            lines += "rewind serve:   \(address.interface): REWIND_SERVER=\(socketScheme)://\(address.ip):\(port)/app REWIND_TOKEN=\(token)\n"
+            lines += "rewind serve:   \(address.interface): inspector at \(pageScheme)://\(address.ip):\(port)/?token=\(encoded)\n"
         }
         return lines
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindWire
 
 struct SessionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,11 +22,27 @@ struct SessionsCommand: ParsableCommand {
         column shown when some session has one): \
         'branch of 3: left out 7; edited 12' or 'replay of 3'. 'latest' never names a branch.
 
+        Filters keep the sessions that match all of them, exactly: --app NAME, --app-version \
+        VERSION, --device MODEL (the device the recorder found: iPhone15,2, MacBookPro18,3, \
+        x86_64), --tag TAG (one of the tags the app gave), --since and --until TIME (when it \
+        started: an ISO 8601 time such as 2025-11-20T14:00:00Z, a date such as 2025-11-20, \
+        midnight UTC, or a span before now: 90s, 15m, 2h, 30d, 2w). VERSION, DEVICE and TAGS \
+        columns are shown when some session has them.
+
+        With --limit N (1 to 1000) or --after CURSOR the list is one page, newest first, and \
+        not grouped; a line on stderr gives the --after that shows the next page. Sessions \
+        recorded meanwhile never show up inside a later page: they are before the first.
+
         With --json, one object per line: id, uuid, app, startedAt and endedAt (seconds since \
         1970; endedAt null while live), live, events, keyframes, lastSeq, meta, replayOf, run, \
-        branch ({of, ofId, skipped, edited} or null) and note (the NOTE, or null).
+        branch ({of, ofId, skipped, edited} or null), note (the NOTE, or null), appVersion, \
+        device, os and tags. A page ends with one more line, {"next": CURSOR} ({"next": null} \
+        on the last page).
 
-        Example: rewind sessions --db ./todo.db
+        Examples:
+          rewind sessions --db ./todo.db
+          rewind sessions --tag "bug report" --since 7d
+          rewind sessions --app Todos --limit 50 --after 1234
         """
     )
 
@@ -34,38 +51,123 @@ struct SessionsCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per session, one per line.")
     var json = false
 
+    @Option(help: ArgumentHelp("Only the sessions of this app.", valueName: "name"))
+    var app: String?
+
+    @Option(name: .customLong("app-version"), help: ArgumentHelp("Only the sessions of this version of the app.", valueName: "version"))
+    var appVersion: String?
+
+    @Option(help: ArgumentHelp("Only the sessions recorded on this device model (iPhone15,2, x86_64).", valueName: "model"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("Only the sessions the app gave this tag.", valueName: "tag"))
+    var tag: String?
+
+    @Option(help: ArgumentHelp("Only the sessions that started at this time or later (2025-11-20T14:00:00Z, 2025-11-20, 2h, 30d).", valueName: "time"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Only the sessions that started before this time.", valueName: "time"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("List one page of this many sessions (1 to 1000), newest first.", valueName: "n"))
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("List the page after the one that gave this cursor.", valueName: "cursor"))
+    var after: Int64?
+
+    /// The filter the options give; a value that can match nothing by its form is an error
+    /// that says so, not an empty list. (Checked in `run`, not `validate`, so the message and
+    /// exit code are the CLI's own.)
+    func filter(now: Date = Date()) throws -> SessionFilter {
+        for (option, value) in [("--app", app), ("--app-version", appVersion), ("--device", device), ("--tag", tag)] {
+            if let value, value.isEmpty { throw CLIError("\(option) takes a non-empty value.", code: 2) }
+        }
+        if let tag, let problem = SessionTags.problem(with: tag) {
+            throw CLIError("--tag: \(problem), so no session has it.", code: 2)
+        }
+        let sinceDate = try since.map { try TimeArgument.parse($0, option: "--since", now: now) }
+        let untilDate = try until.map { try TimeArgument.parse($0, option: "--until", now: now) }
+        if let sinceDate, let untilDate, sinceDate >= untilDate {
+            throw CLIError("--since \(since ?? "") is not before --until \(until ?? ""); no session can have started between them.", code: 2)
+        }
+        if let limit, !(1...LogReader.maxSessionPage).contains(limit) {
+            throw CLIError("--limit takes a number of sessions from 1 to \(LogReader.maxSessionPage); got \(limit).", code: 2)
+        }
+        if let after, after < 1 {
+            throw CLIError("--after takes the cursor a page gave (a session id, 1 or more); got \(after).", code: 2)
+        }
+        return SessionFilter(app: app, appVersion: appVersion, device: device, tag: tag, since: sinceDate, until: untilDate)
+    }
+
     func run() throws {
+        let filter = try filter()
         let reader = try log.openReader()
-        let sessions: [SessionInfo]
+        let paged = limit != nil || after != nil
+        var sessions: [SessionInfo]
+        var next: Int64?
         do {
-            sessions = try reader.sessions()
+            if paged {
+                let page = try reader.sessions(matching: filter, after: after, limit: limit ?? InspectorRequest.SessionPage.defaultLimit)
+                sessions = page.sessions
+                next = page.next
+            } else {
+                sessions = filter.isEmpty ? try reader.sessions() : try reader.sessions(matching: filter)
+            }
         } catch {
             throw CLIError(error.description, code: 2)
         }
-        let grouped = Self.ordered(sessions)
-        let ids = Dictionary(sessions.map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first })
+        // A page is listed as it comes, newest first; the whole list grouped by run.
+        let listed = paged ? sessions : Self.ordered(sessions)
+        var ids = Dictionary(sessions.map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first })
+        // A branch listed without its original (a page, a filter) still names it by its id.
+        for of in Set(sessions.compactMap(\.replayOf)) where ids[of] == nil {
+            if let original = try? reader.session(uuid: of) { ids[of] = original.id }
+        }
         if json {
-            for session in grouped { writeJSONLine(Self.json(session, ids: ids)) }
+            for session in listed { writeJSONLine(Self.json(session, ids: ids)) }
+            if paged { writeJSONLine(["next": next.map(OutputFormat.number) ?? .null]) }
             return
         }
         guard !sessions.isEmpty else {
-            writeStandardError("no sessions in \(reader.path) yet")
+            if after != nil {
+                writeStandardError("no more sessions after \(after ?? 0)")
+            } else {
+                writeStandardError(filter.isEmpty ? "no sessions in \(reader.path) yet" : "no session in \(reader.path) matches")
+            }
             return
         }
-        // The NOTE column only when a session has one (a branch or a replay).
-        let notes = grouped.map { Self.note($0, ids: ids) }
+        writeStandardOutput(Self.table(listed, ids: ids))
+        if let next { writeStandardError("more: add --after \(next) for the next page") }
+    }
+
+    /// The sessions as a table: the NOTE (a branch or a replay), VERSION, DEVICE and TAGS
+    /// columns only when some session has one.
+    static func table(_ sessions: [SessionInfo], ids: [String: Int64]) -> String {
+        let notes = sessions.map { Self.note($0, ids: ids) }
         let noted = notes.contains { $0 != nil }
-        var rows = [["ID", "UUID", "RUN", "APP", "STARTED", "ENDED", "EVENTS", "KEYFRAMES"] + (noted ? ["NOTE"] : [])]
-        for (session, note) in zip(grouped, notes) {
-            rows.append([
-                // The table escapes every cell: the uuid, the run and the app are the app's to choose.
-                String(session.id), String(session.uuid.prefix(8)), session.run.map { String($0.prefix(8)) } ?? "-",
-                session.app,
-                OutputFormat.time(session.startedAt), session.endedAt.map(OutputFormat.time) ?? "live",
-                OutputFormat.count(session.eventCount), OutputFormat.count(session.keyframeCount),
-            ] + (noted ? [note ?? ""] : []))
+        let versioned = sessions.contains { $0.appVersion != nil }
+        let deviced = sessions.contains { $0.device != nil }
+        let tagged = sessions.contains { !$0.tags.isEmpty }
+        var head = ["ID", "UUID", "RUN", "APP"]
+        if versioned { head.append("VERSION") }
+        if deviced { head.append("DEVICE") }
+        head += ["STARTED", "ENDED", "EVENTS", "KEYFRAMES"]
+        if tagged { head.append("TAGS") }
+        if noted { head.append("NOTE") }
+        var rows = [head]
+        for (session, note) in zip(sessions, notes) {
+            // The table escapes every cell: the uuid, the run, the app and its meta are the app's to choose.
+            var row = [String(session.id), String(session.uuid.prefix(8)), session.run.map { String($0.prefix(8)) } ?? "-", session.app]
+            if versioned { row.append(session.appVersion ?? "-") }
+            if deviced { row.append(session.device ?? "-") }
+            row += [OutputFormat.time(session.startedAt), session.endedAt.map(OutputFormat.time) ?? "live",
+                    OutputFormat.count(session.eventCount), OutputFormat.count(session.keyframeCount)]
+            if tagged { row.append(session.tags.joined(separator: ", ")) }
+            if noted { row.append(note ?? "") }
+            rows.append(row)
         }
-        writeStandardOutput(OutputFormat.table(rows, rightAligned: [0, 6, 7]))
+        let counts = head.firstIndex(of: "EVENTS")!
+        return OutputFormat.table(rows, rightAligned: [0, counts, counts + 1])
     }
 
     /// What a session derived from another says of itself: `branch of 3: left out 7; edited 12`,
@@ -142,6 +244,10 @@ struct SessionsCommand: ParsableCommand {
             "run": session.run.map(JSONValue.string) ?? .null,
             "branch": branch,
             "note": Self.note(session, ids: ids).map(JSONValue.string) ?? .null,
+            "appVersion": session.appVersion.map(JSONValue.string) ?? .null,
+            "device": session.device.map(JSONValue.string) ?? .null,
+            "os": session.os.map(JSONValue.string) ?? .null,
+            "tags": .array(session.tags.map(JSONValue.string)),
         ]
     }
 }

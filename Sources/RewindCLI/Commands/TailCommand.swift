@@ -58,8 +58,10 @@ struct TailCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The server's inspector URL.", valueName: "url"))
     var server = ServerLocation.defaultURL
 
-    @Option(help: "The server's token (default: $REWIND_TOKEN).")
+    @Option(help: "The server's token or inspect token (default: $REWIND_TOKEN, else $REWIND_INSPECT_TOKEN).")
     var token: String?
+
+    @OptionGroup var caFile: CAFileOption
 
     @Option(name: .customLong("type"), help: "Only actions whose type matches this glob.")
     var typeGlob: String?
@@ -84,6 +86,7 @@ struct TailCommand: ParsableCommand {
     func run() throws {
         let url = try ServerLocation.inspectorURL(server)
         let token = ServerLocation.token(self.token)
+        let caFile = try caFile.resolved()
         let target: TailTarget = all ? .all : session.map(TailTarget.named) ?? .next
         let output = TailOutput(json: json, colored: !json && color.enabled, width: json ? nil : terminalWidth(),
                                 showSession: all, actions: actions)
@@ -97,7 +100,7 @@ struct TailCommand: ParsableCommand {
         var delay = 0.1
         while true {
             generation += 1
-            let link = try InspectorLink(url: url, token: token, mailbox: mailbox, generation: generation)
+            let link = try InspectorLink(url: url, token: token, caFile: caFile, mailbox: mailbox, generation: generation)
             do {
                 try follower.follow(over: link)
             } catch TailStop.interrupted {
@@ -127,8 +130,12 @@ struct TailCommand: ParsableCommand {
     /// One sentence for a first connection that did not come about.
     static func connectError(url: String, reason: String, token: String?) -> CLIError {
         // lws words a refused upgrade (403 for a wrong or missing token) as "not 101".
+        if reason.contains("certificate is not trusted") {
+            return CLIError("cannot connect to \(url): \(reason)", code: 1)
+        }
         if reason.contains("403") || reason.contains("401") || reason.contains("not 101") {
-            let hint = token == nil ? "it needs a token: give --token or set REWIND_TOKEN" : "check --token or REWIND_TOKEN"
+            let hint = token == nil ? "it needs a token: give --token or set REWIND_TOKEN"
+                : "check --token or REWIND_TOKEN (an app token may only stream; inspecting needs the inspect token or the server's token)"
             return CLIError("the server at \(url) refused the connection (\(reason)); \(hint), and check the URL's path is /inspect", code: 1)
         }
         return CLIError("cannot connect to \(url): \(reason) (is `rewind serve` running?)", code: 1)

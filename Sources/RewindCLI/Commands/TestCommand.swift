@@ -62,11 +62,13 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The most changed paths a failure prints before '… and K more'.", valueName: "n"))
     var maxLines = 20
 
-    @Option(help: ArgumentHelp("Take the session from rewind serve at this address (ws://HOST:PORT) instead of a log file.", valueName: "url"))
+    @Option(help: ArgumentHelp("Take the session from rewind serve at this address (ws://HOST:PORT, wss:// with TLS) instead of a log file.", valueName: "url"))
     var server: String?
 
-    @Option(help: ArgumentHelp("The server's token (default: $REWIND_TOKEN).", valueName: "secret"))
+    @Option(help: ArgumentHelp("The server's token or inspect token (default: $REWIND_TOKEN, else $REWIND_INSPECT_TOKEN).", valueName: "secret"))
     var token: String?
+
+    @OptionGroup var caFile: CAFileOption
 
     @OptionGroup var log: LogLocation
 
@@ -207,18 +209,26 @@ struct TestCommand: ParsableCommand {
     }
 
     private func fetchFromServer(_ address: String) throws -> Source {
-        guard let url = URL(string: try ServerLocation.inspectorURL(address)), let host = url.host else {
+        let web = try ServerLocation.webURL(address)
+        guard let host = web.host else {
             throw CLIError("--server '\(address)' is not a ws:// URL (write ws://HOST:PORT)", code: 2)
         }
-        let port = url.port ?? 7433
         let name = session.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_."))) ?? session
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        let response = try HTTPGet.fetch(host: shownHost, port: port, path: "/export/\(name)?format=jsonl",
-                                         token: ServerLocation.token(token))
+        let token = ServerLocation.token(token)
+        let response: HTTPGet.Response
+        if web.scheme == "https" {
+            // TLS through libwebsockets' client; plain http keeps its own small GET.
+            response = try HTTPGet.fetchSecure(host: shownHost, port: web.port ?? 443, path: "/export/\(name)?format=jsonl",
+                                               token: token, caFile: caFile.resolved())
+        } else {
+            response = try HTTPGet.fetch(host: shownHost, port: web.port ?? 7433, path: "/export/\(name)?format=jsonl", token: token)
+        }
         let said = String(decoding: response.body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         switch response.status {
         case 200: break
-        case 401, 403: throw CLIError("rewind serve at \(address) wants its token: pass --token or set REWIND_TOKEN", code: 2)
+        case 401: throw CLIError("rewind serve at \(address) wants its token: pass --token or set REWIND_TOKEN", code: 2)
+        case 403: throw CLIError("rewind serve at \(address) refused the token: \(said.isEmpty ? "pass the inspect token or the server's token" : said)", code: 2)
         case 404: throw CLIError("rewind serve at \(address): \(said)", code: 2)
         default: throw CLIError("rewind serve at \(address) answered \(response.status): \(said)", code: 2)
         }

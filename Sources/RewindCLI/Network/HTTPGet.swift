@@ -7,8 +7,9 @@ import Darwin
 #endif
 
 /// One plain HTTP/1.1 GET over a TCP socket, for `rewind test --server` (the server's
-/// `/export/SESSION`): no TLS, which `rewind serve` does not speak, and no dependency on the
-/// system's curl, which Foundation's URLSession needs on Linux.
+/// `/export/SESSION`), with no dependency on the system's curl, which Foundation's URLSession
+/// needs on Linux. Over TLS (`wss://`/`https://` servers) ``fetchSecure`` goes through
+/// libwebsockets' client instead.
 enum HTTPGet {
     struct Response {
         var status: Int
@@ -69,6 +70,20 @@ enum HTTPGet {
             received += chunk[0..<n]
         }
         return try parse(received, from: "\(host):\(port)")
+    }
+
+    /// Fetches `path` from `https://host:port`, trusting `caFile` besides the system's CAs.
+    static func fetchSecure(host: String, port: Int, path: String, token: String?, caFile: String?, timeout: UInt32 = 60) throws -> Response {
+        var headers: HTTPHeaders = [:]
+        if let token { headers.add("Authorization", "Bearer \(token)") }
+        do {
+            let answer = try HTTPFetch.get("https://\(host):\(port)\(path)", headers: headers, caFile: caFile, timeoutSeconds: timeout)
+            var named: [String: String] = [:]
+            for field in answer.headers { named[field.name.lowercased()] = field.value }
+            return Response(status: answer.status, body: answer.body, headers: named)
+        } catch {
+            throw CLIError("cannot fetch from rewind serve at \(host):\(port): \(error.description)", code: 2)
+        }
     }
 
     /// Splits a whole response into its status and body (decoding a chunked body).

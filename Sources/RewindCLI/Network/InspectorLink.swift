@@ -2,22 +2,25 @@ import Foundation
 import RewindJSON
 import RewindWebSocket
 import RewindWire
+import RewindSupport
 
 /// One inspector connection (`rewind.inspect.v1`) that posts what it receives to a ``Mailbox``.
 final class InspectorLink: WebSocketClientDelegate, @unchecked Sendable {
     let client: WebSocketClient
     let generation: Int
     private let mailbox: Mailbox
-    private let lock = NSLock()
-    private var connected = false
+    private let connected = Mutex(false)
 
-    /// Starts connecting to `url` (`ws://HOST:PORT/inspect`) with `token` as a bearer token.
-    init(url: String, token: String?, mailbox: Mailbox, generation: Int) throws {
+    /// Starts connecting to `url` (`ws://HOST:PORT/inspect`, or `wss://` trusting `caFile`
+    /// besides the system's CAs) with `token` as a bearer token.
+    init(url: String, token: String?, caFile: String? = nil, mailbox: Mailbox, generation: Int) throws {
         var headers: HTTPHeaders = [:]
         if let token { headers.set("Authorization", "Bearer \(token)") }
         do {
-            client = try WebSocketClient(url: url, subprotocol: InspectorRequest.subprotocol, headers: headers)
+            client = try WebSocketClient(configuration: WebSocketClientConfiguration(
+                url: url, subprotocol: InspectorRequest.subprotocol, headers: headers, caFile: caFile))
         } catch {
+            if case .tls(let message) = error { throw CLIError("--ca-file: \(message)", code: 2) }
             throw CLIError("--server: \(error.description) (write ws://HOST:PORT/inspect)", code: 2)
         }
         self.mailbox = mailbox
@@ -38,7 +41,7 @@ final class InspectorLink: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     func didConnect(_ connection: WebSocketConnection) {
-        lock.withLock { connected = true }
+        connected.withLock { $0 = true }
     }
 
     func didFailToConnect(reason: String) {
@@ -51,6 +54,6 @@ final class InspectorLink: WebSocketClientDelegate, @unchecked Sendable {
     }
 
     func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
-        mailbox.post(.lost(reason: "closed with \(code)", generation: generation, connected: lock.withLock { connected }))
+        mailbox.post(.lost(reason: "closed with \(code)", generation: generation, connected: connected.withLock { $0 }))
     }
 }

@@ -6,6 +6,9 @@ extension InspectorRequest {
     func with(id: JSONValue) -> InspectorRequest {
         switch self {
         case .sessions: return .sessions(id: id)
+        case .sessionPage(var page):
+            page.id = id
+            return .sessionPage(page)
         case .subscribe(_, let session): return .subscribe(id: id, session: session)
         case .unsubscribe(_, let session): return .unsubscribe(id: id, session: session)
         case .events(_, let session, let from, let limit, let glob, let text):

@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindSupport
 
 /// What reaches a command's main loop: a message from the server, the end of a connection, or a
 /// signal. Everything is posted to one ``Mailbox`` so a single thread handles it in order.
@@ -14,34 +15,29 @@ enum Delivery {
 
 /// A queue of ``Delivery`` values filled from the WebSocket and signal threads and drained by
 /// the main loop.
-final class Mailbox: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Delivery] = []
-    private var interrupted = false
+final class Mailbox: Sendable {
+    private struct Box {
+        var items: [Delivery] = []
+        var interrupted = false
+    }
+
+    /// The main loop waits here for a delivery; each post wakes it.
+    private let box = Condition(Box())
 
     func post(_ delivery: Delivery) {
-        condition.lock()
-        if case .interrupted = delivery { interrupted = true }
-        items.append(delivery)
-        condition.broadcast()
-        condition.unlock()
+        box.update(waking: .all) { box in
+            if case .interrupted = delivery { box.interrupted = true }
+            box.items.append(delivery)
+        }
     }
 
     /// The next delivery, or `nil` when `deadline` passes first (`nil`: wait as long as it
     /// takes). An interrupt jumps the queue.
     func next(until deadline: Date?) -> Delivery? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !interrupted {
-            if let deadline {
-                if !condition.wait(until: deadline) { break }
-            } else {
-                // Not wait(until: .distantFuture): Foundation on Linux traps on that deadline.
-                condition.wait()
-            }
+        let monotonicDeadline = deadline.map { MonotonicClock.deadline(after: $0.timeIntervalSinceNow) }
+        return box.withLock(when: { !$0.items.isEmpty || $0.interrupted }, deadline: monotonicDeadline) { box -> Delivery in
+            box.interrupted ? .interrupted : box.items.removeFirst()
         }
-        if interrupted { return .interrupted }
-        return items.isEmpty ? nil : items.removeFirst()
     }
 
     /// Stops the process's default handling of SIGINT and SIGTERM and posts ``Delivery/interrupted``

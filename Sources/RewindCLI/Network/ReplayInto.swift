@@ -16,6 +16,7 @@ struct ReplayInto {
     let target: String
     let url: String
     let token: String?
+    let caFile: String?
     /// The server's largest incoming message (`rewind serve --max-message`): a bigger command
     /// would only get the connection closed.
     let maxMessage: Int
@@ -50,7 +51,7 @@ struct ReplayInto {
         let mailbox = Mailbox()
         let signals = mailbox.catchInterrupts()
         defer { withExtendedLifetime(signals) {} }
-        let link = try InspectorLink(url: url, token: token, mailbox: mailbox, generation: 1)
+        let link = try InspectorLink(url: url, token: token, caFile: caFile, mailbox: mailbox, generation: 1)
         defer { link.close() }
         writeStandardError("rewind replay: sending \(events.count) actions (seq \(from)…\(to) of session \(info.id)) to the app of session \(target)")
         link.send(.command(command))

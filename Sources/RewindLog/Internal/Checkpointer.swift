@@ -1,4 +1,5 @@
 import Foundation
+import RewindSupport
 
 /// Copies the write-ahead log into the main file on its own thread and connection.
 ///
@@ -8,10 +9,13 @@ import Foundation
 /// from its beginning at the next write once a checkpoint has caught up. It writes no log data:
 /// the log still has one writer.
 final class Checkpointer: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var requested = false
-    private var stopping = false
-    private var finished = false
+    private struct State {
+        var requested = false
+        var stopping = false
+        var finished = false
+    }
+
+    private let state = Condition(State())
 
     init(path: String) {
         let thread = Thread { [self] in
@@ -23,21 +27,18 @@ final class Checkpointer: @unchecked Sendable {
 
     /// Asks for a checkpoint soon; cheap enough to call after every commit.
     func request() {
-        condition.lock()
-        if !requested {
-            requested = true
-            condition.signal()
+        state.update { state, waking in
+            if !state.requested {
+                state.requested = true
+                waking = .one
+            }
         }
-        condition.unlock()
     }
 
     /// Stops the thread and waits for it; the writer's own close checkpoints what is left.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.signal()
-        while !finished { condition.wait() }
-        condition.unlock()
+        state.update(waking: .one) { $0.stopping = true }
+        _ = state.wait(for: { $0.finished })
     }
 
     private func run(path: String) {
@@ -49,24 +50,20 @@ final class Checkpointer: @unchecked Sendable {
             }
             if connection == nil { waitForStop() }
         }
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        state.update(waking: .all) { $0.finished = true }
     }
 
     /// `false` when stopping.
     private func waitForRequest() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while !requested && !stopping { condition.wait() }
-        requested = false
+        // Without a deadline the wait ends only once the predicate holds.
+        let stopping = state.withLock(when: { $0.requested || $0.stopping }) { state in
+            state.requested = false
+            return state.stopping
+        } ?? true
         return !stopping
     }
 
     private func waitForStop() {
-        condition.lock()
-        while !stopping { condition.wait() }
-        condition.unlock()
+        _ = state.wait(for: { $0.stopping })
     }
 }

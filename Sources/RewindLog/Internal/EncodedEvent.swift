@@ -1,26 +1,27 @@
 import RewindJSON
 
 /// A ``LogEvent`` as the bytes that go into its row: encoded on the caller's thread, so the
-/// writer thread only binds and steps.
-struct EncodedEvent: Sendable {
-    var sessionID: Int64
-    var seq: Int64
-    var at: Double
-    var actionType: String
-    var action: [UInt8]
-    var patch: [UInt8]
-    var inverse: [UInt8]
-    var hash: Int64
-    var durationNs: Int64
-    var cause: Int64?
-    var coalesced: Bool
-    var keyframe: [UInt8]?
+/// writer thread only binds and steps. The benchmarks' plain-SQLite baseline stores the same
+/// rows.
+package struct EncodedEvent: Sendable {
+    package var sessionID: Int64
+    package var seq: Int64
+    package var at: Double
+    package var actionType: String
+    package var action: [UInt8]
+    package var patch: [UInt8]
+    package var inverse: [UInt8]
+    package var hash: Int64
+    package var durationNs: Int64
+    package var cause: Int64?
+    package var coalesced: Bool
+    package var keyframe: [UInt8]?
     /// The JSON array of non-finite pointers, when there are any.
-    var nonFinite: [UInt8]?
+    package var nonFinite: [UInt8]?
     /// Where the action was sent, when known.
-    var site: SendSite?
+    package var site: SendSite?
 
-    init(_ event: LogEvent) throws(LogError) {
+    package init(_ event: LogEvent) throws(LogError) {
         guard case .array = event.patch, case .array = event.inverse else {
             throw LogError(kind: .invalidEvent(session: event.sessionID, seq: event.seq),
                            message: "its patch and inverse must be JSON arrays (RFC 6902)")

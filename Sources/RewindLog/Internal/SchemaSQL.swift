@@ -8,7 +8,7 @@
 /// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
 enum SchemaSQL {
     /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
-    static let migrations: [String] = [version1, version2, version3, version4, version5]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
 
     static let version1 = """
         CREATE TABLE rewind_schema(
@@ -193,5 +193,66 @@ enum SchemaSQL {
             server     TEXT NOT NULL,
             acked_seq  INTEGER NOT NULL DEFAULT -1
         );
+        """
+
+    /// The text member `key` of a session's `meta` (`$.version`, `$.device`), NULL when meta is
+    /// not JSON (a hand-made row) or the member is missing or not a string. A CASE, not AND:
+    /// SQLite evaluates CASE lazily, and `json_type` raises an error on text that is not JSON.
+    static func metaText(_ column: String, _ key: String) -> String {
+        "CASE WHEN NOT json_valid(\(column)) THEN NULL WHEN json_type(\(column), '$.\(key)') = 'text' THEN json_extract(\(column), '$.\(key)') END"
+    }
+
+    /// The tags of a session's `meta` as the rows `t` of `json_each` (with ``metaTagsWhere``):
+    /// the first ``SessionTags/maxCount`` elements of `meta.tags` that are strings of 1 to
+    /// ``SessionTags/maxBytes`` bytes. A table-valued function, not a subquery, so that it may
+    /// name a column of a table before it in the join.
+    static func metaTagsFrom(_ column: String) -> String {
+        """
+        json_each(CASE WHEN NOT json_valid(\(column)) THEN '[]' \
+        WHEN json_type(\(column), '$.tags') = 'array' THEN json_extract(\(column), '$.tags') ELSE '[]' END) t
+        """
+    }
+
+    static let metaTagsWhere = """
+        t.type = 'text' AND t.key < \(SessionTags.maxCount) AND length(CAST(t.value AS BLOB)) BETWEEN 1 AND \(SessionTags.maxBytes)
+        """
+
+    /// Version 6 makes the session list filterable without reading every row: the app's
+    /// version and device model, which the recorder puts in `meta`, become virtual columns
+    /// computed from it (nothing is copied, so `meta` stays the one record and every session
+    /// already stored has them at once), indexed with `app` and `started_at`; and the session's
+    /// tags (`meta.tags`) get a table of their own, filled from `meta` by a trigger when a
+    /// session is inserted (so every writer, import and branch fills it) and here for the
+    /// sessions already stored. `meta` never changes (`sessions_identity_fixed`), so neither do
+    /// they; pruning a session removes its tags.
+    static let version6 = """
+        ALTER TABLE sessions ADD COLUMN app_version TEXT GENERATED ALWAYS AS (\(metaText("meta", "version"))) VIRTUAL;
+        ALTER TABLE sessions ADD COLUMN device TEXT GENERATED ALWAYS AS (\(metaText("meta", "device"))) VIRTUAL;
+        CREATE INDEX sessions_app ON sessions(app);
+        CREATE INDEX sessions_app_version ON sessions(app_version);
+        CREATE INDEX sessions_device ON sessions(device);
+        CREATE INDEX sessions_started_at ON sessions(started_at);
+        CREATE TABLE session_tags(
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            tag        TEXT NOT NULL,
+            PRIMARY KEY(session_id, tag)
+        ) WITHOUT ROWID;
+        CREATE INDEX session_tags_tag ON session_tags(tag, session_id);
+        INSERT INTO session_tags(session_id, tag)
+            SELECT DISTINCT s.id, t.value FROM sessions s, \(metaTagsFrom("s.meta")) WHERE \(metaTagsWhere);
+        CREATE TRIGGER sessions_tags_from_meta AFTER INSERT ON sessions
+        BEGIN
+            INSERT INTO session_tags(session_id, tag)
+                SELECT DISTINCT NEW.id, t.value FROM \(metaTagsFrom("NEW.meta")) WHERE \(metaTagsWhere);
+        END;
+        CREATE TRIGGER session_tags_no_update BEFORE UPDATE ON session_tags
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: session tags are append-only: UPDATE is not allowed');
+        END;
+        CREATE TRIGGER session_tags_no_delete BEFORE DELETE ON session_tags
+        WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: session tags are append-only: only prune deletes, whole sessions at a time');
+        END;
         """
 }

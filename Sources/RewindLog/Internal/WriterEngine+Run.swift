@@ -1,3 +1,5 @@
+import RewindSupport
+
 extension WriterEngine {
     /// The writer thread's loop: take jobs, write, commit on time, stop on `.stop`.
     static func run(_ engine: WriterEngine) {
@@ -18,7 +20,7 @@ extension WriterEngine {
                     return
                 }
             }
-            let now = MonotonicClock.now()
+            let now = MonotonicClock.seconds()
             if let deadline = engine.commitDeadline, now >= deadline { engine.commit() }
             // A failure is tried again after the interval; the events themselves are committed.
             if let deadline = engine.indexDeadline, now >= deadline { try? engine.indexCommitted() }

@@ -87,6 +87,7 @@ extension WriterEngine {
                 DELETE FROM non_finite WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM send_sites WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM deliveries WHERE session_id IN (SELECT session_id FROM rewind_prune);
+                DELETE FROM session_tags WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM keyframes WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM events WHERE session_id IN (SELECT session_id FROM rewind_prune);
                 DELETE FROM sessions WHERE id IN (SELECT session_id FROM rewind_prune);

@@ -1,4 +1,5 @@
 import Foundation
+import RewindSupport
 
 /// The writer thread's state: its connection, its prepared statements, the open group-commit
 /// transaction and the next expected seq of every session it has written to.
@@ -67,7 +68,7 @@ final class WriterEngine {
         indexedThrough = try connection.scalarInt("SELECT id FROM rewind_fts_progress") ?? 0
         committedThrough = try connection.scalarInt("SELECT coalesce(max(id), 0) FROM events") ?? 0
         // A writer that stopped without indexing (a crash) left work: do it first.
-        if committedThrough != indexedThrough { indexDeadline = MonotonicClock.now() }
+        if committedThrough != indexedThrough { indexDeadline = MonotonicClock.seconds() }
         loadSessionHead = try connection.prepare("""
             SELECT (SELECT max(seq) FROM events WHERE session_id = ?1), EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
             """)
@@ -78,7 +79,7 @@ final class WriterEngine {
         // `backgroundCheckpointFrames` since the last request (or since it restarted), not after
         // every commit past that size: at a steady few thousand events a second, asking at every
         // commit ran a pass, with its two fsyncs, for each commit's hundred-odd frames and cost
-        // the server 3–4 µs per event (Docs/Benchmarks.md, "Out of process, fifth part").
+        // the server 3–4 µs per event (Docs/BenchmarkHistory.md, "Out of process, fifth part").
         var nextRequest = Self.backgroundCheckpointFrames
         var lastFrames: Int32 = 0
         connection.setWALHook { [unowned connection] frames in
@@ -133,7 +134,7 @@ final class WriterEngine {
         do throws(LogError) {
             if transactionStart == nil {
                 try connection.execute("BEGIN IMMEDIATE")
-                transactionStart = MonotonicClock.now()
+                transactionStart = MonotonicClock.seconds()
             }
             for event in batch.events { try insert(event) }
         } catch {
@@ -258,7 +259,7 @@ final class WriterEngine {
         if let lastRowID { committedThrough = max(committedThrough, lastRowID) }
         lastRowID = nil
         if indexDeadline == nil, committedThrough != indexedThrough {
-            indexDeadline = MonotonicClock.now() + options.indexInterval
+            indexDeadline = MonotonicClock.seconds() + options.indexInterval
         }
         queue.countCommit()
         for batch in batches { batch.completion?(.success(())) }
@@ -290,7 +291,7 @@ final class WriterEngine {
             indexText.reset()
             saveIndexProgress.reset()
             connection.rollback()
-            indexDeadline = MonotonicClock.now() + options.indexInterval
+            indexDeadline = MonotonicClock.seconds() + options.indexInterval
             throw error
         }
         indexedThrough = committedThrough
@@ -302,6 +303,6 @@ final class WriterEngine {
     func reloadIndexProgress() throws(LogError) {
         indexedThrough = try connection.scalarInt("SELECT id FROM rewind_fts_progress") ?? 0
         committedThrough = try connection.scalarInt("SELECT coalesce(max(id), 0) FROM events") ?? 0
-        indexDeadline = committedThrough == indexedThrough ? nil : MonotonicClock.now()
+        indexDeadline = committedThrough == indexedThrough ? nil : MonotonicClock.seconds()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RewindSupport
 
 /// The hand-over between callers and the writer thread: a job list under one condition lock.
 final class WriterQueue: @unchecked Sendable {
@@ -8,17 +9,31 @@ final class WriterQueue: @unchecked Sendable {
         case stop
     }
 
-    private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var accepting = true
-    private var finished = false
-    private var commits = 0
-    /// Events in queued appends, and queued jobs that are not appends (calls, stop).
-    private var queuedEvents = 0
-    private var urgentJobs = 0
-    /// `true` while the writer sleeps until its commit deadline: appends then accumulate here
-    /// without waking it, unless they reach `wakeThreshold` events.
-    private var writerWaitsForDeadline = false
+    private struct State {
+        var jobs: [Job] = []
+        var accepting = true
+        var finished = false
+        var commits = 0
+        /// Events in queued appends, and queued jobs that are not appends (calls, stop).
+        var queuedEvents = 0
+        var urgentJobs = 0
+        /// `true` while the writer sleeps until its commit deadline: appends then accumulate here
+        /// without waking it, unless they reach `wakeThreshold` events.
+        var writerWaitsForDeadline = false
+        /// The writer thread, recorded when it starts.
+        var writerThread: pthread_t?
+
+        /// Takes every queued job.
+        mutating func takeJobs() -> [Job] {
+            let taken = jobs
+            jobs = []
+            queuedEvents = 0
+            urgentJobs = 0
+            return taken
+        }
+    }
+
+    private let state = Condition(State())
     private let wakeThreshold: Int
 
     init(wakeThreshold: Int) {
@@ -27,91 +42,78 @@ final class WriterQueue: @unchecked Sendable {
 
     /// Adds a job; `false` once the writer is closing.
     func push(_ job: Job) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard accepting else { return false }
-        jobs.append(job)
-        if case .append(let batch) = job {
-            queuedEvents += batch.events.count
-            // The writer will come for them by its deadline: waking it per append would cost a
-            // context switch per event.
-            if writerWaitsForDeadline && queuedEvents < wakeThreshold { return true }
-        } else {
-            if case .stop = job { accepting = false }
-            urgentJobs += 1
+        state.update { state, waking in
+            guard state.accepting else { return false }
+            state.jobs.append(job)
+            if case .append(let batch) = job {
+                state.queuedEvents += batch.events.count
+                // The writer will come for them by its deadline: waking it per append would cost a
+                // context switch per event.
+                if state.writerWaitsForDeadline && state.queuedEvents < wakeThreshold { return true }
+            } else {
+                if case .stop = job { state.accepting = false }
+                state.urgentJobs += 1
+            }
+            waking = .one
+            return true
         }
-        condition.signal()
-        return true
     }
 
     /// The jobs waiting. With no `deadline` it waits for the first job; with one it waits until
-    /// the deadline (monotonic seconds) unless a call arrives, `wakeThreshold` events are queued,
-    /// or — when `wakeOnAppend` (no open transaction, whose commit clock the first append starts) —
-    /// any job arrives.
+    /// the deadline (``MonotonicClock`` seconds) unless a call arrives, `wakeThreshold` events are
+    /// queued, or — when `wakeOnAppend` (no open transaction, whose commit clock the first append
+    /// starts) — any job arrives.
     func take(until deadline: Double?, wakeOnAppend: Bool) -> [Job] {
-        condition.lock()
-        defer { condition.unlock() }
-        if let deadline {
-            while urgentJobs == 0 && queuedEvents < wakeThreshold && !(wakeOnAppend && !jobs.isEmpty) {
-                let remaining = deadline - MonotonicClock.now()
-                if remaining <= 0 { break }
-                writerWaitsForDeadline = !wakeOnAppend
-                _ = condition.wait(until: Date(timeIntervalSinceNow: remaining))
-                writerWaitsForDeadline = false
-            }
-        } else {
-            while jobs.isEmpty { condition.wait() }
+        guard let deadline else {
+            return state.withLock(when: { !$0.jobs.isEmpty }) { $0.takeJobs() } ?? []
         }
-        let taken = jobs
-        jobs = []
-        queuedEvents = 0
-        urgentJobs = 0
-        return taken
+        // Set before the wait, which looks at the jobs first under its own hold of the lock: an
+        // urgent job pushed in between is seen there, and an append below the threshold needs
+        // no wake-up.
+        state.withLock { $0.writerWaitsForDeadline = !wakeOnAppend }
+        let wakeThreshold = wakeThreshold
+        _ = state.wait(for: { state in
+            state.urgentJobs > 0 || state.queuedEvents >= wakeThreshold || (wakeOnAppend && !state.jobs.isEmpty)
+        }, deadline: Int64(deadline * 1e9))
+        return state.withLock { state in
+            state.writerWaitsForDeadline = false
+            return state.takeJobs()
+        }
     }
-
-    /// The writer thread, recorded when it starts.
-    private var writerThread: pthread_t?
 
     /// Records the calling thread as the writer thread.
     func registerWriterThread() {
-        condition.lock()
-        writerThread = pthread_self()
-        condition.unlock()
+        let me = pthread_self()
+        state.withLock { $0.writerThread = me }
     }
 
     /// `true` on the writer thread: a completion there must not wait for the writer.
     var isWriterThread: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard let writerThread else { return false }
-        return pthread_equal(writerThread, pthread_self()) != 0
+        let me = pthread_self()
+        return state.withLock { state in
+            guard let writerThread = state.writerThread else { return false }
+            return pthread_equal(writerThread, me) != 0
+        }
     }
 
     /// Called by the writer thread after its connection is closed.
     func markFinished() {
-        condition.lock()
-        accepting = false
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        state.update(waking: .all) { state in
+            state.accepting = false
+            state.finished = true
+        }
     }
 
     /// Returns once the writer thread has finished.
     func waitUntilFinished() {
-        condition.lock()
-        while !finished { condition.wait() }
-        condition.unlock()
+        _ = state.wait(for: { $0.finished })
     }
 
     func countCommit() {
-        condition.lock()
-        commits += 1
-        condition.unlock()
+        state.withLock { $0.commits += 1 }
     }
 
     var commitCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return commits
+        state.withLock { $0.commits }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindWire
+import RewindSupport
 
 /// A command or a replay that cannot be carried out, in one sentence. Rewind's `Store` throws it
 /// as its `ReplayRefusal`.
@@ -216,9 +217,9 @@ package struct CommandEngine<Target: CommandTarget> {
                 // The recorded cause is a seq of the replayed session; it is the same distance
                 // from `from` in the replay's.
                 let cause = step.cause.flatMap { $0 > from ? $0 - from : nil }
-                let began = MonotonicNanos.now()
+                let began = MonotonicClock.nanoseconds()
                 guard let next = target.replayStep(action) else { throw CommandRefusal("the store went away during the replay") }
-                replayRecorder?.record(action, state: next, at: Date(), durationNs: MonotonicNanos.now() - began,
+                replayRecorder?.record(action, state: next, at: Date(), durationNs: MonotonicClock.nanoseconds() - began,
                                        cause: cause, site: step.site)
                 state = next
                 applied += 1
@@ -315,9 +316,9 @@ package struct CommandEngine<Target: CommandTarget> {
                     continue
                 }
                 let action = edits[step.seq] ?? recorded
-                let start = MonotonicNanos.now()
+                let start = MonotonicClock.nanoseconds()
                 target.step(&state, action)
-                branch.record(action, state: state, at: at, durationNs: MonotonicNanos.now() - start,
+                branch.record(action, state: state, at: at, durationNs: MonotonicClock.nanoseconds() - start,
                               cause: step.cause, site: step.site)
                 applied += 1
             }

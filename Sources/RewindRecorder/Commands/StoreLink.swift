@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindWire
+import RewindSupport
 
 /// Records a store that is not Rewind's (TCA, ReSwift, the app's own) and makes it take the
 /// inspector's commands: jump, resume, pause, dispatch, replay and branch, from the browser and
@@ -33,32 +34,66 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     /// The recorder each reduced action is recorded with.
     public let recorder: Recorder<State, Action>
     private let stepFunction: @Sendable (inout State, Action) -> Void
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    /// How the link sends an action through the store, and the action that wakes the reducer.
-    private var sender: ((Action) -> Void)?
-    private var wakeAction: Action?
-    /// What the next wake does to the state the store holds.
-    private var pending: Change?
-    /// A wake was sent and the store's reducer has not run for it yet.
-    private var waking = false
-    /// While a jump shows a past state: the live state, changed by every action.
-    private var live: State?
-    private var showingPast = false
-    /// The next action reduced resumes first (a dispatch from the inspector).
-    private var resumeFirst = false
-    /// While a replay runs: the state it reached, and the actions held for after it.
-    private var replaying = false
-    private var replayState: State?
-    private var held: [Action] = []
-    /// What a `.read` wake found.
-    private var readBack: State?
+    private let shared = Mutex(Shared())
+
+    private struct Shared {
+        /// How the link sends an action through the store, and the action that wakes the reducer.
+        var sender: ((Action) -> Void)?
+        var wakeAction: Action?
+        /// What the next wake does to the state the store holds.
+        var pending: Change?
+        /// A wake was sent and the store's reducer has not run for it yet.
+        var waking = false
+        /// While a jump shows a past state: the live state, changed by every action.
+        var live: State?
+        var showingPast = false
+        /// The next action reduced resumes first (a dispatch from the inspector).
+        var resumeFirst = false
+        /// While a replay runs: the state it reached, and the actions held for after it.
+        var replaying = false
+        var replayState: State?
+        var held: [Action] = []
+        /// What a `.read` wake found.
+        var readBack: State?
+
+        /// Applies what a wake asked for to the state the store holds.
+        mutating func apply(_ change: Change?, to state: inout State) {
+            switch change {
+            case .show(let past):
+                if !showingPast {
+                    live = state
+                    showingPast = true
+                }
+                state = past
+            case .resume:
+                if showingPast, let kept = live { state = kept }
+                live = nil
+                showingPast = false
+            case .set(let new):
+                live = nil
+                showingPast = false
+                state = new
+            case .read:
+                readBack = showingPast ? live : state
+            case nil:
+                break
+            }
+        }
+    }
 
     private enum Change {
         case show(State)
         case resume
         case set(State)
         case read
+    }
+
+    /// What the store's reducer runs on, decided under the lock and run off it: nothing (the
+    /// link consumed the action), the state the store holds, or the live state kept here.
+    private enum ReduceStep {
+        case consumed
+        case onState
+        case onLive(State)
     }
 
     /// A link recording with `recorder`; `step` is the store's reducer without its effects
@@ -76,9 +111,9 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     /// never sees it and it is not recorded. From then on the link performs the commands every
     /// ``ServerSink`` of the recorder relays.
     public func connect(wake: Action, send: @escaping (Action) -> Void) {
-        lock.withLock {
-            wakeAction = wake
-            sender = send
+        shared.withLock { shared in
+            shared.wakeAction = wake
+            shared.sender = send
         }
         let target = LinkTarget(link: self)
         for case let sink as ServerSink in recorder.sinks {
@@ -105,68 +140,47 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     /// }
     /// ```
     public func reduce<Effect>(_ state: inout State, _ action: Action, _ reducer: (inout State) -> Effect) -> Effect? {
-        lock.lock()
-        if waking {
-            waking = false
-            let change = pending
-            pending = nil
-            apply(change, to: &state)
-            lock.unlock()
-            return nil
-        }
-        if replaying {
-            held.append(action)
-            lock.unlock()
-            return nil
-        }
-        if resumeFirst {
-            resumeFirst = false
-            if showingPast, let kept = live {
-                state = kept
-                live = nil
-                showingPast = false
+        let step = shared.withLock { shared -> ReduceStep in
+            if shared.waking {
+                shared.waking = false
+                let change = shared.pending
+                shared.pending = nil
+                shared.apply(change, to: &state)
+                return .consumed
             }
+            if shared.replaying {
+                shared.held.append(action)
+                return .consumed
+            }
+            if shared.resumeFirst {
+                shared.resumeFirst = false
+                if shared.showingPast, let kept = shared.live {
+                    state = kept
+                    shared.live = nil
+                    shared.showingPast = false
+                }
+            }
+            guard shared.showingPast, let kept = shared.live else { return .onState }
+            // The past state stays shown; the action changes the live state kept here.
+            shared.live = nil
+            return .onLive(kept)
         }
-        guard showingPast, var kept = live else {
-            lock.unlock()
-            let began = MonotonicNanos.now()
+        switch step {
+        case .consumed:
+            return nil
+        case .onState:
+            let began = MonotonicClock.nanoseconds()
             let effect = reducer(&state)
-            recorder.record(action, state: state, at: Date(), durationNs: MonotonicNanos.now() - began)
+            recorder.record(action, state: state, at: Date(), durationNs: MonotonicClock.nanoseconds() - began)
             return effect
-        }
-        // The past state stays shown; the action changes the live state kept here.
-        live = nil
-        lock.unlock()
-        let began = MonotonicNanos.now()
-        let effect = reducer(&kept)
-        recorder.record(action, state: kept, at: Date(), durationNs: MonotonicNanos.now() - began)
-        lock.withLock {
-            if showingPast { live = kept }
-        }
-        return effect
-    }
-
-    /// Applies what a wake asked for to the state the store holds. Called under `lock`.
-    private func apply(_ change: Change?, to state: inout State) {
-        switch change {
-        case .show(let past):
-            if !showingPast {
-                live = state
-                showingPast = true
+        case .onLive(var kept):
+            let began = MonotonicClock.nanoseconds()
+            let effect = reducer(&kept)
+            recorder.record(action, state: kept, at: Date(), durationNs: MonotonicClock.nanoseconds() - began)
+            shared.withLock { shared in
+                if shared.showingPast { shared.live = kept }
             }
-            state = past
-        case .resume:
-            if showingPast, let kept = live { state = kept }
-            live = nil
-            showingPast = false
-        case .set(let new):
-            live = nil
-            showingPast = false
-            state = new
-        case .read:
-            readBack = showingPast ? live : state
-        case nil:
-            break
+            return effect
         }
     }
 
@@ -175,20 +189,20 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     /// Sends the wake with `change`; the sentence that says why it did not take, or `nil`.
     @MainActor
     private func wake(_ change: Change) -> String? {
-        let connection = lock.withLock { () -> ((Action) -> Void, Action)? in
-            guard let sender, let wakeAction else { return nil }
-            pending = change
-            waking = true
+        let connection = shared.withLock { shared -> ((Action) -> Void, Action)? in
+            guard let sender = shared.sender, let wakeAction = shared.wakeAction else { return nil }
+            shared.pending = change
+            shared.waking = true
             return (sender, wakeAction)
         }
         guard let (send, action) = connection else { return Self.notConnected }
         send(action)
-        let missed = lock.withLock { () -> Bool in
+        let missed = shared.withLock { shared -> Bool in
             defer {
-                waking = false
-                pending = nil
+                shared.waking = false
+                shared.pending = nil
             }
-            return waking
+            return shared.waking
         }
         return missed ? "the store did not hand the link's wake action to StoreLink.reduce at once; call link.reduce(…) from the store's reducer, and send on the main actor" : nil
     }
@@ -200,9 +214,9 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     @MainActor
     fileprivate func liveState() -> State? {
         guard wake(.read) == nil else { return nil }
-        return lock.withLock {
-            defer { readBack = nil }
-            return readBack
+        return shared.withLock { shared in
+            defer { shared.readBack = nil }
+            return shared.readBack
         }
     }
 
@@ -213,33 +227,33 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
 
     @MainActor
     fileprivate func showLive() -> String? {
-        guard lock.withLock({ showingPast }) else { return nil }
+        guard shared.withLock({ $0.showingPast }) else { return nil }
         return wake(.resume)
     }
 
     @MainActor
     fileprivate func dispatch(_ action: Action) -> String? {
-        let send = lock.withLock { () -> ((Action) -> Void)? in
-            if showingPast { resumeFirst = true }
-            return sender
+        let send = shared.withLock { shared -> ((Action) -> Void)? in
+            if shared.showingPast { shared.resumeFirst = true }
+            return shared.sender
         }
         guard let send else { return Self.notConnected }
         send(action)
         return nil
     }
 
-    fileprivate var isReplaying: Bool { lock.withLock { replaying } }
+    fileprivate var isReplaying: Bool { shared.withLock { $0.replaying } }
 
     @MainActor
     fileprivate func beginReplay(at state: State) -> String? {
-        lock.withLock {
-            replaying = true
-            replayState = state
+        shared.withLock { shared in
+            shared.replaying = true
+            shared.replayState = state
         }
         if let failure = wake(.set(state)) {
-            lock.withLock {
-                replaying = false
-                replayState = nil
+            shared.withLock { shared in
+                shared.replaying = false
+                shared.replayState = nil
             }
             return failure
         }
@@ -248,30 +262,30 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
 
     @MainActor
     fileprivate func replayStep(_ action: Action) -> State? {
-        guard var state = lock.withLock({ () -> State? in
-            defer { replayState = nil }
-            return replayState
+        guard var state = shared.withLock({ shared -> State? in
+            defer { shared.replayState = nil }
+            return shared.replayState
         }) else { return nil }
         stepFunction(&state, action)
-        lock.withLock { replayState = state }
+        shared.withLock { $0.replayState = state }
         _ = wake(.set(state))
         return state
     }
 
     @MainActor
     fileprivate func replaySet(_ state: State) -> State? {
-        lock.withLock { replayState = state }
+        shared.withLock { $0.replayState = state }
         _ = wake(.set(state))
         return state
     }
 
     @MainActor
     fileprivate func endReplay() {
-        let (waiting, send) = lock.withLock { () -> ([Action], ((Action) -> Void)?) in
-            replaying = false
-            replayState = nil
-            defer { held = [] }
-            return (held, sender)
+        let (waiting, send) = shared.withLock { shared -> ([Action], ((Action) -> Void)?) in
+            shared.replaying = false
+            shared.replayState = nil
+            defer { shared.held = [] }
+            return (shared.held, shared.sender)
         }
         guard let send else { return }
         for action in waiting { send(action) }

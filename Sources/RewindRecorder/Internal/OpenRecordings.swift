@@ -1,9 +1,10 @@
 import Foundation
+import RewindSupport
 
 /// Every recording still open in this process, so that one that exits (returns from `main` or
 /// calls `exit()`) without stopping them loses nothing: an exit hook writes what is queued, ends
 /// each session, and waits a bounded time for servers to have their sessions' ends.
-final class OpenRecordings: @unchecked Sendable {
+final class OpenRecordings: Sendable {
     static let shared = OpenRecordings()
 
     /// How long the exit hook waits, in all, for servers to acknowledge and take `end`.
@@ -20,29 +21,32 @@ final class OpenRecordings: @unchecked Sendable {
         let sinks: [any RecordingSink]
     }
 
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-    private var hookInstalled = false
+    private struct Open {
+        var entries: [String: Entry] = [:]
+        var hookInstalled = false
+    }
+
+    private let open = Mutex(Open())
 
     /// Registers an open recording (by session uuid) and installs the exit hook once.
     func add(session: String, sinks: [any RecordingSink], stop: @escaping @Sendable () -> DispatchSemaphore?) {
-        let install = lock.withLock {
-            entries[session] = Entry(stop: stop, sinks: sinks)
-            defer { hookInstalled = true }
-            return !hookInstalled
+        let install = open.withLock { open in
+            open.entries[session] = Entry(stop: stop, sinks: sinks)
+            defer { open.hookInstalled = true }
+            return !open.hookInstalled
         }
         if install { atexit { OpenRecordings.shared.finishAll() } }
     }
 
     /// The recording's thread has ended.
     func remove(session: String) {
-        lock.withLock { _ = entries.removeValue(forKey: session) }
+        open.withLock { _ = $0.entries.removeValue(forKey: session) }
     }
 
     /// Ends every open recording: what is queued is written (committed, for a log file), each
     /// session is ended, and server sinks get up to ``exitWait`` seconds in all to deliver.
     func finishAll() {
-        let open = lock.withLock { Array(entries.values) }
+        let open = self.open.withLock { Array($0.entries.values) }
         guard !open.isEmpty else { return }
         // All stop at once; each is waited for within one bound.
         let stopping = open.compactMap { $0.stop() }

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// The device's copy of what a ``ServerSink`` streams (store and forward): every event goes into
 /// a local log before the server has it, with, per session, the server that acknowledged it last
@@ -12,9 +13,8 @@ import RewindLog
 /// on one Mac, or tests on many ports, never deliver each other's sessions. A sink with several
 /// servers (equivalent ones) uses its first server's file, and each session's mark names
 /// whichever of them acknowledged it: a session one of them holds whole is not sent to another.
-/// It is bounded: past
-/// ``limitBytes``, the oldest sessions the server already has are pruned first, then the oldest
-/// undelivered ones, which is reported in one sentence.
+/// It is bounded: past ``limitBytes``, the oldest sessions the server already has are pruned
+/// first, then the oldest undelivered ones, which is reported in one sentence.
 final class Outbox: @unchecked Sendable {
     /// The local log's file.
     let path: String
@@ -23,15 +23,17 @@ final class Outbox: @unchecked Sendable {
     let server: String
     /// The most bytes the local log may take.
     let limitBytes: Int64
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var writer: LogWriter?
-    private var sessionIDs: [String: Int64] = [:]
-    private var failure: LogError?
-    /// The newest acknowledged seq per session id, and the server that acknowledged it, not yet
-    /// written down.
-    private var acked: [Int64: (server: String, seq: Int64)] = [:]
-    private var markScheduled = false
+    private struct Open {
+        var writer: LogWriter?
+        var sessionIDs: [String: Int64] = [:]
+        var failure: LogError?
+        /// The newest acknowledged seq per session id, and the server that acknowledged it, not
+        /// yet written down.
+        var acked: [Int64: (server: String, seq: Int64)] = [:]
+        var markScheduled = false
+    }
+
+    private let open = Mutex(Open())
     /// Marks are written off the connection's thread, one job at a time.
     private let marks = DispatchQueue(label: "rewind.outbox.marks")
 
@@ -45,7 +47,7 @@ final class Outbox: @unchecked Sendable {
     }
 
     deinit {
-        if writer != nil { SharedLogWriters.giveBack(path) }
+        if open.withLock({ $0.writer }) != nil { SharedLogWriters.giveBack(path) }
     }
 
     /// The local log of `app` for `server`: `FOLDER/APP@HOST_PORT.db`, with anything but letters,
@@ -74,49 +76,50 @@ final class Outbox: @unchecked Sendable {
 
     /// Records the session in the local log, marked for the server; returns its local id.
     func begin(_ session: RecordingSession) throws -> Int64 {
-        let writer = try lock.withLock { try openedWriter() }
-        // The writer's calls wait for its thread, whose completions take `lock`: not under it.
+        let writer = try open.withLock { try openedWriter(&$0) }
+        // The writer's calls wait for its thread, whose completions take `open`'s lock: not under it.
         let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
                                         replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion)
         try writer.markDelivered(session: id, server: server, through: -1)
-        lock.withLock { sessionIDs[session.uuid] = id }
+        open.withLock { $0.sessionIDs[session.uuid] = id }
         Self.live.withLock { live in _ = live[path, default: []].insert(session.uuid) }
         return id
     }
 
     /// The sessions being recorded into each local log in this process, by every sink on it: a
     /// catch-up never takes them for an earlier run's, and the bound never prunes them.
-    private static let live = LiveSessions()
+    private static let live = Mutex<[String: Set<String>]>([:])
 
     /// Every session of this local log that a sink of this process records now.
     var liveSessions: Set<String> { Self.live.withLock { $0[path] ?? [] } }
 
     /// Appends the events (on the recorder's thread; the writer commits them in its own time).
     func write(_ events: [RecordedEvent], of session: RecordingSession) {
-        lock.lock()
-        guard let writer, let id = sessionIDs[session.uuid], failure == nil else {
-            lock.unlock()
-            return
+        let target = open.withLock { open -> (LogWriter, Int64)? in
+            guard let writer = open.writer, let id = open.sessionIDs[session.uuid], open.failure == nil else { return nil }
+            return (writer, id)
         }
-        lock.unlock()
+        guard let (writer, id) = target else { return }
         writer.append(events.logEvents(session: id)) { [weak self] result in
             guard case .failure(let error) = result, let self else { return }
-            self.lock.withLock { if self.failure == nil { self.failure = error } }
+            self.open.withLock { open in
+                if open.failure == nil { open.failure = error }
+            }
         }
     }
 
     /// The first write the local log refused, if any.
-    var lastFailure: LogError? { lock.withLock { failure } }
+    var lastFailure: LogError? { open.withLock { $0.failure } }
 
     /// The local id of a session begun here.
     func sessionID(of uuid: String) -> Int64? {
-        lock.withLock { sessionIDs[uuid] }
+        open.withLock { $0.sessionIDs[uuid] }
     }
 
     /// Records the session's end in the local log.
     func end(_ session: RecordingSession, at date: Date) throws {
         Self.live.withLock { live in _ = live[path]?.remove(session.uuid) }
-        let (writer, id) = lock.withLock { (self.writer, sessionIDs[session.uuid]) }
+        let (writer, id) = open.withLock { open in (open.writer, open.sessionIDs[session.uuid]) }
         guard let writer, let id else { return }
         try writer.commit()
         try writer.endSession(id: id, at: date)
@@ -124,8 +127,7 @@ final class Outbox: @unchecked Sendable {
 
     /// Commits what was appended: from here on it survives the app.
     func commit() throws {
-        let writer = lock.withLock { self.writer }
-        try writer?.commit()
+        try open.withLock { $0.writer }?.commit()
     }
 
     /// `server` holds `session` through `seq`: written down soon, off the caller's thread (only
@@ -134,23 +136,23 @@ final class Outbox: @unchecked Sendable {
     /// own may hold less than the one before it).
     func acknowledged(session id: Int64, through seq: Int64, by server: String? = nil) {
         let server = server ?? self.server
-        let schedule = lock.withLock { () -> Bool in
-            if let earlier = acked[id], earlier.server == server {
-                acked[id] = (server, max(earlier.seq, seq))
+        let schedule = open.withLock { open -> Bool in
+            if let earlier = open.acked[id], earlier.server == server {
+                open.acked[id] = (server, max(earlier.seq, seq))
             } else {
-                acked[id] = (server, seq)
+                open.acked[id] = (server, seq)
             }
-            defer { markScheduled = true }
-            return !markScheduled
+            defer { open.markScheduled = true }
+            return !open.markScheduled
         }
         guard schedule else { return }
         marks.async { [self] in
-            let (writer, pending) = lock.withLock { () -> (LogWriter?, [Int64: (server: String, seq: Int64)]) in
+            let (writer, pending) = open.withLock { open -> (LogWriter?, [Int64: (server: String, seq: Int64)]) in
                 defer {
-                    acked = [:]
-                    markScheduled = false
+                    open.acked = [:]
+                    open.markScheduled = false
                 }
-                return (self.writer, acked)
+                return (open.writer, open.acked)
             }
             guard let writer else { return }
             for (session, mark) in pending {
@@ -217,8 +219,7 @@ final class Outbox: @unchecked Sendable {
     /// whole first, then (only if still over) the oldest it lacks, leaving out `keeping`; returns
     /// one sentence when events the server lacks were dropped.
     func enforceLimit(keeping: Set<String>) throws -> String? {
-        let writer = lock.withLock { self.writer }
-        guard let writer else { return nil }
+        guard let writer = open.withLock({ $0.writer }) else { return nil }
         try writer.commit()
         let reader = try LogReader(path: path)
         // Pages in use: a pruned session's pages are freed and reused, though the file keeps
@@ -254,23 +255,12 @@ final class Outbox: @unchecked Sendable {
 
     // MARK: Inside
 
-    private func openedWriter() throws -> LogWriter {
-        if let writer { return writer }
+    /// With the lock held: the writer, borrowed at the first session.
+    private func openedWriter(_ open: inout Open) throws -> LogWriter {
+        if let writer = open.writer { return writer }
         try LogFileProblem.prepare(path, createFolder: true)
         let opened = try SharedLogWriters.borrow(path)
-        writer = opened
+        open.writer = opened
         return opened
-    }
-}
-
-/// A lock around the process's live sessions per local log.
-private final class LiveSessions: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sessions: [String: Set<String>] = [:]
-
-    func withLock<T>(_ body: (inout [String: Set<String>]) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&sessions)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindSupport
 
 /// The bounded hand-off between the dispatch path and the recorder's thread.
 ///
@@ -65,20 +66,63 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
     static var pollInterval: Double { 0.002 }
     static var pollsBeforeSleeping: Int { 100 }
 
+    /// Everything that changes, under one lock. Only the consumer waits on it: for work, while
+    /// it polls or sleeps.
+    @usableFromInline
+    struct Shared {
+        @usableFromInline var pending: [Entry] = []
+        @usableFromInline var snapshots = 0
+        @usableFromInline var nextSeq: Int64 = 1
+        @usableFromInline var paused = false
+        @usableFromInline var gap = false
+        @usableFromInline var closed = false
+        var stopRequested = false
+        var waiters: [DispatchSemaphore] = []
+        @usableFromInline var consumer = Consumer.busy
+        @usableFromInline var droppedCount = 0
+        @usableFromInline var pushedCount = 0
+
+        init() {}
+
+        /// Whether the consumer has something to do.
+        var hasWork: Bool { !pending.isEmpty || !waiters.isEmpty || stopRequested }
+
+        /// The seq of the next event, or `nil` when paused (the gap is noted) or closed.
+        @inlinable
+        mutating func takeSeq() -> Int64? {
+            if closed || paused {
+                if paused { gap = true }
+                return nil
+            }
+            defer { nextSeq += 1 }
+            return nextSeq
+        }
+
+        /// Appends `entry`; `true` when the consumer sleeps and must be woken (it is marked busy
+        /// here, so one push wakes it).
+        @inlinable
+        mutating func enqueue(_ entry: Entry) -> Bool {
+            pending.append(entry)
+            gap = false
+            pushedCount += 1
+            guard consumer == .sleeping else { return false }
+            consumer = .busy
+            return true
+        }
+
+        /// Asks the consumer to come at once (a flush or a stop); `nil` when closed.
+        mutating func addWaiter(stopping: Bool) -> DispatchSemaphore? {
+            guard !closed else { return nil }
+            if stopping { stopRequested = true }
+            let semaphore = DispatchSemaphore(value: 0)
+            waiters.append(semaphore)
+            consumer = .busy
+            return semaphore
+        }
+    }
+
     @usableFromInline let capacity: Int
-    @usableFromInline let condition = NSCondition()
-    // Everything below is guarded by `condition`.
-    @usableFromInline var pending: [Entry] = []
-    @usableFromInline var snapshots = 0
-    @usableFromInline var nextSeq: Int64 = 1
-    @usableFromInline var paused = false
-    @usableFromInline var gap = false
-    @usableFromInline var closed = false
-    private var stopRequested = false
-    private var waiters: [DispatchSemaphore] = []
-    @usableFromInline var consumer = Consumer.busy
-    @usableFromInline var droppedCount = 0
-    @usableFromInline var pushedCount = 0
+    @usableFromInline let shared = Condition(Shared())
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -88,152 +132,113 @@ final class RecorderQueue<State, Action>: @unchecked Sendable {
     @inlinable
     func push(_ action: Action, state: State, at: Date, durationNs: Int64, cause: Int64?, site: SendSite?,
               skipped: Bool = false) -> Int64? {
-        condition.lock()
-        if closed || paused {
-            if paused { gap = true }
-            condition.unlock()
-            return nil
+        let capacity = capacity
+        return shared.update { shared, waking in
+            guard let seq = shared.takeSeq() else { return nil }
+            let full = shared.snapshots >= capacity
+            if full, let last = shared.pending.indices.last, shared.pending[last].overflow, shared.pending[last].state != nil {
+                shared.pending[last].state = nil
+                shared.droppedCount += 1
+            } else {
+                shared.snapshots += 1
+            }
+            var entry = Entry(seq: seq, at: at, action: action, state: state, durationNs: durationNs,
+                              cause: cause, site: site, afterGap: shared.gap, overflow: full)
+            entry.skipped = skipped
+            if shared.enqueue(entry) { waking = .one }
+            return seq
         }
-        let seq = nextSeq
-        nextSeq += 1
-        let full = snapshots >= capacity
-        if full, let last = pending.indices.last, pending[last].overflow, pending[last].state != nil {
-            pending[last].state = nil
-            droppedCount += 1
-        } else {
-            snapshots += 1
-        }
-        var entry = Entry(seq: seq, at: at, action: action, state: state, durationNs: durationNs,
-                          cause: cause, site: site, afterGap: gap, overflow: full)
-        entry.skipped = skipped
-        enqueueLocked(entry)
-        return seq
-    }
-
-    /// With the lock held: appends `entry`, wakes the consumer if it sleeps, and unlocks.
-    @inlinable
-    func enqueueLocked(_ entry: Entry) {
-        pending.append(entry)
-        gap = false
-        pushedCount += 1
-        if consumer == .sleeping {
-            consumer = .busy
-            condition.signal()
-        }
-        condition.unlock()
     }
 
     /// Appends a marker event (``Entry/marker``) with the state it leaves; returns its seq, or
     /// `nil` when paused or closed.
     func pushMarker(_ marker: JSONValue, state: State, at: Date) -> Int64? {
-        condition.lock()
-        if closed || paused {
-            if paused { gap = true }
-            condition.unlock()
-            return nil
+        shared.update { shared, waking in
+            guard let seq = shared.takeSeq() else { return nil }
+            shared.snapshots += 1
+            var entry = Entry(seq: seq, at: at, action: nil, state: state, durationNs: 0, cause: nil, site: nil,
+                              afterGap: shared.gap, overflow: false)
+            entry.marker = marker
+            if shared.enqueue(entry) { waking = .one }
+            return seq
         }
-        let seq = nextSeq
-        nextSeq += 1
-        snapshots += 1
-        var entry = Entry(seq: seq, at: at, action: nil, state: state, durationNs: 0, cause: nil, site: nil,
-                          afterGap: gap, overflow: false)
-        entry.marker = marker
-        enqueueLocked(entry)
-        return seq
     }
 
     /// Waits for work and swaps it into `entries` (which must be empty).
     func take(into entries: inout [Entry]) -> Batch {
-        condition.lock()
-        defer { condition.unlock() }
         var polls = 0
-        while pending.isEmpty && waiters.isEmpty && !stopRequested {
-            if polls < Self.pollsBeforeSleeping {
-                consumer = .polling
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.pollInterval))
-                polls += 1
-            } else {
-                consumer = .sleeping
-                condition.wait()
+        while true {
+            let sleeping = polls >= Self.pollsBeforeSleeping
+            let batch = shared.withLock { shared -> Batch? in
+                guard shared.hasWork else {
+                    shared.consumer = sleeping ? .sleeping : .polling
+                    return nil
+                }
+                shared.consumer = .busy
+                swap(&shared.pending, &entries)
+                defer { shared.waiters = [] }
+                return Batch(flushWaiters: shared.waiters, stop: shared.stopRequested)
             }
+            if let batch { return batch }
+            // The wait looks for work again under its own hold of the lock, so a push or a flush
+            // that came in between is not missed. While polling, pushes do not signal: the poll
+            // interval ends the wait.
+            _ = shared.wait(for: \.hasWork, deadline: sleeping ? nil : MonotonicClock.deadline(after: Self.pollInterval))
+            polls += 1
         }
-        consumer = .busy
-        swap(&pending, &entries)
-        let batch = Batch(flushWaiters: waiters, stop: stopRequested)
-        waiters = []
-        return batch
     }
 
     /// The consumer has let go of `count` snapshots.
     func released(_ count: Int) {
-        condition.lock()
-        snapshots -= count
-        condition.unlock()
+        shared.withLock { $0.snapshots -= count }
     }
 
     /// A semaphore signalled once everything pushed before is written and flushed; `nil` when
     /// the queue is closed (nothing more will be written).
     func requestFlush() -> DispatchSemaphore? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !closed else { return nil }
-        let semaphore = DispatchSemaphore(value: 0)
-        waiters.append(semaphore)
-        consumer = .busy
-        condition.signal()
-        return semaphore
+        shared.update { shared, waking in
+            let semaphore = shared.addWaiter(stopping: false)
+            if semaphore != nil { waking = .one }
+            return semaphore
+        }
     }
 
     /// Asks the consumer to write what is queued, end the session and stop; the semaphore is
     /// signalled when it has (`nil` when already closed).
     @discardableResult
     func requestStop() -> DispatchSemaphore? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !closed else { return nil }
-        stopRequested = true
-        let semaphore = DispatchSemaphore(value: 0)
-        waiters.append(semaphore)
-        consumer = .busy
-        condition.signal()
-        return semaphore
+        shared.update { shared, waking in
+            let semaphore = shared.addWaiter(stopping: true)
+            if semaphore != nil { waking = .one }
+            return semaphore
+        }
     }
 
     /// No more pushes are accepted; pending entries are dropped and flush waiters released.
     func close() {
-        condition.lock()
-        closed = true
-        pending = []
-        snapshots = 0
-        let released = waiters
-        waiters = []
-        condition.unlock()
+        let released = shared.withLock { shared in
+            shared.closed = true
+            shared.pending = []
+            shared.snapshots = 0
+            defer { shared.waiters = [] }
+            return shared.waiters
+        }
         for waiter in released { waiter.signal() }
     }
 
     /// The state changed without an action (a replay set it): the next event is coalesced.
     func markGap() {
-        condition.lock()
-        gap = true
-        condition.unlock()
+        shared.withLock { $0.gap = true }
     }
 
     func setPaused(_ value: Bool) {
-        condition.lock()
-        paused = value
-        condition.unlock()
+        shared.withLock { $0.paused = value }
     }
 
-    var isPaused: Bool { withLock { paused } }
-    var isClosed: Bool { withLock { closed } }
+    var isPaused: Bool { shared.withLock { $0.paused } }
+    var isClosed: Bool { shared.withLock { $0.closed } }
     /// Snapshots dropped because the queue was full.
-    var dropped: Int { withLock { droppedCount } }
+    var dropped: Int { shared.withLock { $0.droppedCount } }
     /// Actions accepted.
-    var pushed: Int { withLock { pushedCount } }
-
-    private func withLock<T>(_ body: () -> T) -> T {
-        condition.lock()
-        defer { condition.unlock() }
-        return body()
-    }
+    var pushed: Int { shared.withLock { $0.pushedCount } }
 }

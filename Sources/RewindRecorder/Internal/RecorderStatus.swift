@@ -1,27 +1,35 @@
 import Foundation
+import RewindSupport
 
 /// What a recorder's thread tells the app: its first error (written once to standard error)
 /// and how many events held non-finite numbers.
-final class RecorderStatus: @unchecked Sendable {
-    private let lock = NSLock()
-    private var error: RecorderError?
-    private var nonFinite = 0
-    private var printedEncodingError = false
+final class RecorderStatus: Sendable {
+    private struct Reported {
+        var error: RecorderError?
+        var nonFinite = 0
+        var printedEncodingError = false
+    }
 
-    var lastError: RecorderError? { lock.withLock { error } }
-    var nonFiniteCount: Int { lock.withLock { nonFinite } }
+    private let reported = Mutex(Reported())
 
-    /// Records `error`; the first fatal one and the first encoding one are written to stderr.
+    var lastError: RecorderError? { reported.withLock { $0.error } }
+    var nonFiniteCount: Int { reported.withLock { $0.nonFinite } }
+
+    /// Records `error`; the first fatal one, the first encoding one and tags left out are written to stderr.
     func report(_ error: RecorderError) {
-        let shouldPrint: Bool = lock.withLock {
+        let shouldPrint: Bool = reported.withLock { reported in
             let first: Bool
-            if case .encoding = error.kind {
-                first = !printedEncodingError
-                printedEncodingError = true
-                if self.error == nil { self.error = error }
+            if error.isEncodingSkip {
+                first = !reported.printedEncodingError
+                reported.printedEncodingError = true
+                if reported.error == nil { reported.error = error }
+            } else if error.isNonFatal {
+                // Tags left out: said once, when the recorder starts.
+                first = true
+                if reported.error == nil { reported.error = error }
             } else {
-                first = self.error.map { if case .encoding = $0.kind { true } else { false } } ?? true
-                self.error = error
+                first = reported.error?.isNonFatal ?? true
+                reported.error = error
             }
             return first
         }
@@ -31,6 +39,6 @@ final class RecorderStatus: @unchecked Sendable {
     }
 
     func noteNonFinite() {
-        lock.withLock { nonFinite += 1 }
+        reported.withLock { $0.nonFinite += 1 }
     }
 }

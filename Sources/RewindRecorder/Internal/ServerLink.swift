@@ -2,13 +2,14 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindWire
+import RewindSupport
 
 /// One session's connection to `rewind serve`: hello, welcome, events, acks, reconnects.
 ///
-/// Everything is guarded by `condition`; nothing here waits on the network. The recorder's thread
-/// appends and sends; each connection's thread or queue delivers welcome, acks and commands. A
-/// new connection (of the sink's ``ServerTransport``) is made for every attempt, and callbacks
-/// from an older one are ignored.
+/// Everything that changes is in `state`, under its lock; nothing here waits on the network. The
+/// recorder's thread appends and sends; each connection's thread or queue delivers welcome, acks
+/// and commands. A new connection (of the sink's ``ServerTransport``) is made for every attempt,
+/// and callbacks from an older one are ignored.
 ///
 /// With several servers (equivalent ones: instances on one database), the link stays on the one
 /// that works and moves to the next when a connect fails, the connection closes, or the server
@@ -31,38 +32,65 @@ final class ServerLink: @unchecked Sendable {
     private let requests: [TransportRequest]
     private let failures: @Sendable (TransportFailure, URL) -> Void
     private let commands: @Sendable (Command, ServerLink) -> Void
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var events: UnackedEvents
-    private var phase = Phase.waiting
-    private var client: (any TransportConnection)?
-    private var attempt = 0
-    private var backoff = ReconnectBackoff()
-    /// The server (index in `requests`) the current or next attempt goes to.
-    private var server: Int
-    /// Servers that may still be tried at once, without waiting, in this round.
-    private var untried: Int
-    /// The server whose acks the link last had (named when another one lacks what it acked).
-    private var ackedBy: URL?
-    /// Servers already said to lack events this link no longer holds.
-    private var reportedGaps: Set<Int> = []
-    /// A whole round of servers has been tried (the link waited before trying again).
-    private var triedEveryServer = false
-    /// The attempt whose end is being handled (its second end, if any, is ignored).
-    private var endedAttempt = 0
-    private var ended = false
-    private var connections = 0
-    private var lastError: String?
-    private var lastConnectFailure: String?
-    /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
-    private var storageTrouble = false
-    /// Why the server refused an event on the last connection; the next one withholds it.
-    private var refusal: String?
-    /// The first seq appended but not yet sent, while events are gathered into a batch.
-    private var gatheredFrom: Int64?
-    private var gatherScheduled = false
-    /// When events last went out (uptime nanoseconds).
-    private var lastSendAt: UInt64 = 0
+    /// Flushes and deliveries wait here for the acknowledged seq, the phase, or (a delivery that
+    /// gives up on servers that never answered) the welcomes and rounds to change; ``change(_:)``
+    /// wakes them when one does.
+    private let state: Condition<State>
+
+    private struct State {
+        var events: UnackedEvents
+        var phase = Phase.waiting
+        var client: (any TransportConnection)?
+        var attempt = 0
+        var backoff = ReconnectBackoff()
+        /// The server (index in `requests`) the current or next attempt goes to.
+        var server: Int
+        /// Servers that may still be tried at once, without waiting, in this round.
+        var untried: Int
+        /// The server whose acks the link last had (named when another one lacks what it acked).
+        var ackedBy: URL?
+        /// Servers already said to lack events this link no longer holds.
+        var reportedGaps: Set<Int> = []
+        /// A whole round of servers has been tried (the link waited before trying again).
+        var triedEveryServer = false
+        /// The attempt whose end is being handled (its second end, if any, is ignored).
+        var endedAttempt = 0
+        var ended = false
+        var connections = 0
+        var lastError: String?
+        var lastConnectFailure: String?
+        /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
+        var storageTrouble = false
+        /// Why the server refused an event on the last connection; the next one withholds it.
+        var refusal: String?
+        /// The first seq appended but not yet sent, while events are gathered into a batch.
+        var gatheredFrom: Int64?
+        var gatherScheduled = false
+        /// When events last went out (uptime nanoseconds).
+        var lastSendAt: UInt64 = 0
+        /// Holds the link while an ended session is still being delivered, so that it outlives
+        /// the recorder and the sink.
+        var delivering: ServerLink?
+        /// The connection that carried `end`, kept so a caller can wait for its close to finish.
+        var closingClient: (any TransportConnection)?
+        /// Whether an ended session says `end` once delivered; a session delivered from the
+        /// local log after its app is gone, which never ended there, only closes its connection.
+        var saysEnd = true
+
+        /// What the waiters look at: ``change(_:)`` wakes them when any of it changes.
+        var watched: Watched {
+            Watched(ackedThrough: events.ackedThrough, phase: phase, connections: connections, triedEveryServer: triedEveryServer)
+        }
+    }
+
+    /// What ``waitForAcks(until:throughOutages:)`` and ``waitUntilDelivered(until:unlessUnanswered:)``
+    /// wait on.
+    private struct Watched: Equatable {
+        var ackedThrough: Int64
+        var phase: Phase
+        var connections: Int
+        var triedEveryServer: Bool
+    }
 
     /// The errors that refuse one event for what it holds, which resending cannot change.
     static func refusesAnEvent(_ code: WireError.Code) -> Bool {
@@ -71,12 +99,6 @@ final class ServerLink: @unchecked Sendable {
         default: false
         }
     }
-    /// Holds the link while an ended session is still being delivered, so that it outlives the
-    /// recorder and the sink.
-    private var delivering: ServerLink?
-    /// The connection that carried `end`, kept so a caller can wait for its close to finish.
-    private var closingClient: (any TransportConnection)?
-
     /// Hears each seq the server acknowledges, with that server (on the connection's thread):
     /// the local log records it.
     private let acknowledged: (@Sendable (Int64, URL) -> Void)?
@@ -87,9 +109,6 @@ final class ServerLink: @unchecked Sendable {
     /// Hears the index of each server that welcomes the session, with the lock held: it must
     /// take no lock that is ever held while this link's is taken.
     private let welcomed: (@Sendable (Int) -> Void)?
-    /// Whether an ended session says `end` once delivered; a session delivered from the local
-    /// log after its app is gone, which never ended there, only closes its connection.
-    private var saysEnd = true
 
     /// `failures` hears every failed attempt to connect, with the server it tried (the sink
     /// reports the first of each server). The first attempt goes to `requests[startAt]`.
@@ -104,22 +123,31 @@ final class ServerLink: @unchecked Sendable {
         self.session = session
         self.transport = transport
         self.requests = requests
-        server = requests.indices.contains(startAt) ? startAt : 0
-        untried = requests.count - 1
         self.failures = failures
         self.commands = commands
         self.acknowledged = acknowledged
         self.history = history
         self.welcomed = welcomed
-        self.events = UnackedEvents(capacity: capacity)
+        self.state = Condition(State(events: UnackedEvents(capacity: capacity),
+                                     server: requests.indices.contains(startAt) ? startAt : 0,
+                                     untried: requests.count - 1))
+    }
+
+    /// Runs `body` under the lock and wakes the waiters when it changed what they wait for: the
+    /// acknowledged seq, the phase, the welcomes or the rounds tried.
+    @discardableResult
+    private func change<Result>(_ body: (inout State) -> Result) -> Result {
+        state.update { state, waking in
+            let watched = state.watched
+            defer { if state.watched != watched { waking = .all } }
+            return body(&state)
+        }
     }
 
     /// For a session delivered from the local log: appended whole, then over once the server
     /// holds it, saying `end` only if the session ended where it was recorded.
     func deliverRecorded(_ recorded: [RecordedEvent], ended: Bool) {
-        condition.lock()
-        saysEnd = ended
-        condition.unlock()
+        state.withLock { $0.saysEnd = ended }
         append(recorded)
         end()
     }
@@ -127,28 +155,28 @@ final class ServerLink: @unchecked Sendable {
     // MARK: What the sink asks
 
     func append(_ recorded: [RecordedEvent]) {
-        condition.lock()
-        defer { condition.unlock() }
         guard let firstSeq = recorded.first?.event.seq else { return }
-        for event in recorded { events.append(event.event) }
-        guard phase == .streaming, client != nil else { return }
-        // A drop of older states rewrites entries already sent; the server keeps what it got
-        // (their `sentHash`), so only the new ones go out.
-        let from = gatheredFrom ?? firstSeq
-        let now = DispatchTime.now().uptimeNanoseconds
-        if gatheredFrom == nil, now &- lastSendAt >= Self.gatherWindow {
-            // Idle for a while: this one goes at once, so live latency stays as it was.
-            sendGathered(from: from, now: now)
-            return
-        }
-        // Events coming faster than one a millisecond: the ones of the next millisecond go
-        // together, as one `events` batch, which costs the server one frame instead of several.
-        gatheredFrom = from
-        guard !gatherScheduled else { return }
-        gatherScheduled = true
-        let wait = Self.gatherWindow &- min(Self.gatherWindow, now &- lastSendAt)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(wait, 100_000)))) { [weak self] in
-            self?.sendGatheredNow()
+        change { state in
+            for event in recorded { state.events.append(event.event) }
+            guard state.phase == .streaming, state.client != nil else { return }
+            // A drop of older states rewrites entries already sent; the server keeps what it got
+            // (their `sentHash`), so only the new ones go out.
+            let from = state.gatheredFrom ?? firstSeq
+            let now = DispatchTime.now().uptimeNanoseconds
+            if state.gatheredFrom == nil, now &- state.lastSendAt >= Self.gatherWindow {
+                // Idle for a while: this one goes at once, so live latency stays as it was.
+                sendGathered(from: from, now: now, &state)
+                return
+            }
+            // Events coming faster than one a millisecond: the ones of the next millisecond go
+            // together, as one `events` batch, which costs the server one frame instead of several.
+            state.gatheredFrom = from
+            guard !state.gatherScheduled else { return }
+            state.gatherScheduled = true
+            let wait = Self.gatherWindow &- min(Self.gatherWindow, now &- state.lastSendAt)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(wait, 100_000)))) { [weak self] in
+                self?.sendGatheredNow()
+            }
         }
     }
 
@@ -157,53 +185,50 @@ final class ServerLink: @unchecked Sendable {
 
     /// The gathering timer fired: what was gathered goes out.
     private func sendGatheredNow() {
-        condition.lock()
-        defer { condition.unlock() }
-        gatherScheduled = false
-        guard let from = gatheredFrom else { return }
-        guard phase == .streaming, client != nil else {
-            // A reconnect resends from the server's `nextSeq` anyway.
-            gatheredFrom = nil
-            return
+        change { state in
+            state.gatherScheduled = false
+            guard let from = state.gatheredFrom else { return }
+            guard state.phase == .streaming, state.client != nil else {
+                // A reconnect resends from the server's `nextSeq` anyway.
+                state.gatheredFrom = nil
+                return
+            }
+            sendGathered(from: from, now: DispatchTime.now().uptimeNanoseconds, &state)
         }
-        sendGathered(from: from, now: DispatchTime.now().uptimeNanoseconds)
     }
 
     /// With the lock held: sends every pending event from `seq` on.
-    private func sendGathered(from seq: Int64, now: UInt64) {
-        gatheredFrom = nil
-        lastSendAt = now
-        guard let client else { return }
-        sendEvents(in: events.indices(from: seq), on: client, serverHash: nil)
+    private func sendGathered(from seq: Int64, now: UInt64, _ state: inout State) {
+        state.gatheredFrom = nil
+        state.lastSendAt = now
+        guard let client = state.client else { return }
+        sendEvents(in: state.events.indices(from: seq), on: client, serverHash: nil, &state)
     }
 
     /// Marks the session ended; `end` goes out once every event is acknowledged.
     func end() {
-        condition.lock()
-        defer { condition.unlock() }
-        ended = true
-        if phase != .finished { delivering = self }
-        finishIfDelivered()
+        change { state in
+            state.ended = true
+            if state.phase != .finished { state.delivering = self }
+            finishIfDelivered(&state)
+        }
     }
 
     /// The sink is going away: an ended session is still delivered, an open one is given up.
     func abandon() {
-        condition.lock()
-        let ended = self.ended
-        condition.unlock()
-        if !ended { stop() }
+        if !state.withLock({ $0.ended }) { stop() }
     }
 
     /// Waits until every event appended so far is acknowledged or `deadline` passes; without
     /// `throughOutages`, gives up at once while waiting to reconnect (nothing can be acknowledged).
     func waitForAcks(until deadline: Date, throughOutages: Bool) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let target = events.lastSeq
-        while events.ackedThrough < target, phase != .finished, throughOutages || phase != .waiting {
-            if !condition.wait(until: deadline) { break }
+        let target = state.withLock { $0.events.lastSeq }
+        let acked = state.withLock(when: { state in
+            state.events.ackedThrough >= target || state.phase == .finished || (!throughOutages && state.phase == .waiting)
+        }, deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
+            state.events.ackedThrough >= target
         }
-        return events.ackedThrough >= target
+        return acked ?? false
     }
 
     /// Waits until the ended session's `end` has been written and its connection closed, or
@@ -213,15 +238,15 @@ final class ServerLink: @unchecked Sendable {
     /// servers that never answered, but while the first round is under way (a connect in
     /// flight, the next server of a list about to be tried) it may still deliver.
     func waitUntilDelivered(until deadline: Date, unlessUnanswered: Bool = false) -> Bool {
-        condition.lock()
-        while ended, phase != .finished, !(unlessUnanswered && connections == 0 && triedEveryServer) {
-            if !condition.wait(until: deadline) { break }
+        let outcome = state.withLock(when: { state in
+            !state.ended || state.phase == .finished
+                || (unlessUnanswered && state.connections == 0 && state.triedEveryServer)
+        }, deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
+            (delivered: state.ended && state.phase == .finished && state.events.ackedThrough >= state.events.lastSeq,
+             closing: state.closingClient)
         }
-        let delivered = ended && phase == .finished && events.ackedThrough >= events.lastSeq
-        let closing = closingClient
-        condition.unlock()
-        guard delivered else { return false }
-        guard let closing else { return true }
+        guard let outcome, outcome.delivered else { return false }
+        guard let closing = outcome.closing else { return true }
         let remaining = max(0, deadline.timeIntervalSinceNow)
         return closing.waitUntilFinished(timeout: .nanoseconds(Int64(remaining * 1e9)))
     }
@@ -229,60 +254,57 @@ final class ServerLink: @unchecked Sendable {
     /// Whether the link is over (delivered or given up) and its last connection has closed;
     /// lets that connection go once it has.
     var isOver: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard phase == .finished else { return false }
-        if let closing = closingClient {
-            guard closing.isFinished else { return false }
-            closingClient = nil
+        state.withLock { state in
+            guard state.phase == .finished else { return false }
+            if let closing = state.closingClient {
+                guard closing.isFinished else { return false }
+                state.closingClient = nil
+            }
+            return true
         }
-        return true
     }
 
     /// Gives up: closes the connection and stops reconnecting (what is unacknowledged is lost).
     func stop() {
-        condition.lock()
-        let client = self.client
-        self.client = nil
-        phase = .finished
-        delivering = nil
-        condition.broadcast()
-        condition.unlock()
+        let client = change { state in
+            defer {
+                state.client = nil
+                state.phase = .finished
+                state.delivering = nil
+            }
+            return state.client
+        }
         client?.close(goingAway: true)
     }
 
     /// Sends a command's result on the current connection; lost if it is down.
     func reply(_ result: AppMessage.CommandResult) {
-        condition.lock()
-        let client = phase == .streaming ? self.client : nil
-        condition.unlock()
+        let client = state.withLock { $0.phase == .streaming ? $0.client : nil }
         _ = client?.send(text: AppMessage.result(result).json.serialized())
     }
 
     var status: ServerLinkStatus {
-        condition.lock()
-        defer { condition.unlock() }
-        return ServerLinkStatus(connected: phase == .streaming, unacked: events.count, droppedStates: events.droppedStates,
-                                connections: connections, attempts: attempt, finished: phase == .finished,
-                                lastError: lastError, lastConnectFailure: lastConnectFailure,
-                                ackedThrough: events.ackedThrough, lastSeq: events.lastSeq, server: requests[server].url,
-                                triedEveryServer: triedEveryServer)
+        state.withLock { state in
+            ServerLinkStatus(connected: state.phase == .streaming, unacked: state.events.count, droppedStates: state.events.droppedStates,
+                             connections: state.connections, attempts: state.attempt, finished: state.phase == .finished,
+                             lastError: state.lastError, lastConnectFailure: state.lastConnectFailure,
+                             ackedThrough: state.events.ackedThrough, lastSeq: state.events.lastSeq,
+                             server: requests[state.server].url, triedEveryServer: state.triedEveryServer)
+        }
     }
 
     // MARK: The connection
 
     func connect() {
-        condition.lock()
-        guard phase == .waiting else {
-            condition.unlock()
-            return
+        let attempt = change { state -> (client: any TransportConnection, listener: AttemptListener)? in
+            guard state.phase == .waiting else { return nil }
+            state.attempt += 1
+            let client = transport.makeConnection(requests[state.server])
+            state.client = client
+            state.phase = .connecting
+            return (client, AttemptListener(link: self, attempt: state.attempt))
         }
-        attempt += 1
-        let listener = AttemptListener(link: self, attempt: attempt)
-        let client = transport.makeConnection(requests[server])
-        self.client = client
-        phase = .connecting
-        condition.unlock()
+        guard let (client, listener) = attempt else { return }
         // Outside the lock: a transport may report a failure before `open` returns.
         client.open(listener: listener)
     }
@@ -299,221 +321,218 @@ final class ServerLink: @unchecked Sendable {
         case nextWelcomed
     }
 
-    /// Called with the lock held.
-    private func scheduleRetry(_ retry: Retry) {
-        phase = .waiting
-        client = nil
-        // A flush waiting on this connection gives up now.
-        condition.broadcast()
+    /// With the lock held (in ``change(_:)``, whose phase change wakes a flush waiting on this
+    /// connection: it gives up now; and a delivery waiting for a round to end, when this one
+    /// does).
+    private func scheduleRetry(_ retry: Retry, _ state: inout State) {
+        state.phase = .waiting
+        state.client = nil
         if retry != .same, requests.count > 1 {
-            server = (server + 1) % requests.count
+            state.server = (state.server + 1) % requests.count
             // A refusal is the previous server's: another may hold another `nextSeq`.
-            refusal = nil
+            state.refusal = nil
         }
-        if retry == .nextUnwelcomed, untried > 0 {
-            untried -= 1
+        if retry == .nextUnwelcomed, state.untried > 0 {
+            state.untried -= 1
             DispatchQueue.global().async { [weak self] in self?.connect() }
             return
         }
         // A new round, after the wait: every server may be tried once more at once.
-        untried = requests.count - 1
-        triedEveryServer = true
-        let delay = backoff.nextDelay()
+        state.untried = requests.count - 1
+        state.triedEveryServer = true
+        let delay = state.backoff.nextDelay()
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
     }
 
     fileprivate func didConnect(attempt: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard attempt == self.attempt, phase == .connecting, let client else { return }
-        phase = .awaitingWelcome
-        let hello = AppMessage.Hello(
-            session: session.uuid, app: session.app, version: session.meta["version"]?.stringValue,
-            meta: session.meta.objectValue ?? [:],
-            lastAckedSeq: events.ackedThrough >= 0 ? events.ackedThrough : nil,
-            startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run,
-            hashVersion: session.hashVersion)
-        _ = client.send(text: AppMessage.hello(hello).json.serialized())
+        change { state in
+            guard attempt == state.attempt, state.phase == .connecting, let client = state.client else { return }
+            state.phase = .awaitingWelcome
+            let hello = AppMessage.Hello(
+                session: session.uuid, app: session.app, version: session.meta["version"]?.stringValue,
+                meta: session.meta.objectValue ?? [:],
+                lastAckedSeq: state.events.ackedThrough >= 0 ? state.events.ackedThrough : nil,
+                startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run,
+                hashVersion: session.hashVersion)
+            _ = client.send(text: AppMessage.hello(hello).json.serialized())
+        }
     }
 
     fileprivate func didEnd(attempt: Int, failure: TransportFailure? = nil) {
-        condition.lock()
-        guard attempt == self.attempt, phase != .finished, phase != .waiting, endedAttempt != attempt else {
-            condition.unlock()
-            return
-        }
         // Only the first end of an attempt counts (a transport may say it failed and closed).
-        endedAttempt = attempt
-        let url = requests[server].url
-        condition.unlock()
+        let url = state.withLock { state -> URL? in
+            guard attempt == state.attempt, state.phase != .finished, state.phase != .waiting,
+                  state.endedAttempt != attempt else { return nil }
+            state.endedAttempt = attempt
+            return requests[state.server].url
+        }
+        guard let url else { return }
         // Said before the link moves on (off the lock: the sink takes its own), so whoever sees
         // the link give up or move (an app about to exit, a wait on it) sees the failure said.
         if let failure { failures(failure, url) }
-        condition.lock()
-        defer { condition.unlock() }
-        // Meanwhile the link may have been stopped.
-        guard attempt == self.attempt, phase != .finished, phase != .waiting else { return }
-        if let failure { lastConnectFailure = failure.reason }
-        if failure?.isPermanent == true {
-            // This transport cannot run here: retrying cannot help.
-            client = nil
-            phase = .finished
-            delivering = nil
-            condition.broadcast()
-        } else {
-            // Welcomed (streaming, or reading back what this server lacks) and then closed: the
-            // server went away, and the next one is tried after the backoff.
-            scheduleRetry(phase == .streaming || phase == .restoring ? .nextWelcomed : .nextUnwelcomed)
+        change { state in
+            // Meanwhile the link may have been stopped.
+            guard attempt == state.attempt, state.phase != .finished, state.phase != .waiting else { return }
+            if let failure { state.lastConnectFailure = failure.reason }
+            if failure?.isPermanent == true {
+                // This transport cannot run here: retrying cannot help.
+                state.client = nil
+                state.phase = .finished
+                state.delivering = nil
+            } else {
+                // Welcomed (streaming, or reading back what this server lacks) and then closed:
+                // the server went away, and the next one is tried after the backoff.
+                scheduleRetry(state.phase == .streaming || state.phase == .restoring ? .nextWelcomed : .nextUnwelcomed, &state)
+            }
         }
     }
 
     fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
         guard let message = try? ServerToApp(frame: bytes) else { return }
-        condition.lock()
-        guard attempt == self.attempt, let client else {
-            condition.unlock()
-            return
-        }
-        let url = requests[server].url
-        switch message {
-        case .welcome(_, _, let nextSeq, let limits):
-            guard phase == .awaitingWelcome else { break }
-            connections += 1
-            // What this server accepts; one that does not say accepts its defaults.
-            events.limits = limits ?? .unstated
-            let index = server
-            // Said at once (the sink's lock for it is a leaf), so it is known before any ack.
-            welcomed?(index)
-            let firstHeld = events.firstHeldSeq
-            guard nextSeq < firstHeld else {
-                resume(from: nextSeq, on: client)
-                break
-            }
-            // This server lacks events another one acknowledged (a server on a log of its own,
-            // or one that lost them): they come back from the local log, off this thread.
-            guard let history else {
-                passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and this sink keeps no local log to send them again")
-                break
-            }
-            phase = .restoring
-            let attempt = self.attempt
-            let limits = events.limits
-            DispatchQueue.global().async { [weak self] in
-                // Read and made into entries here, off the lock: the recorder's thread appends on.
-                let restored = Result { try history(nextSeq, firstHeld) }.map {
-                    UnackedEvents.restoring($0, from: nextSeq, before: firstHeld, limits: limits)
+        let command = change { state -> Command? in
+            guard attempt == state.attempt, let client = state.client else { return nil }
+            let url = requests[state.server].url
+            switch message {
+            case .welcome(_, _, let nextSeq, let limits):
+                guard state.phase == .awaitingWelcome else { break }
+                state.connections += 1
+                // What this server accepts; one that does not say accepts its defaults.
+                state.events.limits = limits ?? .unstated
+                // Said at once (the sink's lock for it is a leaf), so it is known before any ack.
+                welcomed?(state.server)
+                let firstHeld = state.events.firstHeldSeq
+                guard nextSeq < firstHeld else {
+                    resume(from: nextSeq, on: client, &state)
+                    break
                 }
-                self?.didRestore(restored, from: nextSeq, attempt: attempt)
+                // This server lacks events another one acknowledged (a server on a log of its own,
+                // or one that lost them): they come back from the local log, off this thread.
+                guard let history else {
+                    passOver(lacking: nextSeq, before: firstHeld, on: client,
+                             why: "and this sink keeps no local log to send them again", &state)
+                    break
+                }
+                state.phase = .restoring
+                let attempt = state.attempt
+                let limits = state.events.limits
+                DispatchQueue.global().async { [weak self] in
+                    // Read and made into entries here, off the lock: the recorder's thread appends on.
+                    let restored = Result { try history(nextSeq, firstHeld) }.map {
+                        UnackedEvents.restoring($0, from: nextSeq, before: firstHeld, limits: limits)
+                    }
+                    self?.didRestore(restored, from: nextSeq, attempt: attempt)
+                }
+            case .ack(let seq):
+                // While restoring nothing was sent on this connection yet.
+                guard state.phase == .streaming else { break }
+                state.storageTrouble = false
+                state.events.acknowledge(through: seq)
+                state.ackedBy = url
+                acknowledged?(seq, url)
+                finishIfDelivered(&state)
+            case .command(let command):
+                // Performed off the lock.
+                return command
+            case .error(let error):
+                // Named with its server: with several, the one that said it.
+                state.lastError = requests.count > 1 ? "\(url.absoluteString): \(error.message)" : error.message
+                if Self.refusesAnEvent(error.code), state.phase == .streaming {
+                    // The server refused one of the events it was sent (its patch, its hash, its
+                    // state's depth or size); every later one would be refused as a gap, and any
+                    // server would refuse it too. Start over on the same server: the next
+                    // connection sends the refused event without its state change (the next state
+                    // goes whole), so no connection resends what was refused.
+                    state.refusal = error.message
+                    client.close(goingAway: true)
+                    scheduleRetry(.same, &state)
+                } else if error.code == .storage, state.phase == .streaming || state.phase == .awaitingWelcome {
+                    // The server could not store what it was sent, or open the session (its disk
+                    // is full, its log read-only): the events stay here, and the next server (this
+                    // one, when it is the only one) resumes from its `nextSeq`. Another server may
+                    // have room: a log of its own, or a database that came back. The backoff keeps
+                    // growing until a server acks again.
+                    state.storageTrouble = true
+                    client.close(goingAway: true)
+                    scheduleRetry(state.phase == .streaming ? .nextWelcomed : .nextUnwelcomed, &state)
+                } else if error.code == .readOnly, state.phase == .awaitingWelcome {
+                    // A server run with --read-only never takes a session; the next one may.
+                    client.close(goingAway: true)
+                    scheduleRetry(.nextUnwelcomed, &state)
+                }
             }
-        case .ack(let seq):
-            guard phase == .streaming else { break }
-            storageTrouble = false
-            events.acknowledge(through: seq)
-            ackedBy = url
-            acknowledged?(seq, url)
-            condition.broadcast()
-            finishIfDelivered()
-        case .command(let command):
-            condition.unlock()
-            commands(command, self)
-            return
-        case .error(let error):
-            // Named with its server: with several, the one that said it.
-            lastError = requests.count > 1 ? "\(url.absoluteString): \(error.message)" : error.message
-            if Self.refusesAnEvent(error.code), phase == .streaming {
-                // The server refused one of the events it was sent (its patch, its hash, its
-                // state's depth or size); every later one would be refused as a gap, and any
-                // server would refuse it too. Start over on the same server: the next connection
-                // sends the refused event without its state change (the next state goes whole),
-                // so no connection resends what was refused.
-                refusal = error.message
-                client.close(goingAway: true)
-                scheduleRetry(.same)
-            } else if error.code == .storage, phase == .streaming || phase == .awaitingWelcome {
-                // The server could not store what it was sent, or open the session (its disk is
-                // full, its log read-only): the events stay here, and the next server (this one,
-                // when it is the only one) resumes from its `nextSeq`. Another server may have
-                // room: a log of its own, or a database that came back. The backoff keeps growing
-                // until a server acks again.
-                storageTrouble = true
-                client.close(goingAway: true)
-                scheduleRetry(phase == .streaming ? .nextWelcomed : .nextUnwelcomed)
-            } else if error.code == .readOnly, phase == .awaitingWelcome {
-                // A server run with --read-only never takes a session; the next one may.
-                client.close(goingAway: true)
-                scheduleRetry(.nextUnwelcomed)
-            }
+            return nil
         }
-        condition.unlock()
+        if let command { commands(command, self) }
     }
 
     /// With the lock held: the server holds everything before `nextSeq`; the rest goes now.
-    private func resume(from nextSeq: Int64, on client: any TransportConnection) {
-        let url = requests[server].url
+    private func resume(from nextSeq: Int64, on client: any TransportConnection, _ state: inout State) {
+        let url = requests[state.server].url
         // Streaming again: the next failure starts from the first delay and a full round. (Not
         // at the welcome: a server passed over for what it lacks must not make the link spin.)
-        if !storageTrouble { backoff.reset() }
-        untried = requests.count - 1
+        if !state.storageTrouble { state.backoff.reset() }
+        state.untried = requests.count - 1
         // The server stores what it holds before `nextSeq`: its state is the one the last
         // sent version of `nextSeq - 1` gave.
-        let holdsHash = events.indices(from: nextSeq - 1).first.flatMap { index in
-            events[index].seq == nextSeq - 1 ? events[index].sentHash ?? events[index].hash : nil
+        let holdsHash = state.events.indices(from: nextSeq - 1).first.flatMap { index in
+            state.events[index].seq == nextSeq - 1 ? state.events[index].sentHash ?? state.events[index].hash : nil
         }
         if nextSeq > 0 {
-            events.acknowledge(through: nextSeq - 1)
-            ackedBy = url
+            state.events.acknowledge(through: nextSeq - 1)
+            state.ackedBy = url
         }
         // -1 when the server has nothing yet: those who count hear what the server had.
         acknowledged?(nextSeq - 1, url)
-        phase = .streaming
-        if let refused = refusal {
-            refusal = nil
+        state.phase = .streaming
+        if let refused = state.refusal {
+            state.refusal = nil
             // The event the server stopped at is the one it refused.
-            if let index = events.indices(from: nextSeq).first, events[index].seq == nextSeq {
-                events.withhold(from: index)
+            if let index = state.events.indices(from: nextSeq).first, state.events[index].seq == nextSeq {
+                state.events.withhold(from: index)
                 let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
-                lastError = sentence
+                state.lastError = sentence
                 report(sentence, server: url)
             }
         }
         // Everything from `nextSeq` goes now, the gathered events with it.
-        gatheredFrom = nil
-        lastSendAt = DispatchTime.now().uptimeNanoseconds
-        sendEvents(in: events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? events.ackedHash)
-        condition.broadcast()
-        finishIfDelivered()
+        state.gatheredFrom = nil
+        state.lastSendAt = DispatchTime.now().uptimeNanoseconds
+        sendEvents(in: state.events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? state.events.ackedHash, &state)
+        finishIfDelivered(&state)
     }
 
     /// The events a server lacks came back from the local log (or could not).
     private func didRestore(_ restored: Result<UnackedEvents.Restored?, any Error>, from nextSeq: Int64, attempt: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard attempt == self.attempt, phase == .restoring, let client else { return }
-        let firstHeld = events.firstHeldSeq
-        switch restored {
-        case .success(let entries):
-            if let entries, events.restore(entries) {
-                resume(from: nextSeq, on: client)
-            } else {
-                passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log no longer holds them all")
+        change { state in
+            guard attempt == state.attempt, state.phase == .restoring, let client = state.client else { return }
+            let firstHeld = state.events.firstHeldSeq
+            switch restored {
+            case .success(let entries):
+                if let entries, state.events.restore(entries) {
+                    resume(from: nextSeq, on: client, &state)
+                } else {
+                    passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log no longer holds them all", &state)
+                }
+            case .failure(let error):
+                passOver(lacking: nextSeq, before: firstHeld, on: client,
+                         why: "and the local log could not give them back (\(error))", &state)
             }
-        case .failure(let error):
-            passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log could not give them back (\(error))")
         }
     }
 
     /// With the lock held: the server lacks events `nextSeq..<firstHeld`, which this link can
     /// no longer send; said once per server, and the next server is tried.
-    private func passOver(lacking nextSeq: Int64, before firstHeld: Int64, on client: any TransportConnection, why: String) {
-        let url = requests[server].url
+    private func passOver(lacking nextSeq: Int64, before firstHeld: Int64, on client: any TransportConnection, why: String,
+                          _ state: inout State) {
+        let url = requests[state.server].url
         let range = nextSeq == firstHeld - 1 ? "event \(nextSeq)" : "events \(nextSeq)…\(firstHeld - 1)"
-        let by = ackedBy.map { " \($0.absoluteString)" } ?? " a server"
+        let by = state.ackedBy.map { " \($0.absoluteString)" } ?? " a server"
         let next = requests.count > 1 ? "; trying the next server" : "; trying again later"
         let sentence = "\(url.absoluteString) lacks \(range) of session \(session.uuid), which\(by) acknowledged, \(why)\(next)"
-        lastError = sentence
-        if reportedGaps.insert(server).inserted { report(sentence, server: url) }
+        state.lastError = sentence
+        if state.reportedGaps.insert(state.server).inserted { report(sentence, server: url) }
         client.close(goingAway: true)
-        scheduleRetry(.nextWelcomed)
+        scheduleRetry(.nextWelcomed, &state)
     }
 
     /// Hands one sentence about the session's events to the sink, off the lock (the sink takes
@@ -530,20 +549,20 @@ final class ServerLink: @unchecked Sendable {
     /// `maxMessage`, is withheld (the event goes without its state change, the next state that
     /// fits goes whole) and said once in one sentence (`report`, ``ServerSink/lastServerError``);
     /// an action too large for any message goes as a placeholder.
-    private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?) {
+    private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?, _ state: inout State) {
         var holds = serverHash
-            ?? (range.lowerBound > events.startIndex ? events[range.lowerBound - 1].sentHash : events.ackedHash)
-        var frames = EventFrames(maxMessage: events.limits.maxMessage)
+            ?? (range.lowerBound > state.events.startIndex ? state.events[range.lowerBound - 1].sentHash : state.events.ackedHash)
+        var frames = EventFrames(maxMessage: state.events.limits.maxMessage)
         // Sentences to report: one for each run of withheld events that starts here.
         var reports: [(seq: Int64, sentence: String)] = []
         func note(_ withheld: WithheldEvent) {
             let sentence = withheld.sentence(app: session.app, session: session.uuid)
-            lastError = sentence
+            state.lastError = sentence
             if reports.last?.seq == withheld.seq {
                 // The same event again (its action too large as well): say the later reason.
                 reports[reports.count - 1].sentence = sentence
-            } else if !events.reportedWithholding {
-                events.reportedWithholding = true
+            } else if !state.events.reportedWithholding {
+                state.events.reportedWithholding = true
                 reports.append((withheld.seq, sentence))
             }
         }
@@ -551,11 +570,11 @@ final class ServerLink: @unchecked Sendable {
         // A withheld state rewrites the entries after it (the newest then carries the whole
         // state), so the loop reads each entry as it reaches it.
         while index < range.upperBound {
-            if let refusal = events.stateRefusal(at: index) {
-                events.withhold(from: index)
+            if let refusal = state.events.stateRefusal(at: index) {
+                state.events.withhold(from: index)
                 note(refusal)
             }
-            var entry = events[index]
+            var entry = state.events[index]
             var wire = WireEvent(seq: entry.seq, at: entry.at.timeIntervalSince1970, action: entry.action,
                                  hash: entry.hash, durationNs: entry.durationNs, cause: entry.cause,
                                  coalesced: entry.coalesced, nonFinite: entry.nonFinite,
@@ -563,7 +582,7 @@ final class ServerLink: @unchecked Sendable {
             var stateful = true
             switch entry.body {
             case .patch(let patch): wire.patch = patch
-            case .keyframe(let state): wire.keyframe = state
+            case .keyframe(let whole): wire.keyframe = whole
             case .dropped:
                 // No state change goes with it: only the action's pointers still apply.
                 stateful = false
@@ -578,7 +597,7 @@ final class ServerLink: @unchecked Sendable {
             let depth = WithheldEvent.nesting(of: members)
             if depth > WithheldEvent.maxMemberDepth {
                 if stateful {
-                    events.withhold(from: index)
+                    state.events.withhold(from: index)
                     note(WithheldEvent(seq: entry.seq, reason: .tooDeep(depth: depth, limit: WithheldEvent.maxMemberDepth, action: false)))
                     continue
                 }
@@ -588,23 +607,23 @@ final class ServerLink: @unchecked Sendable {
                 members = wire.json(withType: false).serializedBytes(.compact)
             }
             let size = WireEventBatch.singleFrameSize(memberBytes: members.count)
-            if size > events.limits.maxMessage {
+            if size > state.events.limits.maxMessage {
                 if stateful {
                     // Over the message limit with its state: withheld like a state too large.
-                    events.withhold(from: index)
-                    note(WithheldEvent(seq: entry.seq, reason: .messageTooLarge(bytes: size, limit: events.limits.maxMessage)))
+                    state.events.withhold(from: index)
+                    note(WithheldEvent(seq: entry.seq, reason: .messageTooLarge(bytes: size, limit: state.events.limits.maxMessage)))
                     continue
                 }
                 // The action alone is too large for any message the server reads.
-                note(WithheldEvent(seq: entry.seq, reason: .actionTooLarge(bytes: size, limit: events.limits.maxMessage)))
+                note(WithheldEvent(seq: entry.seq, reason: .actionTooLarge(bytes: size, limit: state.events.limits.maxMessage)))
                 wire.action = WithheldEvent.placeholder(for: wire.action, bytes: size)
                 wire.nonFinite = []
                 members = wire.json(withType: false).serializedBytes(.compact)
             }
-            if stateful { events.reportedWithholding = false }
+            if stateful { state.events.reportedWithholding = false }
             holds = wire.hash
             entry.sentHash = wire.hash
-            events[index] = entry
+            state.events[index] = entry
             index += 1
             frames.add(members)
             if index == range.upperBound { frames.flush() }
@@ -613,7 +632,7 @@ final class ServerLink: @unchecked Sendable {
                 // The queue is full or closing: start over on a new connection, which resends
                 // from the server's `nextSeq`.
                 client.close(goingAway: true)
-                scheduleRetry(.same)
+                scheduleRetry(.same, &state)
                 break
             }
         }
@@ -621,22 +640,23 @@ final class ServerLink: @unchecked Sendable {
         // Reported off this lock (the sink takes its own), in order.
         let failures = self.failures
         let sentences = reports.map(\.sentence)
-        let url = requests[server].url
+        let url = requests[state.server].url
         DispatchQueue.global().async {
             for sentence in sentences { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
         }
     }
 
-    /// With the lock held: after the session ended and everything is acknowledged, says `end`.
-    private func finishIfDelivered() {
-        guard ended, events.ackedThrough >= events.lastSeq, phase == .streaming, let client else { return }
-        if saysEnd { _ = client.send(text: AppMessage.end(id: nil).json.serialized()) }
+    /// With the lock held: after the session ended and everything is acknowledged, says `end`
+    /// (the phase change wakes the waiters).
+    private func finishIfDelivered(_ state: inout State) {
+        guard state.ended, state.events.ackedThrough >= state.events.lastSeq, state.phase == .streaming,
+              let client = state.client else { return }
+        if state.saysEnd { _ = client.send(text: AppMessage.end(id: nil).json.serialized()) }
         client.close(goingAway: false)
-        closingClient = client
-        self.client = nil
-        phase = .finished
-        delivering = nil
-        condition.broadcast()
+        state.closingClient = client
+        state.client = nil
+        state.phase = .finished
+        state.delivering = nil
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RewindLog
+import RewindSupport
 
 /// The process's writers for log files, one per file, shared by every ``LogFileSink`` on it.
 ///
@@ -12,44 +13,39 @@ enum SharedLogWriters {
         var users: Int
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var entries: [String: Entry] = [:]
+    private static let entries = Mutex<[String: Entry]>([:])
 
     /// The writer of the log at `path`, opened when no sink has it yet.
     static func borrow(_ path: String) throws -> LogWriter {
         let key = Self.key(path)
-        lock.lock()
-        defer { lock.unlock() }
-        if var entry = entries[key] {
-            entry.users += 1
-            entries[key] = entry
-            return entry.writer
+        return try entries.withLock { entries in
+            if var entry = entries[key] {
+                entry.users += 1
+                entries[key] = entry
+                return entry.writer
+            }
+            let writer = try LogWriter(path: path)
+            entries[key] = Entry(writer: writer, users: 1)
+            return writer
         }
-        let writer = try LogWriter(path: path)
-        entries[key] = Entry(writer: writer, users: 1)
-        return writer
     }
 
     /// Gives back a writer borrowed for `path`; the last one back closes it.
     static func giveBack(_ path: String) {
         let key = Self.key(path)
-        lock.lock()
-        guard var entry = entries[key] else {
-            lock.unlock()
-            return
+        entries.withLock { entries in
+            guard var entry = entries[key] else { return }
+            entry.users -= 1
+            if entry.users > 0 {
+                entries[key] = entry
+                return
+            }
+            entries[key] = nil
+            // Under the lock: closing commits what is pending and waits for the writer's thread
+            // (milliseconds), and a sink that borrows the file meanwhile must find it closed, not
+            // still held by the writer being closed (the one-writer lock would refuse it).
+            entry.writer.close()
         }
-        entry.users -= 1
-        if entry.users > 0 {
-            entries[key] = entry
-            lock.unlock()
-            return
-        }
-        entries[key] = nil
-        // Under the lock: closing commits what is pending and waits for the writer's thread
-        // (milliseconds), and a sink that borrows the file meanwhile must find it closed, not
-        // still held by the writer being closed (the one-writer lock would refuse it).
-        entry.writer.close()
-        lock.unlock()
     }
 
     /// One spelling per file: `/tmp/a/../app.db` and `/tmp/app.db` share a writer. Built from

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import RewindLog
 import RewindWire
+import RewindSupport
 
 /// The events of one session the server has not acknowledged yet, in seq order.
 ///
@@ -55,8 +56,8 @@ struct UnackedEvents {
     }
 
     let capacity: Int
-    private(set) var entries: [Entry] = []
-    private var head = 0
+    /// The pending entries, oldest first; acknowledged ones leave from the front.
+    private(set) var entries: RingQueue<Entry> = []
     /// Entries that still carry a patch or a keyframe.
     private var statefulCount = 0
     /// The state after the newest event, kept so that a keyframe can replace dropped patches;
@@ -87,16 +88,17 @@ struct UnackedEvents {
         self.capacity = max(1, capacity)
     }
 
-    /// The index of the oldest pending entry.
-    var startIndex: Int { head }
-    var isEmpty: Bool { head == entries.count }
-    var count: Int { entries.count - head }
+    /// The index of the oldest pending entry. Indices count from it, so an acknowledgement
+    /// moves them: use one only until the next ``acknowledge(through:)``.
+    var startIndex: Int { entries.startIndex }
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
     /// The newest seq appended, or `ackedThrough` when none is pending.
-    var lastSeq: Int64 { isEmpty ? ackedThrough : entries[entries.count - 1].seq }
+    var lastSeq: Int64 { entries.last?.seq ?? ackedThrough }
 
     /// The pending entries from `seq` on.
     func indices(from seq: Int64) -> Range<Int> {
-        guard let first = entries[head...].firstIndex(where: { $0.seq >= seq }) else { return entries.count..<entries.count }
+        guard let first = entries.firstIndex(where: { $0.seq >= seq }) else { return entries.count..<entries.count }
         return first..<entries.count
     }
 
@@ -196,7 +198,7 @@ struct UnackedEvents {
 
     private mutating func dropStates(keeping tip: JSONValue) {
         var kept = 1
-        for index in head..<(entries.count - 1) {
+        for index in entries.indices.dropLast() {
             if case .dropped = entries[index].body { continue }
             // Seq 0 is the state everything starts from: the server needs it first.
             if entries[index].seq == 0 {
@@ -214,7 +216,7 @@ struct UnackedEvents {
 
     /// The oldest seq still held: the first pending one, or the one after `ackedThrough` when
     /// none is pending. A server whose `nextSeq` is below it lacks events already forgotten.
-    var firstHeldSeq: Int64 { isEmpty ? ackedThrough + 1 : entries[head].seq }
+    var firstHeldSeq: Int64 { entries.first?.seq ?? ackedThrough + 1 }
 
     /// Events another server acknowledged (so they were forgotten), read back from the local
     /// log for a server that lacks them, made into entries: built off the link's lock, then put
@@ -250,8 +252,10 @@ struct UnackedEvents {
     /// changing nothing, when the entries do not end right before ``firstHeldSeq``.
     mutating func restore(_ restored: Restored) -> Bool {
         guard restored.entries.first?.seq == restored.nextSeq, restored.entries.last?.seq == firstHeldSeq - 1 else { return false }
-        entries = restored.entries + entries[head...]
-        head = 0
+        var rebuilt = RingQueue<Entry>(minimumCapacity: restored.entries.count + entries.count)
+        rebuilt.append(contentsOf: restored.entries)
+        rebuilt.append(contentsOf: entries)
+        entries = rebuilt
         statefulCount += restored.entries.count { if case .dropped = $0.body { false } else { true } }
         ackedThrough = restored.nextSeq - 1
         ackedHash = restored.heldHash
@@ -262,16 +266,11 @@ struct UnackedEvents {
     /// Forgets every event up to `seq`: the server holds them.
     mutating func acknowledge(through seq: Int64) {
         guard seq > ackedThrough else { return }
-        while head < entries.count, entries[head].seq <= seq {
-            let entry = entries[head]
+        while let entry = entries.first, entry.seq <= seq {
             ackedHash = entry.sentHash ?? entry.hash
             if case .dropped = entry.body {} else { statefulCount -= 1 }
-            head += 1
+            entries.popFirst()
         }
         ackedThrough = seq
-        if head > 1_024, head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
     }
 }

@@ -11,6 +11,9 @@ struct ConnectFailure: Sendable, Equatable {
         case timedOut
         /// The server asked for a token and this one is missing or wrong.
         case wrongToken
+        /// The server's TLS certificate is not trusted (a private CA not given, or the
+        /// certificate names another host).
+        case untrustedCertificate
         /// This transport cannot run on this platform.
         case unsupported
         /// Anything else, as the transport said it.
@@ -31,6 +34,9 @@ struct ConnectFailure: Sendable, Equatable {
         let text = reason.lowercased()
         if text.contains("cannot open websockets") || text.contains("exists only on") {
             kind = .unsupported
+        } else if text.contains("certificate is not trusted") {
+            // Both transports say so in these words (libwebsockets with OpenSSL's reason).
+            kind = .untrustedCertificate
         } else if text.contains("http 401") || text.contains("http 403") || text.contains("token") {
             // Both transports say "HTTP <status>"; a bare "401" would also match a port number.
             kind = .wrongToken
@@ -64,6 +70,8 @@ struct ConnectFailure: Sendable, Equatable {
         case .wrongToken:
             return "cannot connect to \(address): the server refused the token; "
                 + "set REWIND_TOKEN to the token `rewind serve` printed (\(reason))."
+        case .untrustedCertificate:
+            return "cannot connect to \(address): \(reason.replacingOccurrences(of: "--ca-file, REWIND_CA_FILE", with: "REWIND_CA_FILE or caFile:"))."
         case .unsupported:
             return "cannot connect to \(address): \(reason)."
         case .other:

@@ -1,14 +1,17 @@
 #if os(Linux) && !REWIND_APPLE_SHAPES
 import Foundation
+import RewindSupport
 import RewindWebSocket
 
 /// The Linux transport: Rewind's libwebsockets client (libwebsockets is linked on Linux only).
 final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Sendable {
     private let request: TransportRequest
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var client: WebSocketClient?
-    private var closedBeforeOpen = false
+    private struct Shared {
+        var client: WebSocketClient?
+        var closedBeforeOpen = false
+    }
+
+    private let shared = Mutex(Shared())
 
     init(request: TransportRequest) {
         self.request = request
@@ -19,39 +22,44 @@ final class LibWebSocketsTransportConnection: TransportConnection, @unchecked Se
         if let token = request.token { headers.add("Authorization", "Bearer \(token)") }
         let configuration = WebSocketClientConfiguration(
             url: request.url.absoluteString, subprotocol: request.subprotocol, headers: headers,
-            queueLimits: WebSocketQueueLimits(maxMessages: request.maxQueuedMessages, maxBytes: request.maxQueuedBytes))
+            queueLimits: WebSocketQueueLimits(maxMessages: request.maxQueuedMessages, maxBytes: request.maxQueuedBytes),
+            caFile: request.caFile)
         do {
             let client = try WebSocketClient(configuration: configuration)
-            let proceed = lock.withLock {
-                if !closedBeforeOpen { self.client = client }
-                return !closedBeforeOpen
+            let proceed = shared.withLock { shared in
+                if !shared.closedBeforeOpen { shared.client = client }
+                return !shared.closedBeforeOpen
             }
             guard proceed else { return }
             try client.connect(delegate: Listener(listener))
         } catch {
-            let isPermanent = if case .invalidURL = error { true } else { false }
+            // A wrong URL or CA file does not mend by retrying.
+            let isPermanent = switch error {
+            case .invalidURL, .tls: true
+            default: false
+            }
             listener.transportDidFail(TransportFailure(reason: "\(error)", isPermanent: isPermanent))
         }
     }
 
     func send(text: String) -> Bool {
-        lock.withLock { client }?.send(text: text) == .enqueued
+        shared.withLock { $0.client }?.send(text: text) == .enqueued
     }
 
     func close(goingAway: Bool) {
-        let open: WebSocketClient? = lock.withLock {
-            if client == nil { closedBeforeOpen = true }
-            return client
+        let open = shared.withLock { shared in
+            if shared.client == nil { shared.closedBeforeOpen = true }
+            return shared.client
         }
         open?.close(code: goingAway ? .goingAway : .normal)
     }
 
     var isFinished: Bool {
-        lock.withLock { client }?.isFinished ?? true
+        shared.withLock { $0.client }?.isFinished ?? true
     }
 
     func waitUntilFinished(timeout: Duration) -> Bool {
-        guard let client = lock.withLock({ client }) else { return true }
+        guard let client = shared.withLock({ $0.client }) else { return true }
         return client.waitUntilFinished(timeout: timeout)
     }
 

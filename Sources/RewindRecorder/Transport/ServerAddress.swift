@@ -3,9 +3,10 @@ import Foundation
 /// `rewind serve`'s `/app` address, from what a developer writes in `.server(url)` or
 /// `ServerSink(url:)`.
 enum ServerAddress {
-    /// `ws://host:port/app` for `url`. `ws://host:port` gets `/app`; the address the server
-    /// prints for the browser, `http://host:port/` (with `?token=` when it has one), means the
-    /// same server, and its token is taken. Anything else is one sentence saying what to write.
+    /// `ws://host:port/app` for `url` (`wss://` for `wss` and `https`: TLS). `ws://host:port`
+    /// gets `/app`; the address the server prints for the browser, `http://host:port/` (with
+    /// `?token=` when it has one), means the same server, and its token is taken. Anything else
+    /// is one sentence saying what to write.
     static func resolve(_ url: URL) -> Result<(url: URL, token: String?), Problem> {
         let text = url.absoluteString
         func problem(_ why: String) -> Result<(url: URL, token: String?), Problem> {
@@ -13,10 +14,11 @@ enum ServerAddress {
         }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let scheme = components.scheme?.lowercased() else { return problem("is not a URL with a scheme") }
+        let secure: Bool
         switch scheme {
-        case "ws", "http": break
-        case "wss", "https": return problem("asks for TLS (\(scheme)), which rewind serve does not speak")
-        default: return problem("has the scheme \(scheme), not ws")
+        case "ws", "http": secure = false
+        case "wss", "https": secure = true
+        default: return problem("has the scheme \(scheme), not ws or wss")
         }
         guard let host = components.host, !host.isEmpty else { return problem("names no host") }
         let token = components.queryItems?.first { $0.name == "token" }?.value.flatMap { $0.isEmpty ? nil : $0 }
@@ -25,7 +27,7 @@ enum ServerAddress {
         default:
             return problem("names the path \(components.path); apps connect to /app")
         }
-        components.scheme = "ws"
+        components.scheme = secure ? "wss" : "ws"
         components.query = nil
         components.fragment = nil
         guard let resolved = components.url else { return problem("is not a URL") }
@@ -55,9 +57,11 @@ enum ServerAddress {
         return .success(resolved)
     }
 
-    /// Whether two resolved addresses name one server: the same host (in any case) and port.
+    /// Whether two resolved addresses name one server: the same host (in any case) and port
+    /// (80 when none is written, 443 for `wss`).
     static func sameServer(_ a: URL, _ b: URL) -> Bool {
-        a.host?.lowercased() == b.host?.lowercased() && (a.port ?? 80) == (b.port ?? 80)
+        func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "wss" ? 443 : 80) }
+        return a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
     }
 
     /// Why an address cannot be used, in one sentence naming it and what to write instead.

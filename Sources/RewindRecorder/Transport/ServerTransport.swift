@@ -57,6 +57,8 @@ struct TransportRequest: Sendable {
     var url: URL
     var subprotocol: String
     var token: String?
+    /// A CA certificate file (PEM or DER) to trust besides the system's, for `wss`.
+    var caFile: String? = nil
     /// Sends beyond these (messages not yet written to the socket) are refused: the link then
     /// reconnects and resends from what the server acknowledged.
     var maxQueuedMessages: Int

@@ -2,6 +2,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import RewindSupport
+#if canImport(Security)
+import Security
+#endif
 
 /// The Apple-platform transport: `URLSessionWebSocketTask`.
 ///
@@ -15,16 +19,21 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
     static let maxReceivedMessage = 128 << 20
 
     private let request: TransportRequest
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var session: URLSession?
-    private var task: URLSessionWebSocketTask?
-    private var listener: (any TransportListener)?
-    private var opened = false
-    private var finished = false
-    private var closeCode: URLSessionWebSocketTask.CloseCode?
-    private var queuedMessages = 0
-    private var queuedBytes = 0
+    private struct Shared {
+        var session: URLSession?
+        var task: URLSessionWebSocketTask?
+        var listener: (any TransportListener)?
+        var opened = false
+        var finished = false
+        var closeCode: URLSessionWebSocketTask.CloseCode?
+        var queuedMessages = 0
+        var queuedBytes = 0
+        /// Why the server's certificate was refused with the CA file trusted, when it was.
+        var untrusted: String?
+    }
+
+    /// ``waitUntilFinished(timeout:)`` waits here for `finished`, which wakes it.
+    private let shared = Condition(Shared())
 
     init(request: TransportRequest) {
         self.request = request
@@ -40,11 +49,11 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: queue)
         let task = session.webSocketTask(with: urlRequest)
         task.maximumMessageSize = Self.maxReceivedMessage
-        let proceed = condition.withLock {
-            guard !finished, closeCode == nil else { return false }
-            self.listener = listener
-            self.session = session
-            self.task = task
+        let proceed = shared.withLock { shared in
+            guard !shared.finished, shared.closeCode == nil else { return false }
+            shared.listener = listener
+            shared.session = session
+            shared.task = task
             return true
         }
         guard proceed else {
@@ -57,16 +66,16 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
 
     func send(text: String) -> Bool {
         let size = text.utf8.count
-        condition.lock()
-        guard !finished, closeCode == nil, let task,
-              queuedMessages < request.maxQueuedMessages, queuedBytes + size <= request.maxQueuedBytes
-        else {
-            condition.unlock()
-            return false
+        let limits = (messages: request.maxQueuedMessages, bytes: request.maxQueuedBytes)
+        let queued = shared.withLock { shared -> URLSessionWebSocketTask? in
+            guard !shared.finished, shared.closeCode == nil, let task = shared.task,
+                  shared.queuedMessages < limits.messages, shared.queuedBytes + size <= limits.bytes
+            else { return nil }
+            shared.queuedMessages += 1
+            shared.queuedBytes += size
+            return task
         }
-        queuedMessages += 1
-        queuedBytes += size
-        condition.unlock()
+        guard let task = queued else { return false }
         // @Sendable spelt out: the SDK's and FoundationNetworking's handlers are both @Sendable,
         // and the closure must stay so whichever the compiler sees (Docs/Platforms.md).
         task.send(.string(text)) { @Sendable [weak self] _ in
@@ -77,49 +86,36 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
     }
 
     func close(goingAway: Bool) {
-        condition.lock()
-        guard !finished, closeCode == nil else {
-            condition.unlock()
-            return
+        let task = shared.update { shared, waking -> URLSessionWebSocketTask? in
+            guard !shared.finished, shared.closeCode == nil else { return nil }
+            shared.closeCode = goingAway ? .goingAway : .normalClosure
+            guard shared.task != nil else {
+                // Closed before it opened: it never will.
+                shared.finished = true
+                waking = .all
+                return nil
+            }
+            return shared.queuedMessages == 0 || !shared.opened ? shared.task : nil
         }
-        closeCode = goingAway ? .goingAway : .normalClosure
-        guard self.task != nil else {
-            // Closed before it opened: it never will.
-            finished = true
-            condition.broadcast()
-            condition.unlock()
-            return
-        }
-        let task = queuedMessages == 0 || !opened ? self.task : nil
-        condition.unlock()
         if let task { cancel(task) }
     }
 
     var isFinished: Bool {
-        condition.withLock { finished }
+        shared.withLock { $0.finished }
     }
 
     func waitUntilFinished(timeout: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !finished {
-            if !condition.wait(until: deadline) { break }
-        }
-        return finished
+        shared.wait(for: { $0.finished }, deadline: MonotonicClock.deadline(after: timeout))
     }
 
     // MARK: URLSession's side
 
     func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?) {
-        condition.lock()
-        guard !finished else {
-            condition.unlock()
-            return
+        let listener = shared.withLock { shared -> (any TransportListener)? in
+            guard !shared.finished else { return nil }
+            shared.opened = true
+            return shared.listener
         }
-        opened = true
-        let listener = self.listener
-        condition.unlock()
         listener?.transportDidConnect()
     }
 
@@ -136,6 +132,27 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
         finish(error: error, response: nil)
     }
 
+    #if canImport(Security)
+    /// With a CA file, the server's chain is evaluated with its certificates as anchors besides
+    /// the system's; without one, URLSession decides as it always does.
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        guard let caFile = request.caFile,
+              challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+              let trust = challenge.protectionSpace.serverTrust else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        switch ServerTrust.evaluate(trust, caFile: caFile) {
+        case .trusted:
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        case .refused(let reason):
+            shared.withLock { $0.untrusted = reason }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+    }
+    #endif
+
     // MARK: Inside
 
     private func receiveNext(on task: URLSessionWebSocketTask) {
@@ -143,7 +160,7 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
             guard let self else { return }
             switch result {
             case .success(let message):
-                let listener = self.condition.withLock { self.finished ? nil : self.listener }
+                let listener = self.shared.withLock { $0.finished ? nil : $0.listener }
                 switch message {
                 case .string(let text): listener?.transportDidReceive(Array(text.utf8))
                 case .data(let data): listener?.transportDidReceive([UInt8](data))
@@ -157,42 +174,49 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
     }
 
     private func didSend(_ size: Int) {
-        condition.lock()
-        queuedMessages -= 1
-        queuedBytes -= size
-        let task = queuedMessages == 0 && closeCode != nil && !finished ? self.task : nil
-        condition.unlock()
+        let task = shared.withLock { shared in
+            shared.queuedMessages -= 1
+            shared.queuedBytes -= size
+            return shared.queuedMessages == 0 && shared.closeCode != nil && !shared.finished ? shared.task : nil
+        }
         if let task { cancel(task) }
     }
 
     /// Sends the close frame once everything queued is written.
     private func cancel(_ task: URLSessionWebSocketTask) {
-        let code = condition.withLock { closeCode ?? .normalClosure }
+        let code = shared.withLock { $0.closeCode ?? .normalClosure }
         task.cancel(with: code, reason: nil)
-        condition.withLock { session }?.finishTasksAndInvalidate()
+        shared.withLock { $0.session }?.finishTasksAndInvalidate()
     }
 
     /// The connection is over: the listener hears it once, as a close or as a failure to open.
     private func finish(error: (any Error)?, response: URLResponse?) {
-        condition.lock()
-        guard !finished else {
-            condition.unlock()
-            return
+        typealias Ending = (wasOpened: Bool, untrusted: String?, listener: (any TransportListener)?, session: URLSession?)
+        let ending = shared.update { shared, waking -> Ending? in
+            guard !shared.finished else { return nil }
+            shared.finished = true
+            waking = .all
+            defer {
+                shared.listener = nil
+                shared.session = nil
+            }
+            return (shared.opened, shared.untrusted, shared.listener, shared.session)
         }
-        finished = true
-        let wasOpened = opened
-        let listener = self.listener
-        let session = self.session
-        self.listener = nil
-        self.session = nil
-        condition.broadcast()
-        condition.unlock()
+        guard let (wasOpened, untrusted, listener, session) = ending else { return }
         session?.invalidateAndCancel()
         if wasOpened {
             listener?.transportDidClose()
+        } else if let untrusted {
+            listener?.transportDidFail(TransportFailure(reason: Self.untrustedSentence(untrusted)))
         } else {
             listener?.transportDidFail(Self.failure(error, response: response))
         }
+    }
+
+    /// The words both transports use for a certificate that is not trusted (ConnectFailure sorts
+    /// by them).
+    static func untrustedSentence(_ why: String) -> String {
+        "the server's certificate is not trusted (\(why)); trust the CA that signed it with a CA file (REWIND_CA_FILE or caFile:)"
     }
 
     /// One sentence for a connection that could not be opened.
@@ -215,6 +239,9 @@ final class URLSessionTransportConnection: NSObject, TransportConnection, URLSes
              NSURLErrorNetworkConnectionLost, NSURLErrorInternationalRoamingOff, NSURLErrorDataNotAllowed:
             return TransportFailure(reason: "host unreachable")
         case NSURLErrorBadServerResponse: return TransportFailure(reason: "the server did not accept the WebSocket upgrade")
+        case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateHasBadDate,
+             NSURLErrorServerCertificateNotYetValid, NSURLErrorSecureConnectionFailed:
+            return TransportFailure(reason: untrustedSentence(nsError.localizedDescription))
         default: return TransportFailure(reason: nsError.localizedDescription)
         }
     }

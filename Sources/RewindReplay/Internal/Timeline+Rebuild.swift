@@ -2,47 +2,53 @@ import RewindJSON
 import RewindLog
 
 extension Timeline {
-    /// ``state(at:)`` with the lock held.
-    func lockedState(at seq: Int64) throws(ReplayError) -> JSONValue {
-        if let cached = cache.state(at: seq) { return cached.state }
-        try checkRange(seq)
-        let neighbours = cache.neighbours(of: seq)
-        let keyframeCost = RebuildPlan.keyframeCost(stateBytes: stateBytesEstimate)
+    /// ``state(at:)`` with the lock held, which guards `memo`.
+    func rebuiltState(at seq: Int64, memo: inout Memo) throws(ReplayError) -> JSONValue {
+        if let cached = memo.cache.state(at: seq) { return cached.state }
+        try checkRange(seq, memo: &memo)
+        let neighbours = memo.cache.neighbours(of: seq)
+        let keyframeCost = RebuildPlan.keyframeCost(stateBytes: memo.stateBytesEstimate)
         let nearestCached = [neighbours.below, neighbours.above].compactMap { $0 }.map { abs($0 - seq) }.min()
         // A keyframe costs at least `keyframeCost`: a cached state that close wins without a probe.
-        let (before, after) = nearestCached.map { $0 <= keyframeCost } == true ? (nil, nil) : try keyframes(around: seq)
+        let (before, after) = nearestCached.map { $0 <= keyframeCost } == true ? (nil, nil) : try keyframes(around: seq, memo: &memo)
         guard let plan = RebuildPlan.cheapest(
             target: seq, cachedBelow: neighbours.below, cachedAbove: neighbours.above,
             keyframeBefore: before, keyframeAfter: after, keyframeCost: keyframeCost)
         else {
             throw .brokenChain(session: sessionID, seq: seq, reason: "the session has no keyframe to start from")
         }
-        var (state, bytes) = try startingState(plan)
-        if plan.from < plan.target {
-            try walk(from: plan.from + 1, to: plan.target, descending: false, state: &state, bytes: &bytes)
-        } else if plan.from > plan.target {
-            try walk(from: plan.target + 1, to: plan.from, descending: true, state: &state, bytes: &bytes)
+        var (state, bytes) = try startingState(plan, memo: &memo)
+        if plan.from != plan.target {
+            let descending = plan.from > plan.target
+            let range = descending ? (plan.target + 1, plan.from) : (plan.from + 1, plan.target)
+            try walkChain(from: range.0, to: range.1, descending: descending, unparsable: .doesNotApply, state: &state) { row, _, _ in
+                // An add's patch carries the value and its inverse only the path (and the other
+                // way round for a remove), so their difference follows the state's growth.
+                let growth = row.patchBytes - row.inverseBytes
+                bytes = max(2, bytes + (descending ? -growth : growth))
+                return true
+            }
         }
-        lastPlan = plan
-        stateBytesEstimate = bytes
-        cache.insert(state, bytes: bytes, at: seq)
+        memo.lastPlan = plan
+        memo.stateBytesEstimate = bytes
+        memo.cache.insert(state, bytes: bytes, at: seq)
         return state
     }
 
     /// Throws unless `seq` is stored; asks the log only past the highest seq seen stored.
-    private func checkRange(_ seq: Int64) throws(ReplayError) {
-        guard seq < 0 || seq > knownLastSeq else { return }
+    private func checkRange(_ seq: Int64, memo: inout Memo) throws(ReplayError) {
+        guard seq < 0 || seq > memo.knownLastSeq else { return }
         let last = try readingLog { () throws(LogError) in try reader.lastSeq(session: sessionID) }
         guard let last, seq >= 0, seq <= last else {
             throw .seqOutOfRange(session: sessionID, seq: seq, lastSeq: last)
         }
-        knownLastSeq = last
+        memo.knownLastSeq = last
     }
 
     /// The nearest keyframes at or before `seq` and at or after it. Keyframes are only ever
     /// added after the last event, so two found around one seq hold for every seq between them.
-    private func keyframes(around seq: Int64) throws(ReplayError) -> (before: Int64?, after: Int64?) {
-        if let bracket = keyframeBracket, bracket.before <= seq, seq <= bracket.after {
+    private func keyframes(around seq: Int64, memo: inout Memo) throws(ReplayError) -> (before: Int64?, after: Int64?) {
+        if let bracket = memo.keyframeBracket, bracket.before <= seq, seq <= bracket.after {
             if seq == bracket.before || seq == bracket.after { return (seq, seq) }
             return bracket
         }
@@ -50,14 +56,14 @@ extension Timeline {
         let found = try readingLog { () throws(LogError) in
             (try reader.keyframeSeq(atOrBefore: seq, session: session), try reader.keyframeSeq(atOrAfter: seq, session: session))
         }
-        if let before = found.0, let after = found.1 { keyframeBracket = (before, after) }
+        if let before = found.0, let after = found.1 { memo.keyframeBracket = (before, after) }
         return found
     }
 
-    private func startingState(_ plan: RebuildPlan) throws(ReplayError) -> (JSONValue, Int) {
+    private func startingState(_ plan: RebuildPlan, memo: inout Memo) throws(ReplayError) -> (JSONValue, Int) {
         switch plan.start {
         case .cached:
-            guard let cached = cache.state(at: plan.from) else {
+            guard let cached = memo.cache.state(at: plan.from) else {
                 preconditionFailure("the plan starts from seq \(plan.from), which the cache no longer holds")
             }
             return cached
@@ -67,42 +73,6 @@ extension Timeline {
                 throw .brokenChain(session: sessionID, seq: plan.target, reason: "the keyframe at seq \(plan.from) vanished")
             }
             return keyframe
-        }
-    }
-
-    /// Applies the patches of `from…to` to `state` in place: forward patches in ascending order,
-    /// or, `descending`, inverse patches from `to` down to `from` (each takes state `seq` to
-    /// `seq - 1`). `bytes` follows the state's approximate size.
-    func walk(from: Int64, to: Int64, descending: Bool, state: inout JSONValue, bytes: inout Int) throws(ReplayError) {
-        var expected = descending ? to : from
-        var failure: ReplayError?
-        let session = sessionID
-        try readingLog { () throws(LogError) in
-            try reader.walkEvents(session: session, from: from, to: to, descending: descending) { row throws(LogError) in
-                guard row.seq == expected else {
-                    failure = .brokenChain(session: session, seq: expected, reason: "seq \(expected) is missing")
-                    return false
-                }
-                let text = try descending ? row.inverse() : row.patch()
-                do {
-                    try state.apply(try JSONPatch(json: text))
-                } catch {
-                    let which = descending ? "inverse patch" : "patch"
-                    failure = .brokenChain(session: session, seq: expected, reason: "its \(which) does not apply: \(error)")
-                    return false
-                }
-                // An add's patch carries the value and its inverse only the path (and the other
-                // way round for a remove), so their difference follows the state's growth.
-                let growth = row.patchBytes - row.inverseBytes
-                bytes = max(2, bytes + (descending ? -growth : growth))
-                expected += descending ? -1 : 1
-                return true
-            }
-        }
-        if let failure { throw failure }
-        let missing = descending ? expected >= from : expected <= to
-        if missing {
-            throw .brokenChain(session: sessionID, seq: expected, reason: "seq \(expected) is missing")
         }
     }
 }

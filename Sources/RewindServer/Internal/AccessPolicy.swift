@@ -2,8 +2,14 @@ import RewindWebSocket
 
 /// Who may connect: a WebSocket whose `Origin` is a page other than the server's own is refused
 /// (a web page must not read an app's state through localhost), and with a token every upgrade
-/// and page request must carry it: `?token=`, `Authorization: Bearer`, or the `rewind_token`
+/// and page request must carry one: `?token=`, `Authorization: Bearer`, or the `rewind_token`
 /// cookie the server sets on a page opened with `?token=`.
+///
+/// Tokens have scopes. The server's token (`--token`) opens everything; the app token
+/// (`--app-token`) only streaming on `/app`; the inspect token (`--inspect-token`) only the
+/// inspector side: `/inspect`, the page and `/export`. A request carrying a token of the other
+/// scope is refused with `403` and a sentence saying what that token may do; one carrying no
+/// valid token gets the refusals it always got (`403` for an upgrade, `401` for a page).
 ///
 /// Without a token the server listens on loopback only, and then every request must name a
 /// loopback host (`Host: 127.0.0.1:7433`, `localhost`, `[::1]`): a web page that rebinds its own
@@ -11,33 +17,77 @@ import RewindWebSocket
 struct AccessPolicy: Sendable {
     static let cookieName = "rewind_token"
     let token: String?
+    let appToken: String?
+    let inspectToken: String?
+
+    init(token: String?, appToken: String? = nil, inspectToken: String? = nil) {
+        func present(_ value: String?) -> String? { (value ?? "").isEmpty ? nil : value }
+        self.token = present(token)
+        self.appToken = present(appToken)
+        self.inspectToken = present(inspectToken)
+    }
+
+    /// What a request asks for: streaming (`/app`) or the inspector side.
+    enum Scope: Equatable {
+        case app
+        case inspect
+    }
 
     enum PageDecision: Equatable {
         case allowed(setCookie: String?)
         case refused
+        /// A valid token of the other scope: `403` with this sentence.
+        case wrongScope(String)
         case foreignHost
     }
 
-    func allowsUpgrade(_ request: WebSocketUpgradeRequest) -> Bool {
-        if !hasToken, !Self.isLoopbackHost(request.host) { return false }
-        if let origin = request.origin, !Self.isSameOrigin(origin, host: request.host) { return false }
-        return carriesToken(query: request.queryValue("token"), headers: request.headers)
+    /// What the tokens a request carries open.
+    private enum Credential: Equatable {
+        case none
+        case opens(matched: String)
+        case otherScope
+    }
+
+    static let appTokenOnInspect = "this is the app token, which may only stream sessions to /app; "
+        + "the inspector, /inspect and /export need the inspect token or the server's token"
+    static let inspectTokenOnApp = "this is the inspect token, which may only read and send commands; "
+        + "apps stream to /app with the app token or the server's token"
+
+    func refusal(of request: WebSocketUpgradeRequest) -> WebSocketRefusal? {
+        if !hasToken, !Self.isLoopbackHost(request.host) {
+            return WebSocketRefusal(status: 403, reason: "this server answers only requests for 127.0.0.1, localhost or [::1]")
+        }
+        if let origin = request.origin, !Self.isSameOrigin(origin, host: request.host) {
+            return WebSocketRefusal(status: 403, reason: "a WebSocket from another page's origin is refused; only the server's own page may connect")
+        }
+        let scope: Scope = request.path == "/app" ? .app : .inspect
+        switch credential(for: scope, query: request.queryValue("token"), headers: request.headers) {
+        case .opens: return nil
+        case .otherScope:
+            return WebSocketRefusal(status: 403, reason: scope == .app ? Self.inspectTokenOnApp : Self.appTokenOnInspect)
+        case .none:
+            return WebSocketRefusal(status: 403, reason: "this server needs its token: send it as Authorization: Bearer TOKEN or ?token=TOKEN")
+        }
     }
 
     func checkPage(_ request: HTTPRequest) -> PageDecision {
-        guard let token, !token.isEmpty else {
+        guard hasToken else {
             return Self.isLoopbackHost(request.headers["host"]) ? .allowed(setCookie: nil) : .foreignHost
         }
         let query = request.queryValue("token")
-        guard carriesToken(query: query, headers: request.headers) else { return .refused }
-        if let query, Self.equal(query, token) {
-            // The page's own WebSockets then carry the token without it showing in scripts.
-            return .allowed(setCookie: "\(Self.cookieName)=\(Self.cookieSafe(token)); Path=/; HttpOnly; SameSite=Strict")
+        switch credential(for: .inspect, query: query, headers: request.headers) {
+        case .none: return .refused
+        case .otherScope: return .wrongScope(Self.appTokenOnInspect)
+        case .opens(let matched):
+            if let query, Self.equal(query, matched) {
+                // The page's own WebSockets then carry the token without it showing in scripts.
+                return .allowed(setCookie: "\(Self.cookieName)=\(Self.cookieSafe(matched)); Path=/; HttpOnly; SameSite=Strict")
+            }
+            return .allowed(setCookie: nil)
         }
-        return .allowed(setCookie: nil)
     }
 
-    private var hasToken: Bool { !(token ?? "").isEmpty }
+    private var hasToken: Bool { token != nil || appToken != nil || inspectToken != nil }
 
     /// Whether a `Host` header names this machine's loopback, exactly: `localhost`, `127.x.x.x`
     /// or `[::1]`, each alone or followed by `:PORT` (1 to 65535). Anything else after the name,
@@ -70,22 +120,35 @@ struct AccessPolicy: Sendable {
         }
     }
 
-    private func carriesToken(query: String?, headers: HTTPHeaders) -> Bool {
-        guard let token, !token.isEmpty else { return true }
-        if let query, Self.equal(query, token) { return true }
-        if let authorization = headers["authorization"], authorization.lowercased().hasPrefix("bearer "),
-           Self.equal(String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces), token) {
-            return true
+    /// Which token the request carries, judged for `scope`: one that opens it, one of the other
+    /// scope, or none. Every presented value is compared with every token, in constant time each.
+    private func credential(for scope: Scope, query: String?, headers: HTTPHeaders) -> Credential {
+        guard hasToken else { return .opens(matched: "") }
+        var presented: [(value: String, cookie: Bool)] = []
+        if let query { presented.append((query, false)) }
+        if let authorization = headers["authorization"], authorization.lowercased().hasPrefix("bearer ") {
+            presented.append((String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces), false))
         }
         if let cookies = headers["cookie"] {
             for part in cookies.split(separator: ";") {
                 let pair = part.trimmingCharacters(in: .whitespaces)
-                if pair.hasPrefix(Self.cookieName + "="), Self.equal(String(pair.dropFirst(Self.cookieName.count + 1)), Self.cookieSafe(token)) {
-                    return true
-                }
+                if pair.hasPrefix(Self.cookieName + "=") { presented.append((String(pair.dropFirst(Self.cookieName.count + 1)), true)) }
             }
         }
-        return false
+        let opening = [token, scope == .app ? appToken : inspectToken].compactMap { $0 }
+        let other = [scope == .app ? inspectToken : appToken].compactMap { $0 }
+        var opened: String?
+        var otherScope = false
+        for (value, isCookie) in presented {
+            for candidate in opening where Self.equal(value, isCookie ? Self.cookieSafe(candidate) : candidate) {
+                opened = opened ?? candidate
+            }
+            for candidate in other where Self.equal(value, isCookie ? Self.cookieSafe(candidate) : candidate) {
+                otherScope = true
+            }
+        }
+        if let opened { return .opens(matched: opened) }
+        return otherScope ? .otherScope : .none
     }
 
     /// Whether `origin` (`http://host:port`) names the address the request reached (`Host`).

@@ -116,7 +116,7 @@ final class AppIngest: @unchecked Sendable {
         // One drain per burst: the socket thread reads a burst in one pass when the server
         // gathers its input (`receiveGathering`), so at a steady few thousand events a second the
         // drain takes several at a time: one wake-up of this queue, one writer hand-over and one
-        // batched write to each inspector for all of them (Docs/Benchmarks.md, "Out of process").
+        // batched write to each inspector for all of them (Docs/BenchmarkHistory.md, "Out of process").
         if schedule { queue.async { self.drainInbox() } }
     }
 
@@ -239,6 +239,30 @@ final class AppIngest: @unchecked Sendable {
         apps[connection.id] = app
     }
 
+    /// The meta a hello's session is stored with: the app's, with the hello's `version` in
+    /// `version` (what `rewind sessions --app-version` and the inspector's list filter on). Its
+    /// `tags`, when present, must be tags: a tag the log could not index would be a filter
+    /// that silently misses the session.
+    static func storedMeta(of hello: AppMessage.Hello) throws(WireError) -> JSONObject {
+        var meta = hello.meta
+        if let version = hello.version { meta["version"] = .string(version) }
+        if let tags = meta["tags"] {
+            let expected = "a list of at most \(SessionTags.maxCount) strings of 1 to \(SessionTags.maxBytes) bytes"
+            guard let items = tags.arrayValue, items.count <= SessionTags.maxCount else {
+                throw WireError(.badMessage, "hello: \"meta.tags\" must be \(expected)", id: hello.id)
+            }
+            for (index, item) in items.enumerated() {
+                guard let tag = item.stringValue else {
+                    throw WireError(.badMessage, "hello: \"meta.tags\" must be \(expected); item \(index) is not a string", id: hello.id)
+                }
+                if let problem = SessionTags.problem(with: tag) {
+                    throw WireError(.badMessage, "hello: \"meta.tags\" item \(index): \(problem)", id: hello.id)
+                }
+            }
+        }
+        return meta
+    }
+
     private func hello(_ hello: AppMessage.Hello, app: AppConnection) throws(WireError) -> LiveSession {
         if let current = app.session {
             guard current.uuid == hello.session else {
@@ -249,12 +273,13 @@ final class AppIngest: @unchecked Sendable {
         guard let writer else {
             throw WireError(.readOnly, "this server runs with --read-only and stores nothing; stream to a server that writes the log", id: hello.id)
         }
+        let meta = try Self.storedMeta(of: hello)
         let id: Int64
         let next: Int64
         let wasLive: Bool
         do {
             let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
-            id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(hello.meta),
+            id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(meta),
                                       replayOf: hello.replayOf, run: hello.run, hashVersion: hello.hashVersion)
             try writer.commit()
             next = try writer.nextSeq(session: id)
@@ -391,5 +416,6 @@ final class AppIngest: @unchecked Sendable {
 func wireSession(_ info: SessionInfo, live: Bool) -> WireSession {
     WireSession(id: info.id, uuid: info.uuid, app: info.app, startedAt: info.startedAt.timeIntervalSince1970,
                 endedAt: info.endedAt?.timeIntervalSince1970, live: live, eventCount: info.eventCount,
-                lastSeq: info.lastSeq, replayOf: info.replayOf, meta: info.meta, run: info.run)
+                lastSeq: info.lastSeq, replayOf: info.replayOf, meta: info.meta, run: info.run,
+                appVersion: info.appVersion, device: info.device, os: info.os, tags: info.tags)
 }

@@ -157,6 +157,8 @@ final class InspectorQueries: @unchecked Sendable {
         switch request {
         case .sessions(let id):
             SessionsQuery(id: id)
+        case .sessionPage(let page):
+            SessionPageQuery(page: page)
         case .subscribe(let id, let session):
             SubscriptionQuery(id: id, session: session, subscribe: true, connection: connection)
         case .unsubscribe(let id, let session):

@@ -47,8 +47,8 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             writer?.close()
             throw error
         }
-        access = AccessPolicy(token: configuration.token)
-        files = StaticFiles(directory: configuration.webDirectory)
+        access = AccessPolicy(token: configuration.token, appToken: configuration.appToken, inspectToken: configuration.inspectToken)
+        files = StaticFiles(directory: configuration.webDirectory, secure: configuration.tls != nil)
     }
 
     /// Finishes the events received, then commits and closes the log.
@@ -57,8 +57,8 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         writer?.close()
     }
 
-    func shouldAccept(_ request: WebSocketUpgradeRequest) -> Bool {
-        access.allowsUpgrade(request)
+    func refusal(of request: WebSocketUpgradeRequest) -> WebSocketRefusal? {
+        access.refusal(of: request)
     }
 
     func didOpen(_ connection: WebSocketConnection) {
@@ -91,6 +91,8 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         switch access.checkPage(request) {
         case .refused:
             return .text("this server needs its token: open the address `rewind serve` printed (it ends in ?token=…)\n", status: 401)
+        case .wrongScope(let sentence):
+            return .text(sentence + "\n", status: 403)
         case .foreignHost:
             return .text("this server answers only requests for 127.0.0.1, localhost or [::1] (Host was \(request.headers["host"] ?? "missing")); open the address `rewind serve` printed\n", status: 421)
         case .allowed(let setCookie):

@@ -16,9 +16,12 @@ struct StaticFiles: Sendable {
     }
 
     let source: Source
+    /// Served over TLS: the page's sockets are `wss`.
+    let secure: Bool
 
     /// The folder at `directory`, or the built-in page when `directory` is `nil`.
-    init(directory: String?) {
+    init(directory: String?, secure: Bool = false) {
+        self.secure = secure
         guard let directory else {
             source = .builtIn
             return
@@ -100,17 +103,19 @@ struct StaticFiles: Sendable {
         var headers: HTTPHeaders = ["X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache", "Referrer-Policy": "no-referrer"]
         let type = Self.contentTypes[ext] ?? "application/octet-stream"
         if type.hasPrefix("text/html") {
-            headers.add("Content-Security-Policy", Self.contentSecurityPolicy(host: request.headers["host"]))
+            headers.add("Content-Security-Policy", Self.contentSecurityPolicy(host: request.headers["host"], secure: secure))
             headers.add("X-Frame-Options", "DENY")
         }
         return HTTPResponse(status: 200, contentType: type, headers: headers, body: body)
     }
 
     /// Scripts, styles and sockets from this server only; nothing inline, no frames.
-    static func contentSecurityPolicy(host: String?) -> String {
+    /// The page's own socket is named as well as `'self'`, which older browsers do not stretch
+    /// from `http`/`https` to `ws`/`wss`.
+    static func contentSecurityPolicy(host: String?, secure: Bool = false) -> String {
         var connect = "'self'"
         if let host, !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || ".:-[]".contains($0) }) {
-            connect += " ws://\(host)"
+            connect += " \(secure ? "wss" : "ws")://\(host)"
         }
         return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src \(connect); object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     }

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import RewindSupport
 
 /// The machinery behind ``WebSocketClient``: one lws context with one client connection, driven
 /// by one service thread that ends (destroying the context) when the connection does.
@@ -19,7 +20,10 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
 
     let configuration: WebSocketClientConfiguration
     let url: ClientURL
-    let control = Locked(Control())
+    /// The CA file to trust (``WebSocketClientConfiguration/caFile``), read when the client is made.
+    let trustedCA: TrustedCAFile?
+    /// The end of the connection (`finished`) wakes whoever waits for it.
+    let control = Condition(Control())
     let waker = ServiceWaker()
     let thread = ServiceThread()
     let core: ConnectionCore
@@ -29,6 +33,10 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
     private var delegate: (any WebSocketClientDelegate)?
     private var established = false
     private var ended = false
+    /// This client's TLS handshake counts in ``TLSContextGate`` until it is over.
+    private var handshakeCounted = false
+    /// Why the server's certificate failed verification, when it did (OpenSSL's words).
+    private var certificateProblem: String?
     private let scratch = ScratchBuffer()
 
     init(configuration: WebSocketClientConfiguration) throws(WebSocketError) {
@@ -40,6 +48,14 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         }
         self.configuration = configuration
         self.url = try ClientURL(configuration.url)
+        if let caFile = configuration.caFile {
+            switch TrustedCAFile.load(caFile) {
+            case .success(let loaded): trustedCA = loaded
+            case .failure(let problem): throw .tls(problem.message)
+            }
+        } else {
+            trustedCA = nil
+        }
         self.core = ConnectionCore(
             id: ConnectionID.next(),
             limits: configuration.queueLimits,
@@ -80,7 +96,30 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         info.protocols = context.protocols(named: [configuration.subprotocol ?? Self.anonymousProtocolName])
         info.connect_timeout_secs = configuration.connectTimeoutSeconds
         info.timeout_secs = configuration.connectTimeoutSeconds
-        if context.create(&info), let pointer = context.pointer {
+        // The DER bytes lws reads from while the context is made (kept alive until then).
+        var caBytes: UnsafeMutableRawPointer?
+        defer { caBytes?.deallocate() }
+        if url.isSecure {
+            // The system's CAs are loaded too (lws_config.h: LWS_SSL_CLIENT_USE_OS_CA_CERTS).
+            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            switch trustedCA?.format {
+            case .pem?:
+                info.client_ssl_ca_filepath = context.cString(trustedCA!.path)
+            case .der(let bytes)?:
+                let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
+                copy.copyMemory(from: bytes, byteCount: bytes.count)
+                caBytes = copy
+                info.client_ssl_ca_mem = UnsafeRawPointer(copy)
+                info.client_ssl_ca_mem_len = UInt32(bytes.count)
+            case nil:
+                break
+            }
+        }
+        let created = url.isSecure
+            ? TLSContextGate.create(beginsHandshake: true, waitSeconds: Double(configuration.connectTimeoutSeconds)) { context.create(&info) }
+            : context.create(&info)
+        handshakeCounted = created && url.isSecure
+        if created, let pointer = context.pointer {
             waker.attach(pointer)
             if startConnecting(context, pointer) {
                 serviceLoop(pointer)
@@ -90,10 +129,11 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         }
         waker.detach()
         context.destroy()
+        endHandshake()
         if !ended { report(failure: "cancelled before the connection opened") }
         core.markClosed()
         delegate = nil
-        control.withLock { $0.phase = .finished }
+        control.update(waking: .all) { $0.phase = .finished }
     }
 
     private func startConnecting(_ context: LWSContext, _ pointer: OpaquePointer) -> Bool {
@@ -108,6 +148,11 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         info.protocol = configuration.subprotocol == nil ? nil : localName
         info.local_protocol_name = localName
         info.retry_and_idle_policy = context.retryPolicy(for: configuration.keepAlive)
+        if url.isSecure {
+            // Verified against the CAs and for the URL's host name; HTTP/1.1, where the upgrade is.
+            info.ssl_connection = Int32(LCCSCF_USE_SSL.rawValue)
+            info.alpn = context.cString("http/1.1")
+        }
         guard lws_client_connect_via_info(&info) != nil else {
             if !ended { report(failure: "cannot start connecting to \(url.hostHeader)") }
             return false
@@ -132,13 +177,27 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
             return appendHeaders(wsi, input, length)
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            endHandshake()
             established = true
             core.wsi = wsi
             delegate?.didConnect(connection)
             if core.hasPendingOutput { lws_callback_on_writable(wsi) }
             return 0
+        case LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION:
+            // `length` is OpenSSL's preverify_ok. The verdict stays OpenSSL's (returning 0 keeps
+            // it); this only keeps its reason for the failure below.
+            if length == 0, certificateProblem == nil {
+                certificateProblem = rewind_x509_verify_error(input).map { String(cString: $0) } ?? "verification failed"
+            }
+            return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            endHandshake()
             if !ended {
+                if let certificateProblem {
+                    report(failure: "the server's certificate is not trusted (\(certificateProblem)); "
+                        + "trust the CA that signed it with a CA file (--ca-file, REWIND_CA_FILE)")
+                    return 0
+                }
                 var reason = Self.reason(input, length) ?? "connection failed"
                 // An upgrade answered with an HTTP status (403 when the token is wrong): say which.
                 let status = lws_http_client_http_response(wsi)
@@ -193,6 +252,12 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
             : String(cString: input.assumingMemoryBound(to: CChar.self))
         let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\0").union(.whitespacesAndNewlines))
         return trimmed.isEmpty ? nil : trimmed
+    }
+
+    private func endHandshake() {
+        guard handshakeCounted else { return }
+        handshakeCounted = false
+        TLSContextGate.handshakeEnded()
     }
 
     private func reportClosed() {

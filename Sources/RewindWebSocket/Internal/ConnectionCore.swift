@@ -1,8 +1,9 @@
 import Foundation
+import RewindSupport
 
 /// The shared heart of one WebSocket connection: the bounded outgoing queue and close request
-/// that any thread may touch (under `lock`), and the wsi, reassembly and write position that only
-/// the service thread touches.
+/// that any thread may touch (in `shared`, under its lock), and the wsi, reassembly and write
+/// position that only the service thread touches.
 final class ConnectionCore: @unchecked Sendable {
     /// What the service thread should write next.
     enum Next {
@@ -28,14 +29,21 @@ final class ConnectionCore: @unchecked Sendable {
         var acceptsSends: Bool { !isClosed && !isClosing && closeRequest == nil }
         /// Whether anything (a message or the close) waits to be written.
         var hasPendingOutput: Bool { !isClosed && !isClosing && (!queue.isEmpty || closeRequest != nil) }
+
+        /// When `needed` and no wake-up is queued yet, queues one; returns whether the caller
+        /// must wake the service thread (off the lock).
+        mutating func queueWake(if needed: Bool) -> Bool {
+            guard needed, !wakeQueued else { return false }
+            wakeQueued = true
+            return true
+        }
     }
 
     let id: UInt64
     private let waker: ServiceWaker
     /// The server-wide cap on queued output, when this is a server's connection.
     private let budget: OutputBudget?
-    private let lock = NSLock()
-    private var shared: Shared
+    private let shared: Mutex<Shared>
 
     // Service thread only.
     var wsi: OpaquePointer?
@@ -51,7 +59,7 @@ final class ConnectionCore: @unchecked Sendable {
         self.id = id
         self.waker = waker
         self.budget = budget
-        self.shared = Shared(queue: OutgoingQueue(limits: limits))
+        self.shared = Mutex(Shared(queue: OutgoingQueue(limits: limits)))
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
         budget?.register(self)
     }
@@ -76,25 +84,15 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// The result of queueing `message`, or `nil` when only the server-wide cap refused it.
     private func tryEnqueue(_ message: WebSocketMessage, size: Int) -> WebSocketSendResult? {
-        lock.lock()
-        guard shared.acceptsSends else {
-            lock.unlock()
-            return .closed
+        let (result, mustWake) = shared.withLock { shared -> (WebSocketSendResult?, Bool) in
+            guard shared.acceptsSends else { return (.closed, false) }
+            guard shared.queue.fits(size) else { return (.queueFull, false) }
+            if let budget, !budget.reserve(size) { return (nil, false) }
+            shared.queue.push(message)
+            return (.enqueued, shared.queueWake(if: true))
         }
-        guard shared.queue.fits(size) else {
-            lock.unlock()
-            return .queueFull
-        }
-        if let budget, !budget.reserve(size) {
-            lock.unlock()
-            return nil
-        }
-        shared.queue.push(message)
-        let mustWake = !shared.wakeQueued
-        shared.wakeQueued = true
-        lock.unlock()
         if mustWake { waker.wake(self) }
-        return .enqueued
+        return result
     }
 
     /// Asks for a close after the queued messages; the first request wins. With `wake` false the
@@ -102,33 +100,25 @@ final class ConnectionCore: @unchecked Sendable {
     func requestClose(code: WebSocketCloseCode, reason: String, wake: Bool = true) {
         var reasonBytes = Array(reason.utf8)
         if reasonBytes.count > 123 { reasonBytes.removeLast(reasonBytes.count - 123) }  // 125-byte control payload
-        lock.lock()
-        guard shared.acceptsSends else {
-            lock.unlock()
-            return
+        let mustWake = shared.withLock { shared -> Bool in
+            guard shared.acceptsSends else { return false }
+            shared.closeRequest = (code, reasonBytes)
+            return shared.queueWake(if: wake)
         }
-        shared.closeRequest = (code, reasonBytes)
-        let mustWake = wake && !shared.wakeQueued
-        if mustWake { shared.wakeQueued = true }
-        lock.unlock()
         if mustWake { waker.wake(self) }
     }
 
     var isOpen: Bool {
-        lock.withLock { shared.acceptsSends }
+        shared.withLock { $0.acceptsSends }
     }
 
     /// Asks the service thread to stop (or resume) reading this connection's socket.
     func setReceivePaused(_ paused: Bool) {
-        lock.lock()
-        guard shared.receivePaused != paused else {
-            lock.unlock()
-            return
+        let mustWake = shared.withLock { shared -> Bool in
+            guard shared.receivePaused != paused else { return false }
+            shared.receivePaused = paused
+            return shared.queueWake(if: !shared.isClosed)
         }
-        shared.receivePaused = paused
-        let mustWake = !shared.wakeQueued && !shared.isClosed
-        if mustWake { shared.wakeQueued = true }
-        lock.unlock()
         if mustWake { waker.wake(self) }
     }
 
@@ -138,30 +128,30 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// What reading should be now (service thread).
-    var wantsReceivePaused: Bool { lock.withLock { shared.receivePaused } }
+    var wantsReceivePaused: Bool { shared.withLock { $0.receivePaused } }
 
-    var queuedMessageCount: Int { lock.withLock { shared.queue.count } }
-    var queuedByteCount: Int { lock.withLock { shared.queue.byteCount } }
+    var queuedMessageCount: Int { shared.withLock { $0.queue.count } }
+    var queuedByteCount: Int { shared.withLock { $0.queue.byteCount } }
     /// Messages that left in a batch with others.
-    var batchedMessageCount: Int { lock.withLock { shared.batchedMessages } }
+    var batchedMessageCount: Int { shared.withLock { $0.batchedMessages } }
 
     // MARK: Service thread
 
     /// Re-arms wake-ups; called as the service thread takes this core from the waker.
     func clearWakeFlag() {
-        lock.withLock { shared.wakeQueued = false }
+        shared.withLock { $0.wakeQueued = false }
     }
 
     /// Whether a close was requested and not yet written.
-    var hasCloseRequest: Bool { lock.withLock { shared.closeRequest != nil } }
+    var hasCloseRequest: Bool { shared.withLock { $0.closeRequest != nil } }
 
     /// Whether anything (a message or the close) waits to be written.
-    var hasPendingOutput: Bool { lock.withLock { shared.hasPendingOutput } }
+    var hasPendingOutput: Bool { shared.withLock { $0.hasPendingOutput } }
 
     /// Counts a batch of `count` messages just written and says whether anything else waits to
     /// be written: one lock for both, the one the writable callback takes anyway.
     func finishBatch(of count: Int) -> Bool {
-        lock.withLock {
+        shared.withLock { shared in
             shared.batchedMessages += count
             return shared.hasPendingOutput
         }
@@ -169,35 +159,35 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Takes the next message, or the close once the queue is empty.
     func next() -> Next {
-        lock.lock()
-        defer { lock.unlock() }
-        if shared.isClosed || shared.isClosing { return .nothing }
-        if let message = shared.queue.pop() {
-            budget?.release(message.bytes.count)
-            return .message(message)
+        shared.withLock { shared in
+            if shared.isClosed || shared.isClosing { return .nothing }
+            if let message = shared.queue.pop() {
+                budget?.release(message.bytes.count)
+                return .message(message)
+            }
+            if let request = shared.closeRequest { return .close(request.code, reason: request.reason) }
+            return .nothing
         }
-        if let request = shared.closeRequest { return .close(request.code, reason: request.reason) }
-        return .nothing
     }
 
     /// Takes the next message only if it is at most `maxBytes` long (a batch's next member).
     func nextMessage(atMost maxBytes: Int) -> WebSocketMessage? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !shared.isClosed, !shared.isClosing, let size = shared.queue.firstSize, size <= maxBytes,
-              let message = shared.queue.pop() else { return nil }
-        budget?.release(message.bytes.count)
-        return message
+        shared.withLock { shared in
+            guard !shared.isClosed, !shared.isClosing, let size = shared.queue.firstSize, size <= maxBytes,
+                  let message = shared.queue.pop() else { return nil }
+            budget?.release(message.bytes.count)
+            return message
+        }
     }
 
     /// Refuses further sends without writing a close (lws is already closing the connection).
     func stopAccepting() {
-        lock.withLock { shared.isClosing = true }
+        shared.withLock { $0.isClosing = true }
     }
 
     /// Drops what is queued; every later send reports `.closed`.
     func markClosed() {
-        let dropped = lock.withLock { () -> Int in
+        let dropped = shared.withLock { shared -> Int in
             shared.isClosed = true
             let bytes = shared.queue.byteCount
             shared.queue.removeAll()
@@ -213,13 +203,12 @@ final class ConnectionCore: @unchecked Sendable {
     func evict(reason: String) -> Int {
         var reasonBytes = Array(reason.utf8)
         if reasonBytes.count > 123 { reasonBytes.removeLast(reasonBytes.count - 123) }
-        lock.lock()
-        let bytes = shared.queue.byteCount
-        shared.queue.removeAll()
-        if shared.acceptsSends { shared.closeRequest = (.policyViolation, reasonBytes) }
-        let mustWake = !shared.wakeQueued && !shared.isClosed
-        if mustWake { shared.wakeQueued = true }
-        lock.unlock()
+        let (bytes, mustWake) = shared.withLock { shared -> (Int, Bool) in
+            let bytes = shared.queue.byteCount
+            shared.queue.removeAll()
+            if shared.acceptsSends { shared.closeRequest = (.policyViolation, reasonBytes) }
+            return (bytes, shared.queueWake(if: !shared.isClosed))
+        }
         budget?.release(bytes)
         if mustWake { waker.wake(self) }
         return bytes

@@ -1,8 +1,9 @@
 import Foundation
+import RewindSupport
 
 /// Hands out process-wide unique connection numbers.
 enum ConnectionID {
-    private static let counter = Locked<UInt64>(0)
+    private static let counter = Mutex<UInt64>(0)
 
     static func next() -> UInt64 {
         counter.withLock { value in

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import RewindSupport
 
 /// Where the threads running ``HTTPResponse/deferred(_:)`` producers leave their results for the
 /// service thread: they append under the lock and wake the service wait; the service thread takes
@@ -22,7 +23,7 @@ final class DeferredHandoff: @unchecked Sendable {
         var closed = false
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
     private let waker: ServiceWaker
 
     init(waker: ServiceWaker) {
@@ -48,7 +49,7 @@ final class DeferredHandoff: @unchecked Sendable {
         let thread = Thread {
             Thread.current.name = "rewind-ws-body"  // from inside, so that the system sees it
             // And through the system's own call: the export benchmark counts export threads by
-            // this name (Docs/Benchmarks.md, "Export memory").
+            // this name (Docs/BenchmarkHistory.md, "Export memory").
             rewind_set_thread_name("rewind-ws-body")
             do {
                 try streamer.body(writer)

@@ -30,5 +30,10 @@ func lwsTrampoline(
 ) -> Int32 {
     guard let wsi, let context = lws_get_context(wsi), let raw = lws_context_user(context) else { return 0 }
     let target = Unmanaged<LWSCallbackTarget>.fromOpaque(raw).takeUnretainedValue()
+    // The certificate check hands OpenSSL's X509_STORE_CTX as `user` (`in` is the SSL): the
+    // handler gets the store context as its input, the one argument it reads there.
+    if reason == LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION {
+        return target.handler.handle(wsi, reason, user, length)
+    }
     return target.handler.handle(wsi, reason, input, length)
 }

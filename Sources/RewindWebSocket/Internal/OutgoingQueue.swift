@@ -1,16 +1,17 @@
+import RewindSupport
+
 /// A FIFO of messages bounded in count and bytes.
 struct OutgoingQueue {
     let limits: WebSocketQueueLimits
-    private var items: [WebSocketMessage] = []
-    private var head = 0
+    private var items = RingQueue<WebSocketMessage>()
     private(set) var byteCount = 0
 
     init(limits: WebSocketQueueLimits) {
         self.limits = limits
     }
 
-    var count: Int { items.count - head }
-    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count }
+    var isEmpty: Bool { items.isEmpty }
 
     /// Whether a message of `size` bytes can be appended without passing a limit.
     func fits(_ size: Int) -> Bool {
@@ -27,29 +28,19 @@ struct OutgoingQueue {
         return true
     }
 
-    /// Removes and returns the oldest message.
+    /// Removes and returns the oldest message. The ring empties its slot as it pops, so the
+    /// payload goes now, not when the slot is next written.
     mutating func pop() -> WebSocketMessage? {
-        guard head < items.count else { return nil }
-        let message = items[head]
-        items[head] = .binary([])  // let the payload go now, not when the slot is compacted
-        head += 1
+        guard let message = items.popFirst() else { return nil }
         byteCount -= message.bytes.count
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 256, head * 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
-        }
         return message
     }
 
     /// The size of the oldest message, if any.
-    var firstSize: Int? { head < items.count ? items[head].bytes.count : nil }
+    var firstSize: Int? { items.first?.bytes.count }
 
     mutating func removeAll() {
         items.removeAll()
-        head = 0
         byteCount = 0
     }
 }

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import RewindSupport
 
 /// The bytes queued for sending across all of a server's connections, bounded by one cap.
 ///
@@ -8,11 +9,14 @@ import Foundation
 /// cannot hold the server's memory, and the one holding the most goes first.
 final class OutputBudget: @unchecked Sendable {
     let limit: Int
-    private let lock = NSLock()
-    private var total = 0
-    private var cores: [UInt64: Weak] = [:]
-    /// Bytes dropped by evictions since memory was last handed back to the system.
-    private var droppedSinceTrim = 0
+    private struct State {
+        var total = 0
+        var cores: [UInt64: Weak] = [:]
+        /// Bytes dropped by evictions since memory was last handed back to the system.
+        var droppedSinceTrim = 0
+    }
+
+    private let state = Mutex(State())
 
     private struct Weak { weak var core: ConnectionCore? }
 
@@ -20,34 +24,34 @@ final class OutputBudget: @unchecked Sendable {
         self.limit = limit
     }
 
-    var queuedBytes: Int { lock.withLock { total } }
+    var queuedBytes: Int { state.withLock { $0.total } }
 
     func register(_ core: ConnectionCore) {
-        lock.withLock { cores[core.id] = Weak(core: core) }
+        state.withLock { $0.cores[core.id] = Weak(core: core) }
     }
 
     func unregister(_ core: ConnectionCore) {
-        lock.withLock { _ = cores.removeValue(forKey: core.id) }
+        state.withLock { _ = $0.cores.removeValue(forKey: core.id) }
     }
 
     /// Takes `bytes` from the budget, or returns false when that would pass the cap.
     func reserve(_ bytes: Int) -> Bool {
-        lock.withLock {
-            guard bytes <= limit - total else { return false }
-            total += bytes
+        state.withLock { state in
+            guard bytes <= limit - state.total else { return false }
+            state.total += bytes
             return true
         }
     }
 
     func release(_ bytes: Int) {
         guard bytes > 0 else { return }
-        lock.withLock { total -= bytes }
+        state.withLock { $0.total -= bytes }
     }
 
     /// Closes the connection with the largest queue (1008) and drops its queue. Returns false
     /// when no connection holds anything to drop. Called without any connection's lock held.
     func evictLargest() -> Bool {
-        let candidates = lock.withLock { cores.values.compactMap(\.core) }
+        let candidates = state.withLock { $0.cores.values.compactMap(\.core) }
         var largest: (core: ConnectionCore, bytes: Int)?
         for core in candidates {
             let bytes = core.queuedByteCount
@@ -63,10 +67,10 @@ final class OutputBudget: @unchecked Sendable {
     /// Hands freed heap back to the system once evictions have dropped a lot: glibc keeps freed
     /// large blocks mapped otherwise, and RSS would stay high after the connections are gone.
     private func trimIfWorthwhile(after dropped: Int) {
-        let trim = lock.withLock { () -> Bool in
-            droppedSinceTrim += dropped
-            guard droppedSinceTrim >= 16 << 20 else { return false }
-            droppedSinceTrim = 0
+        let trim = state.withLock { state -> Bool in
+            state.droppedSinceTrim += dropped
+            guard state.droppedSinceTrim >= 16 << 20 else { return false }
+            state.droppedSinceTrim = 0
             return true
         }
         if trim { rewind_release_free_memory() }

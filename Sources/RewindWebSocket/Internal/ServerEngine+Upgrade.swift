@@ -28,7 +28,10 @@ extension ServerEngine {
             headers: RequestReader.headers(wsi, custom: configuration.customHeaderNames),
             remoteAddress: SocketAddress.peer(of: wsi)
         )
-        guard delegate?.shouldAccept(request) == true else { return refuse(wsi, status: 403) }
+        guard let delegate else { return refuse(wsi, status: 403) }
+        if let refusal = delegate.refusal(of: request) {
+            return refuse(wsi, status: UInt32(clamping: refusal.status), reason: refusal.reason)
+        }
         upgrades[wsi] = request
         return 0
     }
@@ -72,8 +75,25 @@ extension ServerEngine {
         return 0
     }
 
-    private func refuse(_ wsi: OpaquePointer, status: UInt32) -> Int32 {
+    /// Answers `status` with `reason` (escaped, cut to lws' limit of under 1 KiB) as the body.
+    private func refuse(_ wsi: OpaquePointer, status: UInt32, reason: String = "") -> Int32 {
         upgrades[wsi] = nil
-        return lws_return_http_status(wsi, status, nil) == 0 ? 1 : -1
+        guard !reason.isEmpty else { return lws_return_http_status(wsi, status, nil) == 0 ? 1 : -1 }
+        let escaped = String(Self.escapedHTML(reason).prefix(900))
+        return lws_return_http_status(wsi, status, escaped) == 0 ? 1 : -1
+    }
+
+    static func escapedHTML(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
     }
 }

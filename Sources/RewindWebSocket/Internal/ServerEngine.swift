@@ -1,4 +1,5 @@
 import CLibWebSockets
+import RewindSupport
 
 /// The machinery behind ``WebSocketServer``: one lws context with one vhost, driven by one service
 /// thread. Properties marked "service thread" are touched only there; `control` is how other
@@ -23,7 +24,8 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     static let httpProtocolName = "rewind-http-internal"
 
     let configuration: WebSocketServerConfiguration
-    let control = Locked(Control())
+    /// Changes of `phase` wake whoever waits for start to end; the other fields wake nobody.
+    let control = Condition(Control())
     let waker = ServiceWaker()
     /// The cap on output queued across all connections.
     lazy var outputBudget = OutputBudget(limit: configuration.maxQueuedBytesTotal)
@@ -67,7 +69,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         }
         guard begun else { throw .alreadyStarted }
         guard thread.start(name: "rewind-ws-serve", body: { self.run() }) else { throw .alreadyStarted }
-        _ = control.wait { $0.phase != .starting }
+        _ = control.wait(for: { $0.phase != .starting })
         switch control.withLock({ $0.phase }) {
         case .running(let port):
             return port
@@ -89,7 +91,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         }
         waker.wake()
         guard wait, !thread.isCurrent else { return }
-        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        let deadline = MonotonicClock.deadline(after: configuration.shutdownGracePeriod)
         if !thread.join(until: deadline) {
             control.withLock { $0.forceStop = true }
             waker.wake()
@@ -98,6 +100,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     }
 
     static func validate(_ configuration: WebSocketServerConfiguration) throws(WebSocketError) {
+        if let problem = configuration.tls?.check() { throw .tls(problem) }
         guard (0...65_535).contains(configuration.port) else {
             throw .invalidConfiguration("port \(configuration.port) is outside 0...65535")
         }
@@ -141,7 +144,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             context.destroy()
             self.context = nil
             delegate = nil
-            control.withLock { $0.phase = .failed(failure) }
+            control.update(waking: .all) { $0.phase = .failed(failure) }
             return
         }
         serviceLoop(context)
@@ -151,7 +154,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         closeRemainingStreams()
         self.context = nil
         delegate = nil
-        control.withLock { $0.phase = .stopped }
+        control.update(waking: .all) { $0.phase = .stopped }
     }
 
     /// Returns the error, or `nil` once the vhost listens and the phase says so.
@@ -164,7 +167,14 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         info.max_http_header_data = 16 * 1024  // cookies for localhost pile up across dev servers
         info.server_string = context.cString("rewind")
         info.pt_serv_buf_size = UInt32(LWSContext.readBufferSize)
-        guard context.create(&info), let pointer = context.pointer else {
+        let created: Bool
+        if configuration.tls != nil {
+            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            created = TLSContextGate.create(beginsHandshake: false, waitSeconds: 10) { context.create(&info) }
+        } else {
+            created = context.create(&info)
+        }
+        guard created, let pointer = context.pointer else {
             return .contextCreationFailed("lws_create_context failed (out of memory or file descriptors?)")
         }
         var vhost = lws_context_creation_info()
@@ -177,14 +187,28 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         vhost.uid = -1
         var options = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
         if !configuration.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        // lws 4.1 sets up a vhost's TLS only when its own options ask for it too.
+        if configuration.tls != nil { options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         vhost.options = options
+        if let tls = configuration.tls {
+            vhost.ssl_cert_filepath = context.cString(tls.certificatePath)
+            vhost.ssl_private_key_filepath = context.cString(tls.privateKeyPath)
+            // Never NULL: with none OpenSSL would ask for a passphrase on the terminal.
+            vhost.ssl_private_key_password = context.cString("")
+            // HTTP/1.1 only: the handlers here speak it, and WebSockets upgrade from it.
+            vhost.alpn = context.cString("http/1.1")
+        }
         guard let created = lws_create_vhost(pointer, &vhost) else {
+            if let tls = configuration.tls, SocketAddress.canBind(host: configuration.host, port: configuration.port) {
+                // The files passed their checks and the port is free: OpenSSL refused the pair.
+                return .tls(tls.mismatch)
+            }
             let reason = SocketAddress.bindFailureReason(host: configuration.host, port: configuration.port)
             return .cannotListen(host: configuration.host, port: configuration.port, reason: reason)
         }
         let port = Int(lws_get_vhost_listen_port(created))
         waker.attach(pointer)
-        control.withLock { $0.phase = .running(port: port) }
+        control.update(waking: .all) { $0.phase = .running(port: port) }
         return nil
     }
 

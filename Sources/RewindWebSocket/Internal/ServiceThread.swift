@@ -1,4 +1,5 @@
 import Foundation
+import RewindSupport
 
 /// The one thread that makes every libwebsockets call for a server or a client.
 final class ServiceThread: @unchecked Sendable {
@@ -8,7 +9,7 @@ final class ServiceThread: @unchecked Sendable {
         var thread: pthread_t?
     }
 
-    private let state = Locked(State())
+    private let state = Condition(State())
 
     /// Starts `body` on a new thread named `name`; returns `false` when already started.
     func start(name: String, body: @escaping @Sendable () -> Void) -> Bool {
@@ -24,7 +25,7 @@ final class ServiceThread: @unchecked Sendable {
             Thread.current.name = name
             state.withLock { $0.thread = pthread_self() }
             body()
-            state.withLock { $0.finished = true }
+            state.update(waking: .all) { $0.finished = true }
         }
         thread.start()
         return true
@@ -39,9 +40,10 @@ final class ServiceThread: @unchecked Sendable {
     /// Whether the thread ran and returned.
     var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Waits until the thread has returned (or never started), or until `deadline`.
+    /// Waits until the thread has returned (or never started), or until `deadline`
+    /// (``MonotonicClock`` nanoseconds).
     @discardableResult
-    func join(until deadline: ContinuousClock.Instant? = nil) -> Bool {
-        state.wait(until: deadline) { !$0.started || $0.finished }
+    func join(until deadline: Int64? = nil) -> Bool {
+        state.wait(for: { !$0.started || $0.finished }, deadline: deadline)
     }
 }

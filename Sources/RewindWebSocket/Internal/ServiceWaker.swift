@@ -1,4 +1,5 @@
 import CLibWebSockets
+import RewindSupport
 
 /// How other threads reach the service thread: they queue a connection that has output or a
 /// close request, then interrupt the service wait with `lws_cancel_service` — the one lws call
@@ -9,7 +10,7 @@ final class ServiceWaker: @unchecked Sendable {
         var pending: [ConnectionCore] = []
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     /// Lets wake-ups through to `context` (service thread, once the context exists). Connections
     /// queued before (a client sending before it connects) are looked at on the first service pass.

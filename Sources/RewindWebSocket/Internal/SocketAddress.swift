@@ -81,4 +81,9 @@ enum SocketAddress {
         if listen(fd, 1) != 0 { return String(cString: strerror(errno)) }
         return "libwebsockets could not listen there (set REWIND_LWS_LOG=7 to see why)"
     }
+
+    /// Whether `host:port` can be bound and listened on now (tried as lws does, then let go).
+    static func canBind(host: String, port: Int) -> Bool {
+        bindFailureReason(host: host, port: port).hasPrefix("libwebsockets could not listen")
+    }
 }

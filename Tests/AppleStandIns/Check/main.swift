@@ -1,7 +1,8 @@
 // `make apple-check` runs this after building `Rewind` as on iOS against the stand-ins: it drives
 // `Store.binding` through the SwiftUI stand-in's `Binding` and exits non-zero, naming what
 // failed, unless the binding reads the live state, sends through the store with the caller's
-// send site, and hands SwiftUI closures isolated to the main actor.
+// send site, and hands SwiftUI closures isolated to the main actor, and unless the session says
+// it ran on iOS, with a device model and the app's tag.
 import Foundation
 import Rewind
 import RewindLog
@@ -35,7 +36,7 @@ func run() async throws {
     let path = folder.appendingPathComponent("binding.db").path
 
     let store = Store(initialState: FormState(), reducer: formReducer)
-    let recorder = store.record(to: .file(path), app: "AppleShapesCheck")
+    let recorder = store.record(to: .file(path), app: "AppleShapesCheck", meta: ["tags": ["apple-check"]])
     let line = #line + 1
     let city = store.binding(\.city, send: { .cityChanged($0) })
 
@@ -52,6 +53,11 @@ func run() async throws {
     let reader = try LogReader(path: path)
     let session = try reader.session(named: recorder.session.uuid)
     let events = try reader.events(session: session.id, includeKeyframes: false)
+    // The recorder took the Apple platforms' path to its device and OS (as on an iPhone: the
+    // model from uname, no simulator here), and kept the app's tag.
+    check(session.os?.hasPrefix("iOS ") == true, "the session's OS is \(String(describing: session.os)), not iOS's")
+    check(session.device.map { !$0.isEmpty && $0 != "unknown" } == true, "the session has no device model: \(String(describing: session.device))")
+    check(session.tags == ["apple-check"], "the session's tags are \(session.tags), not [\"apple-check\"]")
     let sent = events.first { $0.seq == 1 }
     check(sent?.site?.file == "AppleShapesCheck/main.swift" && sent?.site?.line == line,
           "the binding's action was recorded at \(String(describing: sent?.site)), not at AppleShapesCheck/main.swift:\(line)")

@@ -12,6 +12,7 @@
 // requirement with a default implementation, which asks the same of a conforming class. Bodies
 // trap: nothing here runs.
 import Foundation
+import Security
 
 private func standIn(_ what: String = #function) -> Never {
     fatalError("stand-in FoundationNetworking: \(what) does not run on Linux")
@@ -50,8 +51,36 @@ open class URLSessionConfiguration: NSObject, @unchecked Sendable {
     open class var ephemeral: URLSessionConfiguration { standIn() }
 }
 
+/// `NSURLAuthenticationMethodServerTrust` (NSURLProtectionSpace.h).
+public let NSURLAuthenticationMethodServerTrust: String = "NSURLAuthenticationMethodServerTrust"
+
+/// `NSURLProtectionSpace`: `open class URLProtectionSpace : NSObject, NSSecureCoding, NSCopying, @unchecked Sendable`.
+open class URLProtectionSpace: NSObject, @unchecked Sendable {
+    open var host: String { standIn() }
+    open var authenticationMethod: String { standIn() }
+    open var serverTrust: SecTrust? { standIn() }
+}
+
+/// `NSURLAuthenticationChallenge`: `open class URLAuthenticationChallenge : NSObject, NSSecureCoding, @unchecked Sendable`.
+open class URLAuthenticationChallenge: NSObject, @unchecked Sendable {
+    /*@NSCopying*/ open var protectionSpace: URLProtectionSpace { standIn() }
+}
+
+/// `NSURLCredential`: `open class URLCredential : NSObject, NSSecureCoding, NSCopying, @unchecked Sendable`.
+open class URLCredential: NSObject, @unchecked Sendable {
+    public /*not inherited*/ init(trust: SecTrust) { standIn() }
+}
+
 /// `NSURLSession`.
 open class URLSession: NSObject, @unchecked Sendable {
+    /// `NSURLSessionAuthChallengeDisposition` (`NS_ENUM(NSInteger)`).
+    public enum AuthChallengeDisposition: Int, @unchecked Sendable {
+        case useCredential = 0
+        case performDefaultHandling = 1
+        case cancelAuthenticationChallenge = 2
+        case rejectProtectionSpace = 3
+    }
+
     /*not inherited*/ public init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?,
                                   delegateQueue queue: OperationQueue?) { standIn() }
     open func finishTasksAndInvalidate() { standIn() }
@@ -109,10 +138,16 @@ open class URLSessionWebSocketTask: URLSessionTask, @unchecked Sendable {
 /// `@protocol NSURLSessionDelegate <NSObject>`, imported as `NS_SWIFT_SENDABLE`.
 public protocol URLSessionDelegate: NSObjectProtocol, Sendable {
     /*optional*/ func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
+    /*optional*/ func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                                 completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
 }
 
 extension URLSessionDelegate {
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
+    public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                           completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        completionHandler(.performDefaultHandling, nil)
+    }
 }
 
 /// `@protocol NSURLSessionTaskDelegate <NSURLSessionDelegate>`.

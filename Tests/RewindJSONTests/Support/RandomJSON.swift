@@ -1,4 +1,5 @@
 import RewindJSON
+import RewindSupport
 
 /// Pseudo-random JSON documents and mutations of them, for property tests.
 enum RandomJSON {
@@ -8,7 +9,7 @@ enum RandomJSON {
 
     /// A document of moderate size: nested objects and arrays, some arrays of records with `id`
     /// or `_id`, numbers in several spellings.
-    static func document(_ rng: inout SeededRandom, depth: Int = 0) -> JSONValue {
+    static func document(_ rng: inout SplitMix64, depth: Int = 0) -> JSONValue {
         let roll = rng.int(0..<100)
         if depth < 4, roll < 35 {
             var object = JSONObject()
@@ -23,19 +24,19 @@ enum RandomJSON {
     }
 
     /// An object with a few members at the top, as application states are.
-    static func state(_ rng: inout SeededRandom) -> JSONValue {
+    static func state(_ rng: inout SplitMix64) -> JSONValue {
         var object = JSONObject()
         for _ in 0..<rng.int(3..<9) { object[rng.pick(keys)] = document(&rng, depth: 1) }
         return .object(object)
     }
 
-    static func recordList(_ rng: inout SeededRandom, depth: Int) -> JSONValue {
+    static func recordList(_ rng: inout SplitMix64, depth: Int) -> JSONValue {
         let idKey = rng.chance(0.7) ? "id" : "_id"
         let count = rng.int(0..<25)
         return .array((0..<count).map { k in record(&rng, idKey: idKey, id: k * 3, depth: depth + 1) })
     }
 
-    static func record(_ rng: inout SeededRandom, idKey: String, id: Int, depth: Int) -> JSONValue {
+    static func record(_ rng: inout SplitMix64, idKey: String, id: Int, depth: Int) -> JSONValue {
         var object = JSONObject()
         object[idKey] = rng.chance(0.5) ? .number(JSONNumber(id)) : .string("item-\(id)")
         object["name"] = .string(rng.pick(strings))
@@ -44,7 +45,7 @@ enum RandomJSON {
         return .object(object)
     }
 
-    static func scalar(_ rng: inout SeededRandom) -> JSONValue {
+    static func scalar(_ rng: inout SplitMix64) -> JSONValue {
         switch rng.int(0..<9) {
         case 0: return .null
         case 1: return .bool(rng.chance(0.5))
@@ -57,7 +58,7 @@ enum RandomJSON {
     /// `value` with changes at random places: scalars changed, type changes, members added and
     /// removed, elements inserted, removed, moved and replaced. `rate` is the chance that a given
     /// node changes.
-    static func mutate(_ value: JSONValue, _ rng: inout SeededRandom, rate: Double, depth: Int = 0) -> JSONValue {
+    static func mutate(_ value: JSONValue, _ rng: inout SplitMix64, rate: Double, depth: Int = 0) -> JSONValue {
         switch value {
         case .object(var object):
             if rng.chance(rate) {
@@ -86,7 +87,7 @@ enum RandomJSON {
         }
     }
 
-    private static func mutateArray(_ elements: inout [JSONValue], _ rng: inout SeededRandom, depth: Int) {
+    private static func mutateArray(_ elements: inout [JSONValue], _ rng: inout SplitMix64, depth: Int) {
         let idKey: String? = elements.first.flatMap { first in
             ["id", "_id"].first { first[$0] != nil }
         }
@@ -112,7 +113,7 @@ enum RandomJSON {
 
     /// Changes about `fraction` of the scalars of a large document, and inserts and removes
     /// elements in about `fraction` of its arrays: the kind of edit a state goes through.
-    static func perturb(_ value: JSONValue, _ rng: inout SeededRandom, fraction: Double) -> JSONValue {
+    static func perturb(_ value: JSONValue, _ rng: inout SplitMix64, fraction: Double) -> JSONValue {
         switch value {
         case .object(var object):
             for key in object.keys { object[key] = perturb(object[key]!, &rng, fraction: fraction) }

@@ -1,0 +1,73 @@
+import Foundation
+import RewindSupport
+import Testing
+
+@Suite struct ConditionWakingAsNeededTests {
+    @Test func aChangeThatSetsWakingWakesTheWaiter() {
+        let box = Condition(0)
+        let producer = Thread {
+            box.update { value, waking in
+                value = 7
+                waking = .one
+            }
+        }
+        producer.start()
+        #expect(box.withLock(when: { $0 == 7 }, deadline: MonotonicClock.deadline(after: 10)) { $0 } == 7)
+    }
+
+    @Test func aChangeThatLeavesWakingNilWakesNobody() {
+        let box = Condition(0)
+        let woken = Condition(false)
+        let waiter = Thread {
+            // Waits once: only a signal or the deadline ends it.
+            let sawValue = box.withLock(waitingOnceUntil: MonotonicClock.deadline(after: 0.3)) { $0 }
+            woken.update { $0 = sawValue == 1 }
+        }
+        waiter.start()
+        // The waiter is asleep by now (or not yet asleep: it then sleeps its whole 0.3 s).
+        usleep(50_000)
+        let returned = box.update { value, _ in
+            value = 1
+            return "kept"
+        }
+        #expect(returned == "kept")
+        let start = MonotonicClock.nanoseconds()
+        #expect(woken.wait(for: { $0 }, deadline: MonotonicClock.deadline(after: 10)))
+        // Not woken by the change: it slept until its own deadline.
+        #expect(MonotonicClock.nanoseconds() - start >= 150_000_000)
+    }
+}
+
+@Suite struct MonotonicClockDurationTests {
+    @Test func aDeadlineAfterADurationMatchesTheSecondsForm() {
+        let fromDuration = MonotonicClock.deadline(after: .milliseconds(1_500))
+        let fromSeconds = MonotonicClock.deadline(after: 1.5)
+        #expect(abs(fromSeconds - fromDuration) < 100_000_000)
+        #expect(fromDuration - MonotonicClock.nanoseconds() > 1_400_000_000)
+    }
+
+    @Test func anEnormousDurationGivesTheFurthestDeadline() {
+        #expect(MonotonicClock.deadline(after: .seconds(Int64.max)) == .max)
+        #expect(MonotonicClock.deadline(after: .seconds(-Int64.max)) == .min)
+        #expect(MonotonicClock.deadline(after: .zero) <= MonotonicClock.nanoseconds())
+    }
+}
+
+@Suite struct SplitMix64ChanceTests {
+    @Test func isTheStandardLibrarysUniformDrawBelowTheProbability() {
+        var random = SplitMix64(seed: 11)
+        var copy = random
+        for probability in [0.1, 0.5, 0.9, 0.25] {
+            #expect(random.chance(probability) == (Double.random(in: 0..<1, using: &copy) < probability))
+        }
+        #expect(random == copy)
+    }
+
+    @Test func holdsAboutAsOftenAsAsked() {
+        var random = SplitMix64(seed: 3)
+        let hits = (0..<10_000).filter { _ in random.chance(0.3) }.count
+        #expect((2_700...3_300).contains(hits))
+        #expect(!(0..<1_000).contains { _ in random.chance(0) })
+        #expect((0..<1_000).allSatisfy { _ in random.chance(1) })
+    }
+}
