@@ -311,13 +311,14 @@ final class ServerLink: @unchecked Sendable {
 
     /// Why the link connects again: to the same server, or to the next one.
     private enum Retry {
-        /// The same server (an event it refused goes again without its state change, or the
-        /// connection's queue was full).
+        /// The same server: an event it refused goes again without its state change (any
+        /// server would refuse it as it was).
         case same
         /// The next server, at once while this round has servers left: the connect failed or the
         /// server refused the session at `hello` (`read-only`, `storage`).
         case nextUnwelcomed
-        /// The next server after the backoff: a welcomed connection ended.
+        /// The next server after the backoff: a welcomed connection ended, or could not take
+        /// what was sent (closing, or its queue full).
         case nextWelcomed
     }
 
@@ -550,6 +551,8 @@ final class ServerLink: @unchecked Sendable {
     /// fits goes whole) and said once in one sentence (`report`, ``ServerSink/lastServerError``);
     /// an action too large for any message goes as a placeholder.
     private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?, _ state: inout State) {
+        // The server sent to (a failed send moves the link on before the reports go).
+        let url = requests[state.server].url
         var holds = serverHash
             ?? (range.lowerBound > state.events.startIndex ? state.events[range.lowerBound - 1].sentHash : state.events.ackedHash)
         var frames = EventFrames(maxMessage: state.events.limits.maxMessage)
@@ -629,10 +632,12 @@ final class ServerLink: @unchecked Sendable {
             if index == range.upperBound { frames.flush() }
             let ready = frames.take()
             if !ready.allSatisfy({ client.send(text: String(decoding: $0, as: UTF8.self)) }) {
-                // The queue is full or closing: start over on a new connection, which resends
-                // from the server's `nextSeq`.
+                // The queue is full (the server stopped reading) or the connection is closing
+                // (the server dropped it, which this may learn before the close itself): as for
+                // a welcomed connection that ended, start over after the backoff on the next
+                // server (this one when it is the only one), which resends from its `nextSeq`.
                 client.close(goingAway: true)
-                scheduleRetry(.same, &state)
+                scheduleRetry(.nextWelcomed, &state)
                 break
             }
         }
@@ -640,7 +645,6 @@ final class ServerLink: @unchecked Sendable {
         // Reported off this lock (the sink takes its own), in order.
         let failures = self.failures
         let sentences = reports.map(\.sentence)
-        let url = requests[state.server].url
         DispatchQueue.global().async {
             for sentence in sentences { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
         }
