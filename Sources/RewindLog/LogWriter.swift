@@ -178,8 +178,10 @@ public final class LogWriter: Sendable {
     }
 
     /// Records that `server` holds `session` through `seq` (store and forward: the events after
-    /// it are still to be delivered). The highest seq recorded stays; `-1` marks the session as
-    /// meant for `server` before anything is acknowledged. Durable when it returns.
+    /// it are still to be delivered). For the same server the highest seq recorded stays; a mark
+    /// from another server replaces the row (a recorder with several servers moved, and the new
+    /// one may hold less). `-1` marks the session as meant for `server` before anything is
+    /// acknowledged. Durable when it returns.
     public func markDelivered(session: Int64, server: String, through seq: Int64) throws(LogError) {
         try call { engine throws(LogError) in
             try engine.markDelivered(session: session, server: server, through: seq)

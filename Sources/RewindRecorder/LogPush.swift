@@ -1,8 +1,8 @@
 import Foundation
 import RewindJSON
 import RewindLog
-import RewindWire
 import RewindSupport
+import RewindWire
 
 /// Delivers sessions from a log file to `rewind serve`, as a recorder's catch-up does: each on
 /// its own connection, resumed from the server's `nextSeq`, so pushing twice stores nothing twice
@@ -19,16 +19,15 @@ package enum LogPush {
         package var delivered: Bool
         /// Why not, when it does not.
         package var problem: String?
+        /// The server that holds it (the one that acknowledged it), when one answered.
+        package var server: URL?
     }
 
-    /// Pushes `sessions` of the log at `path` to the server at `url`, waiting up to `timeout`
-    /// for each. With a writable log, each session's delivery is recorded in it (`deliveries`),
-    /// and a session already recorded as delivered to that server is not sent again.
-    /// The address `url` stands for (`ws://HOST:PORT/app`, with a browser address's token),
-    /// or one sentence saying why it cannot be used.
-    package static func resolve(_ url: URL, token: String?) -> Result<(url: URL, token: String?), PushError> {
-        switch ServerAddress.resolve(url) {
-        case .success(let resolved): return .success((resolved.url, token ?? resolved.token))
+    /// The addresses `urls` stand for (`ws://HOST:PORT/app`, each with a browser address's token
+    /// unless `token` is given), or one sentence saying why one cannot be used.
+    package static func resolve(_ urls: [URL], token: String?) -> Result<[(url: URL, token: String?)], PushError> {
+        switch ServerAddress.resolve(list: urls) {
+        case .success(let resolved): return .success(resolved.map { ($0.url, token ?? $0.token) })
         case .failure(let problem): return .failure(PushError(message: problem.message))
         }
     }
@@ -38,7 +37,13 @@ package enum LogPush {
         package var message: String
     }
 
-    package static func push(path: String, sessions names: [String], url: URL, token: String?, caFile: String? = nil,
+    /// Pushes `sessions` of the log at `path` to the first of `servers` that takes them (each
+    /// resolved by ``resolve(_:token:)``; equivalent servers, tried in order as a recorder's
+    /// are, all trusting `caFile` for `wss` besides the system's CAs), waiting up to `timeout`
+    /// for each. With a writable log, each session's delivery is recorded in it (`deliveries`,
+    /// naming the server that acknowledged), and a session already recorded as delivered to one
+    /// of `servers` is not sent again.
+    package static func push(path: String, sessions names: [String], servers: [(url: URL, token: String?)], caFile: String? = nil,
                              transport: ServerTransport = .automatic, timeout: Duration = .seconds(60)) throws -> [Outcome] {
         let reader = try LogReader(path: path)
         let infos: [SessionInfo] = names.isEmpty ? try reader.sessions() : try names.map { try reader.session(named: $0) }
@@ -46,9 +51,12 @@ package enum LogPush {
         // writes (the app itself) or a read-only copy is pushed without the marks.
         let writer = try? LogWriter(path: path)
         defer { writer?.close() }
-        let server = url.absoluteString
-        let request = TransportRequest(url: url, subprotocol: AppMessage.subprotocol, token: token, caFile: caFile,
-                                       maxQueuedMessages: 1 << 20, maxQueuedBytes: 256 << 20)
+        let requests = servers.map { server in
+            TransportRequest(url: server.url, subprotocol: AppMessage.subprotocol, token: server.token, caFile: caFile,
+                             maxQueuedMessages: 1 << 20, maxQueuedBytes: 256 << 20)
+        }
+        // The server the last session reached: the next one starts there.
+        var reached = 0
         var outcomes: [Outcome] = []
         for info in infos {
             let last = info.lastSeq ?? -1
@@ -56,9 +64,11 @@ package enum LogPush {
                 outcomes.append(Outcome(session: info, serverHad: nil, serverHas: -1, delivered: true, problem: nil))
                 continue
             }
-            // Recorded as delivered to this server (a mark for another server does not count).
-            if writer != nil, try reader.deliveredSeq(session: info.id, server: server) >= last {
-                outcomes.append(Outcome(session: info, serverHad: last + 1, serverHas: last, delivered: true, problem: nil))
+            // Recorded as delivered to one of these servers (a mark for another does not count).
+            let holder = try servers.first { try reader.deliveredSeq(session: info.id, server: $0.url.absoluteString) >= last }
+            if writer != nil, let holder {
+                outcomes.append(Outcome(session: info, serverHad: last + 1, serverHas: last, delivered: true, problem: nil,
+                                        server: holder.url))
                 continue
             }
             let events = try reader.events(session: info.id, includeKeyframes: true)
@@ -67,16 +77,17 @@ package enum LogPush {
             let acks = AckTally()
             let failures = FailureTally()
             let link = ServerLink(
-                session: session, transport: transport, request: request, capacity: .max,
+                session: session, transport: transport, requests: requests, startAt: reached, capacity: .max,
                 commands: { command, link in
                     link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this session is being pushed from a log file; its app is not running"))
                 },
-                failures: { failure in failures.note(failure) },
-                acknowledged: { seq in acks.note(seq) })
+                failures: { failure, _ in failures.note(failure) },
+                acknowledged: { seq, server in acks.note(seq, by: server) },
+                welcomed: { index in acks.welcomed(index) })
             link.connect()
             link.deliverRecorded(events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }, ended: info.endedAt != nil)
-            // Waits in slices, giving up early on a server that refuses or cannot be reached
-            // three times before it ever answered.
+            // Waits in slices, giving up early on servers that refuse or cannot be reached three
+            // times each before one ever answered.
             let deadline = Date().addingTimeInterval(timeout.seconds)
             var delivered = false
             while Date() < deadline {
@@ -84,42 +95,55 @@ package enum LogPush {
                     delivered = true
                     break
                 }
-                if link.status.connections == 0, failures.count >= 3 { break }
+                if link.status.connections == 0, failures.count >= 3 * servers.count { break }
             }
             if !delivered { link.stop() }
+            if let index = acks.lastWelcome { reached = index }
             let status = link.status
-            let has = max(status.ackedThrough, acks.highest)
-            if let writer, has >= 0 { try? writer.markDelivered(session: info.id, server: server, through: has) }
+            // What the server it ended on holds (the link's own count is that server's).
+            let has = acks.server == nil ? -1 : status.ackedThrough
+            if let writer, has >= 0, let server = acks.server {
+                try? writer.markDelivered(session: info.id, server: server.absoluteString, through: has)
+            }
             var problem: String?
             if !delivered {
                 problem = status.lastError ?? failures.last.map { "cannot reach the server: \($0)" }
                     ?? "the server did not take it within \(Int(timeout.seconds)) s"
             }
             outcomes.append(Outcome(session: info, serverHad: acks.first.map { $0 + 1 }, serverHas: has, delivered: delivered,
-                                    problem: problem))
+                                    problem: problem, server: acks.server))
         }
         return outcomes
     }
 }
 
-/// The acknowledgements a pushed session got: the first (what the server had) and the highest.
+/// The acknowledgements a pushed session got: the first of the server it ended on (what that
+/// server had), that server, and the server that last welcomed it.
 private final class AckTally: Sendable {
-    private struct Seen {
-        var first: Int64?
-        var highest: Int64 = -1
+    private struct Tally {
+        var firstSeq: Int64?
+        var server: URL?
+        var lastWelcome: Int?
     }
 
-    private let seen = Mutex(Seen())
+    private let tally = Mutex(Tally())
 
-    func note(_ seq: Int64) {
-        seen.withLock { seen in
-            if seen.first == nil { seen.first = seq }
-            seen.highest = max(seen.highest, seq)
+    func note(_ seq: Int64, by server: URL) {
+        tally.withLock { tally in
+            // Another server: what it had is what counts.
+            if tally.server != server { tally.firstSeq = nil }
+            if tally.firstSeq == nil { tally.firstSeq = seq }
+            tally.server = server
         }
     }
 
-    var first: Int64? { seen.withLock { $0.first } }
-    var highest: Int64 { seen.withLock { $0.highest } }
+    func welcomed(_ index: Int) {
+        tally.withLock { $0.lastWelcome = index }
+    }
+
+    var first: Int64? { tally.withLock { $0.firstSeq } }
+    var server: URL? { tally.withLock { $0.server } }
+    var lastWelcome: Int? { tally.withLock { $0.lastWelcome } }
 }
 
 /// The last reason a connect failed.

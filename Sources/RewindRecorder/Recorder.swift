@@ -185,7 +185,8 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
                     lastError = failure
                 } else if let counts = server.delivery(of: uuid), counts.acknowledged < counts.recorded {
                     // Nothing has failed yet: the first connect has not come back.
-                    lastError = "\(server.url.absoluteString) has not answered yet"
+                    lastError = (server.servers.count == 1 ? "\(server.url.absoluteString) has not answered yet"
+                        : "none of \(server.servers.map(\.absoluteString).joined(separator: ", ")) has answered yet")
                         + (server.keepsLocalLog ? "; the events wait on this device for it" : "")
                 }
             }

@@ -1,8 +1,8 @@
 import Foundation
 import RewindJSON
+import RewindLog
 import RewindSupport
 import RewindWire
-import RewindSupport
 
 /// Streams sessions to `rewind serve` over a WebSocket (`/app`, subprotocol `rewind.app.v1`)
 /// and performs the commands the server relays from inspectors.
@@ -32,6 +32,16 @@ import RewindSupport
 /// this app that reaches the server delivers it first, each session resumed from the server's
 /// `nextSeq`. `rewind push` does the same from the terminal.
 ///
+/// With fallbacks (``init(url:fallbacks:token:caFile:capacity:flushTimeout:transport:localLog:localLogLimit:report:)``,
+/// ``RecordingDestination/servers(_:token:caFile:)``, a `REWIND_SERVER` list), the servers are
+/// equivalent ones tried in order: a session stays on the one that works and moves to the next
+/// when a connect fails, its connection closes or the server cannot store (`read-only`,
+/// `storage`), never for a refused event (any server would refuse it). After a round in which
+/// no server answered, the backoff applies. A new session starts on the server the last welcome
+/// came from (``currentServer``). Wherever a session lands it resumes from that server's
+/// `nextSeq`; a server on a log of its own that lacks what another acknowledged gets those
+/// events again from the local log.
+///
 /// A ``Store`` recording with `commands: .accepted`, and a ``StoreLink``, perform the commands a
 /// server sink relays (jump, resume, dispatch, replay, pause, branch). With the plain
 /// ``Recorder``, give the sink a handler: ``onCommand(_:)``.
@@ -39,27 +49,35 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Performs one command and says how it went.
     public typealias CommandHandler = @Sendable (Command) async -> CommandResult
 
-    /// The server's `/app` address.
+    /// The server's `/app` address (the first of ``servers``).
     public let url: URL
+    /// Every server's `/app` address, in the order they are tried: ``url``, then the fallbacks.
+    public let servers: [URL]
     /// The most unacknowledged events of a session that keep their state change.
     public let capacity: Int
     /// How long ``flush()`` waits for acknowledgements.
     public let flushTimeout: Duration
     /// What carries the connection (URLSession on Apple platforms, libwebsockets on Linux).
     public let transport: ServerTransport
-    /// The CA certificate file trusted for `wss` besides the system's, if any.
+    /// The CA certificate file trusted for `wss` besides the system's, if any (for every server).
     public let caFile: String?
-    private let request: TransportRequest
+    /// One per server, in ``servers``' order.
+    private let requests: [TransportRequest]
     private let report: (@Sendable (String) -> Void)?
     /// Held from deciding a report to making it, so reports reach `report` in the order they
     /// were decided (the timer's and the link's failures come from different threads).
     private let reportOrder = Mutex()
     private let shared = Mutex(Shared())
+    /// The server the last welcome came from (an index in `servers`): new sessions start there.
+    /// A lock of its own, taken last (a link sets it while holding its own lock, and nothing is
+    /// locked while it is held; `shared`'s is held while links are stopped), so the welcome is
+    /// known before any ack it is followed by.
+    private let welcomedServer = Mutex<Int?>(nil)
     private enum Handler {
         case anywhere(@Sendable (Command) async -> AppMessage.CommandResult)
         case mainActor(@MainActor @Sendable (Command) async -> AppMessage.CommandResult)
     }
-    /// Why `url` cannot be used, when it cannot.
+    /// Why the servers (or the CA file) cannot be used, when they cannot.
     private let addressProblem: String?
     private let outboxFolder: String?
     private let outboxLimit: Int64
@@ -70,8 +88,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         var lastFlushAcked = true
         /// Ended sessions whose delivery ``waitUntilEnded(timeout:)`` has not yet seen complete.
         var ending: [ServerLink] = []
-        /// The kind of failure last reported (a report repeats only when the kind changes).
-        var reportedKind: ConnectFailure.Kind?
+        /// The kind of failure last reported, per server (a report repeats only when its
+        /// server's kind changes).
+        var reportedKinds: [URL: ConnectFailure.Kind] = [:]
         var latestFailure: String?
         var latestReport: String?
         /// A connect failed in a way no retry can fix (this transport cannot run here).
@@ -97,31 +116,37 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// when a session begins, and the sink then sends nothing.
     ///
     /// - Parameters:
-    ///   - token: sent as `Authorization: Bearer <token>` when the server requires one.
+    ///   - fallbacks: more servers, equivalent to `url` (a team's instances on one database),
+    ///     written as `url` is: tried in order when one is down. A wrong one, or one named twice,
+    ///     is reported like a wrong `url`, naming its position.
+    ///   - token: sent as `Authorization: Bearer <token>` when the server requires one (to every
+    ///     server; one whose address has its own `?token=` gets that one when this is `nil`).
     ///   - caFile: for `wss`, a CA certificate (PEM or DER file) to trust besides the system's,
-    ///     for a server whose certificate a private CA signed. A file that cannot be read or is
-    ///     no certificate is one sentence when a session begins, and the sink sends nothing.
+    ///     for a server whose certificate a private CA signed (the same file for every server:
+    ///     a list is one deployment). A file that cannot be read or is no certificate is one
+    ///     sentence when a session begins, and the sink sends nothing.
     ///   - capacity: unacknowledged events kept with their state change (the recorder's bound).
     ///   - flushTimeout: how long ``flush()`` waits for the server to acknowledge.
     ///   - transport: what opens the WebSocket; the platform's own by default.
     ///   - report: hears one sentence, with the URL and the reason, when connecting fails:
     ///     refused, unreachable, timed out (also when the first attempt has no answer within 2 s)
-    ///     or a wrong token. Once, and again only when the reason changes. Standard error by
-    ///     default, `nil` for silence.
+    ///     or a wrong token. Once per server, and again only when its reason changes. Standard
+    ///     error by default, `nil` for silence.
     ///   - localLog: a folder for the device's copy of every event (store and forward; one
-    ///     file per app and server in it, at most `localLogLimit` bytes), or `nil` to keep
+    ///     file per app and first server in it, at most `localLogLimit` bytes), or `nil` to keep
     ///     unacknowledged events in memory only.
-    public init(url: URL, token: String? = nil, caFile: String? = nil, capacity: Int = 10_000, flushTimeout: Duration = .seconds(2),
-                transport: ServerTransport = .automatic, localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
+    public init(url: URL, fallbacks: [URL] = [], token: String? = nil, caFile: String? = nil, capacity: Int = 10_000,
+                flushTimeout: Duration = .seconds(2), transport: ServerTransport = .automatic,
+                localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
                 report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
-        var url = url
-        var token = token
+        let addresses: [(url: URL, token: String?)]
         var problem: String?
-        switch ServerAddress.resolve(url) {
+        switch ServerAddress.resolve(list: [url] + fallbacks) {
         case .success(let resolved):
-            url = resolved.url
-            token = token ?? resolved.token
+            addresses = resolved
         case .failure(let unusable):
+            // Nothing is sent; the addresses stand as given, for the sentences that name them.
+            addresses = ([url] + fallbacks).map { ($0, nil) }
             problem = unusable.message
         }
         self.caFile = caFile
@@ -129,7 +154,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             problem = unreadable.message
         }
         addressProblem = problem
-        self.url = url
+        self.url = addresses[0].url
+        servers = addresses.map(\.url)
         outboxFolder = localLog
         outboxLimit = localLogLimit
         self.capacity = max(1, capacity)
@@ -138,8 +164,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         self.report = report
         // The connection's queue holds more than the sink keeps, so it fills only when the
         // server stops reading; the sink then reconnects and resends.
-        request = TransportRequest(url: url, subprotocol: AppMessage.subprotocol, token: token, caFile: caFile,
-                                   maxQueuedMessages: self.capacity * 2 + 64, maxQueuedBytes: 256 << 20)
+        let queued = self.capacity * 2 + 64
+        requests = addresses.map { address in
+            TransportRequest(url: address.url, subprotocol: AppMessage.subprotocol, token: token ?? address.token, caFile: caFile,
+                             maxQueuedMessages: queued, maxQueuedBytes: 256 << 20)
+        }
     }
 
     deinit {
@@ -162,20 +191,23 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Opens the session's connection (in the background; the first events wait for it).
     public func begin(_ session: RecordingSession) throws {
         if let addressProblem {
-            didFail(TransportFailure(reason: addressProblem, isPermanent: true), kind: .unsupported, sentence: addressProblem)
+            didFail(TransportFailure(reason: addressProblem, isPermanent: true), server: url, kind: .unsupported, sentence: addressProblem)
             return
         }
         // The device's copy first: once it is committed the events survive whatever happens.
         let (outbox, localID) = keepLocally(session)
-        var acknowledged: (@Sendable (Int64) -> Void)?
+        var acknowledged: (@Sendable (Int64, URL) -> Void)?
+        var history: (@Sendable (Int64, Int64) throws -> [LogEvent])?
         if let outbox, let localID {
-            acknowledged = { seq in outbox.acknowledged(session: localID, through: seq) }
+            acknowledged = { seq, server in outbox.acknowledged(session: localID, through: seq, by: server.absoluteString) }
+            history = { from, before in try outbox.events(session: localID, from: from, before: before) }
         }
         let link = ServerLink(
-            session: session, transport: transport, request: request, capacity: capacity,
+            session: session, transport: transport, requests: requests, startAt: startingServer, capacity: capacity,
             commands: { [weak self] command, link in self?.perform(command, replyingOn: link) },
-            failures: { [weak self] failure in self?.didFail(failure) },
-            acknowledged: acknowledged)
+            failures: { [weak self] failure, server in self?.didFail(failure, server: server) },
+            acknowledged: acknowledged, history: history,
+            welcomed: { [weak self] index in self?.didWelcome(on: index) })
         shared.withLock { shared in
             shared.links[session.uuid]?.stop()
             shared.links[session.uuid] = link
@@ -187,9 +219,22 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             guard let self, let link else { return }
             let status = link.status
             guard status.connections == 0, !status.finished else { return }
-            self.didFail(TransportFailure(reason: "no answer within 2 s; still trying"), kind: .timedOut, onlyIfFirst: true)
+            let still = self.servers.count > 1 ? "still trying it and the others" : "still trying"
+            self.didFail(TransportFailure(reason: "no answer within 2 s; \(still)"), server: status.server, kind: .timedOut, onlyIfFirst: true)
         }
     }
+
+    /// Where a new session connects first: the server the last welcome came from, else the first.
+    private var startingServer: Int { welcomedServer.withLock { $0 ?? 0 } }
+
+    /// A session's connection was welcomed by `servers[index]`.
+    private func didWelcome(on index: Int) {
+        welcomedServer.withLock { $0 = index }
+    }
+
+    /// The server the sink's sessions last reached (the latest welcome, on any of its
+    /// connections), or `nil` before any did. With fallbacks, the one it moved to.
+    public var currentServer: URL? { welcomedServer.withLock { $0 }.map { servers[$0] } }
 
     /// Keeps the events (in the local log, when the sink has one, and in memory) and sends them
     /// when the session's connection is up.
@@ -204,6 +249,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         guard let folder = outboxFolder else { return (nil, nil) }
         let outbox = shared.withLock { shared -> Outbox in
             if let outbox = shared.outbox { return outbox }
+            // The first server's file: a list is one deployment, and an app that adds fallbacks
+            // behind the server it used keeps what it still owes it.
             let made = Outbox(path: Outbox.path(folder: folder, app: session.app, server: url), server: url.absoluteString,
                               limitBytes: outboxLimit)
             shared.outbox = made
@@ -241,12 +288,13 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         for item in pending {
             let id = item.localID
             let link = ServerLink(
-                session: item.session, transport: transport, request: request, capacity: .max,
+                session: item.session, transport: transport, requests: requests, startAt: startingServer, capacity: .max,
                 commands: { _, link in
                     link.reply(AppMessage.CommandResult(id: nil, ok: false, message: "this session is being delivered from the device's log; its app is not running"))
                 },
-                failures: { _ in },
-                acknowledged: { seq in outbox.acknowledged(session: id, through: seq) })
+                failures: { _, _ in },
+                acknowledged: { seq, server in outbox.acknowledged(session: id, through: seq, by: server.absoluteString) },
+                history: { from, before in try outbox.events(session: id, from: from, before: before) })
             shared.withLock { $0.catchingUp.append(link) }
             link.connect()
             link.deliverRecorded(item.events, ended: item.ended)
@@ -361,8 +409,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             guard let outbox else { return false }
             return outbox.sessionID(of: link.session.uuid) != nil && outbox.lastFailure == nil
         }
-        for link in ending where !(keptLocally(link) && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
-            if link.waitUntilDelivered(until: deadline) { delivered.append(link) }
+        for link in ending where link.waitUntilDelivered(until: deadline, unlessUnanswered: keptLocally(link)) {
+            delivered.append(link)
         }
         shared.withLock { shared in
             for link in ending {
@@ -374,8 +422,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         // they do not finish stays on the device for the next run.
         var caughtUp = true
         // Catch-up sessions come from the local log: never connected, they wait there.
-        for link in catching where !(outbox != nil && !link.status.connected && link.status.connections == 0 && !link.status.finished) {
-            if !link.waitUntilDelivered(until: deadline) { caughtUp = false }
+        for link in catching where !link.waitUntilDelivered(until: deadline, unlessUnanswered: outbox != nil) {
+            caughtUp = false
         }
         outbox?.waitForMarks()
         _ = caughtUp
@@ -467,26 +515,28 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         shared.withLock { $0.links[uuid] }
     }
 
-    /// Reports a failed connect: the first one, then again only when the kind of failure changes.
-    /// With `onlyIfFirst`, nothing happens once any failure was reported (decided under the
-    /// same lock as the report, so a failure the link reports meanwhile is never followed by it).
-    private func didFail(_ failure: TransportFailure, kind: ConnectFailure.Kind? = nil, sentence: String? = nil,
+    /// Reports a failed connect to `server`: the first one, then again only when that server's
+    /// kind of failure changes. With `onlyIfFirst`, nothing happens once any failure was
+    /// reported (decided under the same lock as the report, so a failure the link reports
+    /// meanwhile is never followed by it).
+    private func didFail(_ failure: TransportFailure, server: URL, kind: ConnectFailure.Kind? = nil, sentence: String? = nil,
                          onlyIfFirst: Bool = false) {
-        if failure.withheldEvent {
-            // Not a connect failure: an event over the server's limits was kept from it (the
-            // link says so once per run of such events; `lastServerError` has the sentence).
+        if failure.aboutEvents {
+            // Not a connect failure: an event over the server's limits was kept from it, or a
+            // server lacks events the link no longer holds (the link says so once;
+            // `lastServerError` has the sentence).
             reportOrder.withLock { report?(failure.reason) }
             return
         }
         let connectFailure = ConnectFailure(reason: failure.reason, kind: kind)
-        let text = sentence ?? connectFailure.sentence(url: url)
+        let text = sentence ?? connectFailure.sentence(url: server)
         reportOrder.withLock {
             let changed = shared.withLock { shared in
-                if onlyIfFirst && shared.reportedKind != nil { return false }
+                if onlyIfFirst && !shared.reportedKinds.isEmpty { return false }
                 shared.latestFailure = failure.reason
                 if failure.isPermanent { shared.gaveUp = true }
-                defer { shared.reportedKind = connectFailure.kind }
-                guard shared.reportedKind != connectFailure.kind else { return false }
+                defer { shared.reportedKinds[server] = connectFailure.kind }
+                guard shared.reportedKinds[server] != connectFailure.kind else { return false }
                 shared.latestReport = text
                 return true
             }

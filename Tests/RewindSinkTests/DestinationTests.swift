@@ -71,6 +71,85 @@ struct DestinationTests {
             message: "REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it")))
     }
 
+    @Test("REWIND_SERVER lists servers separated by commas: each with its port, in order, spaces around them ignored; one token and one CA file for all")
+    func serverListFromEnvironment() throws {
+        let team = try #require(try RecordingDestination.server(fromEnvironment: [
+            "REWIND_SERVER": "ws://10.0.0.5:7433/app, ws://10.0.0.6 ,ws://team-c.local:9000", "REWIND_TOKEN": "t",
+        ]).get())
+        #expect(team.urls.map(\.absoluteString) == ["ws://10.0.0.5:7433/app", "ws://10.0.0.6:7433", "ws://team-c.local:9000"])
+        #expect(team.url == team.urls[0])
+        #expect(team.token == "t")
+        let sinks = RecordingDestination.automatic.makeSinks(
+            queueCapacity: 8, environment: ["REWIND_SERVER": "ws://10.0.0.5:7433/app,ws://10.0.0.6", "REWIND_OUTBOX": "/tmp/rewind-outbox"],
+            report: { Issue.record("reported: \($0)") })
+        let sink = try #require(sinks.first as? ServerSink)
+        #expect(sink.servers.map(\.absoluteString) == ["ws://10.0.0.5:7433/app", "ws://10.0.0.6:7433/app"])
+        #expect(sink.url == sink.servers[0])
+        #expect(sink.caFile == nil)
+
+        // A list may mix wss and ws; the token (the app token here) and the CA file are every server's.
+        let secure = [
+            "REWIND_SERVER": "wss://a.team.example/app,ws://10.0.0.6", "REWIND_APP_TOKEN": "app",
+            "REWIND_CA_FILE": "/etc/team-ca.pem", "REWIND_OUTBOX": "/tmp/rewind-outbox",
+        ]
+        let teamTLS = try #require(try RecordingDestination.server(fromEnvironment: secure).get())
+        #expect(teamTLS.urls.map(\.absoluteString) == ["wss://a.team.example:7433/app", "ws://10.0.0.6:7433"])
+        #expect(teamTLS.token == "app")
+        #expect(teamTLS.caFile == "/etc/team-ca.pem")
+        let secureSink = try #require(RecordingDestination.automatic.makeSinks(queueCapacity: 8, environment: secure,
+                                                                               report: { Issue.record("reported: \($0)") }).first as? ServerSink)
+        #expect(secureSink.servers.map(\.absoluteString) == ["wss://a.team.example:7433/app", "ws://10.0.0.6:7433/app"])
+        #expect(secureSink.caFile == "/etc/team-ca.pem")
+    }
+
+    @Test("a wrong entry in a REWIND_SERVER list is one sentence naming its position",
+          arguments: [
+              ("ws://a.local,http://b.local:7433/app",
+               "REWIND_SERVER's server 2 of 2, http://b.local:7433/app, is an http URL, and the recorder needs the WebSocket address; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it, and separate servers with commas"),
+              ("ftp://a.local,ws://b.local",
+               "REWIND_SERVER's server 1 of 2, ftp://a.local, has the scheme ftp, not ws or wss; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it, and separate servers with commas"),
+              ("ws://a.local,,ws://b.local",
+               "REWIND_SERVER's server 2 of 3 is empty (ws://a.local,,ws://b.local); write ws://HOST:7433/app for each, separated by single commas"),
+              ("ws://a.local,",
+               "REWIND_SERVER's server 2 of 2 is empty (ws://a.local,); write ws://HOST:7433/app for each, separated by single commas"),
+              ("ws://a.local, b.local:7433",
+               "REWIND_SERVER's server 2 of 2, b.local:7433, has no ws:// in front; write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it, and separate servers with commas"),
+              ("ws://a.local:7433/app,ws://A.LOCAL",
+               "REWIND_SERVER's server 2 of 2, ws://A.LOCAL, is server 1 again (ws://a.local:7433/app,ws://A.LOCAL); name each server once"),
+              ("ws://a.local,ws://b.local/inspect",
+               "REWIND_SERVER's server 2 of 2: ws://b.local:7433/inspect names the path /inspect; apps connect to /app; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"),
+          ])
+    func malformedServerList(value: String, sentence: String) {
+        #expect(RecordingDestination.server(fromEnvironment: ["REWIND_SERVER": value]) == .failure(EnvironmentProblem(message: sentence)))
+    }
+
+    @Test(".servers: a sink with every server in order; an empty list, a wrong entry or a repeated server is reported and falls back")
+    func serversDestination() throws {
+        let reports = Reports()
+        let environment = ["REWIND_DB": "/tmp/r.db", "REWIND_OUTBOX": "/tmp/rewind-outbox"]
+        let a = URL(string: "ws://10.0.0.5:7433")!
+        let b = URL(string: "http://10.0.0.6:7433/?token=abc")!
+        let sinks = RecordingDestination.servers([a, b], token: nil).makeSinks(queueCapacity: 8, environment: environment,
+                                                                              report: { reports.append($0) })
+        let sink = try #require(sinks.first as? ServerSink)
+        #expect(sink.servers.map(\.absoluteString) == ["ws://10.0.0.5:7433/app", "ws://10.0.0.6:7433/app"])
+        #expect(sink.keepsLocalLog)
+        #expect(reports.all.isEmpty)
+
+        for (urls, sentence) in [
+            ([URL](), "the list of servers is empty; name at least one, ws://HOST:PORT/app as `rewind serve` prints it"),
+            ([a, URL(string: "wss://10.0.0.6/inspect")!],
+             "server 2 of 2: wss://10.0.0.6/inspect names the path /inspect; apps connect to /app; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"),
+            ([a, URL(string: "ws://10.0.0.5:7433/app")!], "server 2 of 2, ws://10.0.0.5:7433/app, is server 1 again; name each server once"),
+        ] {
+            let before = reports.all.count
+            let fallback = RecordingDestination.servers(urls).makeSinks(queueCapacity: 8, environment: environment,
+                                                                        report: { reports.append($0) })
+            #expect((fallback.first as? LogFileSink)?.path == "/tmp/r.db")
+            #expect(reports.all.dropFirst(before) == ["\(sentence); recording to /tmp/r.db instead"])
+        }
+    }
+
     @Test("automatic: a server sink for REWIND_SERVER, else the default log; a malformed one is reported and falls back")
     func automaticSinks() throws {
         let reports = Reports()

@@ -143,4 +143,54 @@ struct UnackedEventsTests {
         #expect(state == blob(10, count: 2))
         #expect(after[2].coalesced && !after[3].coalesced)
     }
+
+    @Test("a server that lacks what another acknowledged: the forgotten events go back in front from the local log's copy, and the server's nextSeq is the new start")
+    func restoresWhatAnotherServerAcknowledged() throws {
+        let (built, _) = events(12)
+        var unacked = UnackedEvents(capacity: 100)
+        for event in built { unacked.append(event) }
+        unacked.acknowledge(through: 7)
+        #expect(unacked.firstHeldSeq == 8)
+        // The local log's copy must run from at or before nextSeq, without a hole, to seq 7.
+        let limits = unacked.limits
+        #expect(UnackedEvents.restoring(Array(built[0...5]), from: 3, before: 8, limits: limits) == nil)
+        #expect(UnackedEvents.restoring(Array(built[4...7]), from: 3, before: 8, limits: limits) == nil)
+        #expect(UnackedEvents.restoring(Array(built[0...3]) + Array(built[5...7]), from: 3, before: 8, limits: limits) == nil)
+        // Made for another gap (the link moved on meanwhile): refused, nothing changes.
+        let stale = try #require(UnackedEvents.restoring(Array(built[0...9]), from: 3, before: 6, limits: limits))
+        let refused = unacked.restore(stale)
+        #expect(!refused)
+        #expect(unacked.firstHeldSeq == 8 && unacked.ackedThrough == 7)
+        // Covered: the server holds 0…2, and 3…12 are pending again, each with its own patch.
+        let restored = try #require(UnackedEvents.restoring(Array(built[0...9]), from: 3, before: 8, limits: limits))
+        let covered = unacked.restore(restored)
+        #expect(covered)
+        #expect(unacked.ackedThrough == 2)
+        #expect(unacked.ackedHash == built[2].hash)
+        let entries = Array(unacked.entries[unacked.startIndex...])
+        #expect(entries.map(\.seq) == Array(3...12))
+        #expect(entries.allSatisfy { if case .patch = $0.body { !$0.coalesced } else { false } })
+        #expect(zip(entries, built[3...]).allSatisfy { $0.hash == $1.hash && $0.action == $1.action })
+        // A server with nothing: from seq 0, whose keyframe goes first.
+        var fresh = UnackedEvents(capacity: 100)
+        for event in built { fresh.append(event) }
+        fresh.acknowledge(through: 12)
+        let whole = fresh.restore(try #require(UnackedEvents.restoring(built, from: 0, before: 13, limits: limits)))
+        #expect(whole)
+        #expect(fresh.ackedThrough == -1 && fresh.ackedHash == nil)
+        guard case .keyframe = try #require(fresh.entries[fresh.startIndex...].first).body else {
+            Issue.record("seq 0 does not carry its state")
+            return
+        }
+        #expect(fresh.count == 13)
+        // Past the bound, the older states give way as for any unacknowledged events.
+        var bounded = UnackedEvents(capacity: 4)
+        for event in built { bounded.append(event) }
+        bounded.acknowledge(through: 12)
+        let bound = bounded.restore(try #require(UnackedEvents.restoring(built, from: 0, before: 13, limits: limits)))
+        #expect(bound)
+        let kept = bounded.entries[bounded.startIndex...]
+        #expect(kept.count == 13)
+        #expect(kept.filter { if case .dropped = $0.body { false } else { true } }.count <= 4)
+    }
 }

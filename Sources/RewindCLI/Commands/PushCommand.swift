@@ -15,6 +15,9 @@ struct PushCommand: ParsableCommand {
         For a log taken from a simulator's container or a device backup, or an app's local log \
         (store and forward) that still holds events the server lacks.
 
+        --server may list several equivalent servers, separated by commas (a team's instances on \
+        one database): each session goes to the first that answers, as a recorder's would. They         share --token and --ca-file.
+
         Prints one line per session: its uuid, app, and how many events the server had and has \
         now. When the log can be written, what the server acknowledged is recorded in it, and a \
         session recorded as delivered is not sent again. Exits 0 when the server holds every \
@@ -22,7 +25,7 @@ struct PushCommand: ParsableCommand {
         session or the server's address is wrong.
 
         With --json, one object per session per line: uuid, app, events, serverHad, serverHas, \
-        delivered and problem.
+        delivered, problem and server (the one that holds it).
 
         Example: rewind push --db ~/Library/Developer/CoreSimulator/…/rewind.db --server ws://127.0.0.1:7433
         """
@@ -30,8 +33,8 @@ struct PushCommand: ParsableCommand {
 
     @OptionGroup var log: LogLocation
 
-    @Option(help: ArgumentHelp("The server's app address: ws://HOST:PORT (the /app path is added), or what rewind serve prints.",
-                               valueName: "url"))
+    @Option(help: ArgumentHelp("The server's app address: ws://HOST:PORT (wss:// with TLS; the /app path is added), or what rewind serve prints; several, separated by commas, are tried in order.",
+                               valueName: "url[,url…]"))
     var server: String
 
     @Option(help: ArgumentHelp("The server's token or app token (default: $REWIND_TOKEN, else $REWIND_APP_TOKEN).", valueName: "token"))
@@ -50,21 +53,26 @@ struct PushCommand: ParsableCommand {
 
     func run() throws {
         guard timeout > 0, timeout <= 86_400 else { throw CLIError("--timeout must be between 0 and 86400 seconds", code: 2) }
-        guard let given = URL(string: server) else {
-            throw CLIError("--server '\(server)' is not the server's address (write ws://HOST:PORT, as rewind serve prints it)", code: 2)
+        let entries = server.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        var given: [URL] = []
+        for (index, entry) in entries.enumerated() {
+            guard !entry.isEmpty, let url = URL(string: entry) else {
+                let which = entries.count == 1 ? "" : " (server \(index + 1) of \(entries.count))"
+                throw CLIError("--server '\(entry)'\(which) is not the server's address (write ws://HOST:PORT, as rewind serve prints it; several separated by commas)", code: 2)
+            }
+            given.append(url)
         }
-        let url: URL
-        let token: String?
+        let servers: [(url: URL, token: String?)]
         let caFile = try caFile.resolved()
         switch LogPush.resolve(given, token: ServerLocation.token(self.token, side: .app)) {
-        case .success(let resolved): (url, token) = resolved
+        case .success(let resolved): servers = resolved
         case .failure(let problem): throw CLIError("--server: \(problem.message)", code: 2)
         }
         let path = log.path
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("No Rewind log at \(path): the file does not exist.", code: 2) }
         let outcomes: [LogPush.Outcome]
         do {
-            outcomes = try LogPush.push(path: path, sessions: sessions, url: url, token: token, caFile: caFile,
+            outcomes = try LogPush.push(path: path, sessions: sessions, servers: servers, caFile: caFile,
                                         timeout: .milliseconds(Int64(timeout * 1000)))
         } catch let error as LogError {
             throw CLIError(error.description, code: 2)
@@ -79,17 +87,22 @@ struct PushCommand: ParsableCommand {
                                         "serverHas": .number(JSONNumber(outcome.serverHas + 1)), "delivered": .bool(outcome.delivered)]
                 line["serverHad"] = outcome.serverHad.map { .number(JSONNumber($0)) } ?? .null
                 line["problem"] = outcome.problem.map { .string($0) } ?? .null
+                line["server"] = outcome.server.map { .string($0.absoluteString) } ?? .null
                 writeStandardOutput(jsonLine(.object(line)))
             } else {
                 let had = outcome.serverHad.map { "the server had \($0)" }
                     ?? (outcome.delivered ? "already delivered" : "no answer")
                 let state = outcome.delivered ? "ok" : "not delivered: \(outcome.problem ?? "unknown")"
-                writeEscapedOutput("\(info.uuid.prefix(8))  \(info.app)  \(events) events, \(had), has \(outcome.serverHas + 1): \(state)\n")
+                // With several servers, the one that holds it.
+                let holder = servers.count > 1 ? outcome.server.map { " on \($0.absoluteString)" } ?? "" : ""
+                writeEscapedOutput("\(info.uuid.prefix(8))  \(info.app)  \(events) events, \(had), has \(outcome.serverHas + 1)\(holder): \(state)\n")
             }
         }
         if !json {
             let sent = outcomes.count - failed
-            writeEscapedOutput("\(sent) of \(outcomes.count) session\(outcomes.count == 1 ? "" : "s") held whole by \(url.absoluteString)\n")
+            let holders = servers.count == 1 ? servers[0].url.absoluteString
+                : "one of " + servers.map(\.url.absoluteString).joined(separator: ", ")
+            writeEscapedOutput("\(sent) of \(outcomes.count) session\(outcomes.count == 1 ? "" : "s") held whole by \(holders)\n")
         }
         if failed > 0 { throw ExitCode(1) }
     }

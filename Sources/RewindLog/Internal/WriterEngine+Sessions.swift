@@ -35,12 +35,15 @@ extension WriterEngine {
         return select.int64(0)
     }
 
-    /// Records that `server` holds `session` through `seq` (never lowering what is recorded);
-    /// `-1` marks a session as meant for `server` before anything is acknowledged.
+    /// Records that `server` holds `session` through `seq`: never lowering what the same server
+    /// is recorded to hold, and replacing another server's mark (the values in SET are the old
+    /// row's, so the CASE compares with the server recorded before). `-1` marks a session as
+    /// meant for `server` before anything is acknowledged.
     func markDelivered(session: Int64, server: String, through seq: Int64) throws(LogError) {
         let upsert = try connection.prepare("""
             INSERT INTO deliveries(session_id, server, acked_seq) VALUES (?1, ?2, ?3)
-            ON CONFLICT(session_id) DO UPDATE SET server = excluded.server, acked_seq = max(acked_seq, excluded.acked_seq)
+            ON CONFLICT(session_id) DO UPDATE SET server = excluded.server,
+                acked_seq = CASE WHEN server = excluded.server THEN max(acked_seq, excluded.acked_seq) ELSE excluded.acked_seq END
             """)
         try upsert.bind(session, at: 1)
         try upsert.bind(server, at: 2)

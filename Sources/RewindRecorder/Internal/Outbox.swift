@@ -4,19 +4,22 @@ import RewindLog
 import RewindSupport
 
 /// The device's copy of what a ``ServerSink`` streams (store and forward): every event goes into
-/// a local log before the server has it, with, per session, the highest seq the server
-/// acknowledged (`deliveries`). Whatever the server has not acknowledged when the app exits (the
-/// server down, the token wrong, the app killed) is delivered the next time a recorder of this
-/// app reaches that server, or by `rewind push`.
+/// a local log before the server has it, with, per session, the server that acknowledged it last
+/// and the highest seq that server acknowledged (`deliveries`). Whatever the server has not
+/// acknowledged when the app exits (the server down, the token wrong, the app killed) is
+/// delivered the next time a recorder of this app reaches that server, or by `rewind push`.
 ///
 /// The local log is one file per app and server (``path(folder:app:server:)``), so that two apps
-/// on one Mac, or tests on many ports, never deliver each other's sessions. It is bounded: past
-/// ``limitBytes``, the oldest sessions the server already has are pruned first, then the oldest
-/// undelivered ones, which is reported in one sentence.
+/// on one Mac, or tests on many ports, never deliver each other's sessions. A sink with several
+/// servers (equivalent ones) uses its first server's file, and each session's mark names
+/// whichever of them acknowledged it: a session one of them holds whole is not sent to another.
+/// It is bounded: past ``limitBytes``, the oldest sessions the server already has are pruned
+/// first, then the oldest undelivered ones, which is reported in one sentence.
 final class Outbox: @unchecked Sendable {
     /// The local log's file.
     let path: String
-    /// The server the sessions are meant for, as the deliveries table records it.
+    /// The server the sessions are meant for (a sink's first), as the deliveries table records
+    /// it until a server acknowledges.
     let server: String
     /// The most bytes the local log may take.
     let limitBytes: Int64
@@ -24,8 +27,9 @@ final class Outbox: @unchecked Sendable {
         var writer: LogWriter?
         var sessionIDs: [String: Int64] = [:]
         var failure: LogError?
-        /// The newest acknowledged seq per session id, not yet written down.
-        var acked: [Int64: Int64] = [:]
+        /// The newest acknowledged seq per session id, and the server that acknowledged it, not
+        /// yet written down.
+        var acked: [Int64: (server: String, seq: Int64)] = [:]
         var markScheduled = false
     }
 
@@ -126,17 +130,24 @@ final class Outbox: @unchecked Sendable {
         try open.withLock { $0.writer }?.commit()
     }
 
-    /// The server holds `session` through `seq`: written down soon, off the caller's thread
-    /// (only the newest seq of each session is written).
-    func acknowledged(session id: Int64, through seq: Int64) {
+    /// `server` holds `session` through `seq`: written down soon, off the caller's thread (only
+    /// the newest seq of each session is written). What another server acknowledged before is
+    /// replaced: the mark says what the server the session is on holds (a server on a log of its
+    /// own may hold less than the one before it).
+    func acknowledged(session id: Int64, through seq: Int64, by server: String? = nil) {
+        let server = server ?? self.server
         let schedule = open.withLock { open -> Bool in
-            open.acked[id] = max(open.acked[id] ?? -1, seq)
+            if let earlier = open.acked[id], earlier.server == server {
+                open.acked[id] = (server, max(earlier.seq, seq))
+            } else {
+                open.acked[id] = (server, seq)
+            }
             defer { open.markScheduled = true }
             return !open.markScheduled
         }
         guard schedule else { return }
         marks.async { [self] in
-            let (writer, pending) = open.withLock { open -> (LogWriter?, [Int64: Int64]) in
+            let (writer, pending) = open.withLock { open -> (LogWriter?, [Int64: (server: String, seq: Int64)]) in
                 defer {
                     open.acked = [:]
                     open.markScheduled = false
@@ -144,10 +155,20 @@ final class Outbox: @unchecked Sendable {
                 return (open.writer, open.acked)
             }
             guard let writer else { return }
-            for (session, seq) in pending {
-                try? writer.markDelivered(session: session, server: server, through: seq)
+            for (session, mark) in pending {
+                try? writer.markDelivered(session: session, server: mark.server, through: mark.seq)
             }
         }
+    }
+
+    /// The events of the session with local id `id` from a keyframe at or before `from` up to
+    /// `before` (excluded), with their keyframes, for a server that lacks events another one
+    /// acknowledged. What was appended is committed first, so everything written so far reads.
+    func events(session id: Int64, from: Int64, before: Int64) throws -> [LogEvent] {
+        try commit()
+        let reader = try LogReader(path: path)
+        let start = try reader.keyframe(atOrBefore: from, session: id)?.seq ?? from
+        return try reader.events(session: id, from: start, to: before - 1, includeKeyframes: true)
     }
 
     /// Waits until every acknowledgement heard so far is written down.

@@ -10,18 +10,31 @@ import RewindSupport
 /// recorder's thread appends and sends; each connection's thread or queue delivers welcome, acks
 /// and commands. A new connection (of the sink's ``ServerTransport``) is made for every attempt,
 /// and callbacks from an older one are ignored.
+///
+/// With several servers (equivalent ones: instances on one database), the link stays on the one
+/// that works and moves to the next when a connect fails, the connection closes, or the server
+/// cannot store (`read-only`, `storage`). Within a round (every server tried once since the last
+/// wait) the next is tried at once after a failed connect; a round that reached none waits the
+/// backoff, and so does the move after a welcomed connection ends, so a server that welcomes
+/// and drops at once never makes the link spin. The session resumes from the `nextSeq` of the
+/// server it reaches; one that lacks events another server acknowledged gets them from the
+/// local log (`history`), or, with none, is passed over with one sentence.
 final class ServerLink: @unchecked Sendable {
     enum Phase {
-        case connecting, awaitingWelcome, streaming, waiting, finished
+        /// `restoring`: welcomed by a server that lacks events another server acknowledged;
+        /// they are being read back from the local log.
+        case connecting, awaitingWelcome, restoring, streaming, waiting, finished
     }
 
     let session: RecordingSession
     private let transport: ServerTransport
-    private let request: TransportRequest
-    private let failures: @Sendable (TransportFailure) -> Void
+    /// One per server, in the order they are tried; never empty.
+    private let requests: [TransportRequest]
+    private let failures: @Sendable (TransportFailure, URL) -> Void
     private let commands: @Sendable (Command, ServerLink) -> Void
-    /// Flushes and deliveries wait here for the acknowledged seq or the phase to change
-    /// (``change(_:)`` wakes them when it does).
+    /// Flushes and deliveries wait here for the acknowledged seq, the phase, or (a delivery that
+    /// gives up on servers that never answered) the welcomes and rounds to change; ``change(_:)``
+    /// wakes them when one does.
     private let state: Condition<State>
 
     private struct State {
@@ -30,6 +43,18 @@ final class ServerLink: @unchecked Sendable {
         var client: (any TransportConnection)?
         var attempt = 0
         var backoff = ReconnectBackoff()
+        /// The server (index in `requests`) the current or next attempt goes to.
+        var server: Int
+        /// Servers that may still be tried at once, without waiting, in this round.
+        var untried: Int
+        /// The server whose acks the link last had (named when another one lacks what it acked).
+        var ackedBy: URL?
+        /// Servers already said to lack events this link no longer holds.
+        var reportedGaps: Set<Int> = []
+        /// A whole round of servers has been tried (the link waited before trying again).
+        var triedEveryServer = false
+        /// The attempt whose end is being handled (its second end, if any, is ignored).
+        var endedAttempt = 0
         var ended = false
         var connections = 0
         var lastError: String?
@@ -51,6 +76,20 @@ final class ServerLink: @unchecked Sendable {
         /// Whether an ended session says `end` once delivered; a session delivered from the
         /// local log after its app is gone, which never ended there, only closes its connection.
         var saysEnd = true
+
+        /// What the waiters look at: ``change(_:)`` wakes them when any of it changes.
+        var watched: Watched {
+            Watched(ackedThrough: events.ackedThrough, phase: phase, connections: connections, triedEveryServer: triedEveryServer)
+        }
+    }
+
+    /// What ``waitForAcks(until:throughOutages:)`` and ``waitUntilDelivered(until:unlessUnanswered:)``
+    /// wait on.
+    private struct Watched: Equatable {
+        var ackedThrough: Int64
+        var phase: Phase
+        var connections: Int
+        var triedEveryServer: Bool
     }
 
     /// The errors that refuse one event for what it holds, which resending cannot change.
@@ -60,31 +99,47 @@ final class ServerLink: @unchecked Sendable {
         default: false
         }
     }
-    /// Hears each seq the server acknowledges (on the connection's thread): the local log
-    /// records it.
-    private let acknowledged: (@Sendable (Int64) -> Void)?
+    /// Hears each seq the server acknowledges, with that server (on the connection's thread):
+    /// the local log records it.
+    private let acknowledged: (@Sendable (Int64, URL) -> Void)?
+    /// Reads back the session's events from the first seq to before the second (from a
+    /// keyframe at or before the first) for a server that lacks events another acknowledged:
+    /// the local log. `nil` when the events live in memory only.
+    private let history: (@Sendable (Int64, Int64) throws -> [LogEvent])?
+    /// Hears the index of each server that welcomes the session, with the lock held: it must
+    /// take no lock that is ever held while this link's is taken.
+    private let welcomed: (@Sendable (Int) -> Void)?
 
-    /// `failures` hears every failed attempt to connect (the sink reports the first).
-    init(session: RecordingSession, transport: ServerTransport, request: TransportRequest, capacity: Int,
+    /// `failures` hears every failed attempt to connect, with the server it tried (the sink
+    /// reports the first of each server). The first attempt goes to `requests[startAt]`.
+    init(session: RecordingSession, transport: ServerTransport, requests: [TransportRequest], startAt: Int = 0,
+         capacity: Int,
          commands: @escaping @Sendable (Command, ServerLink) -> Void,
-         failures: @escaping @Sendable (TransportFailure) -> Void,
-         acknowledged: (@Sendable (Int64) -> Void)? = nil) {
+         failures: @escaping @Sendable (TransportFailure, URL) -> Void,
+         acknowledged: (@Sendable (Int64, URL) -> Void)? = nil,
+         history: (@Sendable (Int64, Int64) throws -> [LogEvent])? = nil,
+         welcomed: (@Sendable (Int) -> Void)? = nil) {
+        precondition(!requests.isEmpty, "a link needs a server")
         self.session = session
         self.transport = transport
-        self.request = request
+        self.requests = requests
         self.failures = failures
         self.commands = commands
         self.acknowledged = acknowledged
-        self.state = Condition(State(events: UnackedEvents(capacity: capacity)))
+        self.history = history
+        self.welcomed = welcomed
+        self.state = Condition(State(events: UnackedEvents(capacity: capacity),
+                                     server: requests.indices.contains(startAt) ? startAt : 0,
+                                     untried: requests.count - 1))
     }
 
     /// Runs `body` under the lock and wakes the waiters when it changed what they wait for: the
-    /// acknowledged seq or the phase.
+    /// acknowledged seq, the phase, the welcomes or the rounds tried.
     @discardableResult
     private func change<Result>(_ body: (inout State) -> Result) -> Result {
         state.update { state, waking in
-            let watched = (state.events.ackedThrough, state.phase)
-            defer { if state.events.ackedThrough != watched.0 || state.phase != watched.1 { waking = .all } }
+            let watched = state.watched
+            defer { if state.watched != watched { waking = .all } }
             return body(&state)
         }
     }
@@ -177,10 +232,16 @@ final class ServerLink: @unchecked Sendable {
     }
 
     /// Waits until the ended session's `end` has been written and its connection closed, or
-    /// `deadline` passes; `false` when the session is not ended or not delivered by then.
-    func waitUntilDelivered(until deadline: Date) -> Bool {
-        let outcome = state.withLock(when: { !$0.ended || $0.phase == .finished },
-                                     deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
+    /// `deadline` passes; `false` when the session is not ended or not delivered by then. With
+    /// `unlessUnanswered` (its events are safe in the local log), it gives up as soon as every
+    /// server has been tried and none ever welcomed the session: there is no point waiting for
+    /// servers that never answered, but while the first round is under way (a connect in
+    /// flight, the next server of a list about to be tried) it may still deliver.
+    func waitUntilDelivered(until deadline: Date, unlessUnanswered: Bool = false) -> Bool {
+        let outcome = state.withLock(when: { state in
+            !state.ended || state.phase == .finished
+                || (unlessUnanswered && state.connections == 0 && state.triedEveryServer)
+        }, deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
             (delivered: state.ended && state.phase == .finished && state.events.ackedThrough >= state.events.lastSeq,
              closing: state.closingClient)
         }
@@ -227,7 +288,8 @@ final class ServerLink: @unchecked Sendable {
             ServerLinkStatus(connected: state.phase == .streaming, unacked: state.events.count, droppedStates: state.events.droppedStates,
                              connections: state.connections, attempts: state.attempt, finished: state.phase == .finished,
                              lastError: state.lastError, lastConnectFailure: state.lastConnectFailure,
-                             ackedThrough: state.events.ackedThrough, lastSeq: state.events.lastSeq)
+                             ackedThrough: state.events.ackedThrough, lastSeq: state.events.lastSeq,
+                             server: requests[state.server].url, triedEveryServer: state.triedEveryServer)
         }
     }
 
@@ -237,7 +299,7 @@ final class ServerLink: @unchecked Sendable {
         let attempt = change { state -> (client: any TransportConnection, listener: AttemptListener)? in
             guard state.phase == .waiting else { return nil }
             state.attempt += 1
-            let client = transport.makeConnection(request)
+            let client = transport.makeConnection(requests[state.server])
             state.client = client
             state.phase = .connecting
             return (client, AttemptListener(link: self, attempt: state.attempt))
@@ -247,11 +309,38 @@ final class ServerLink: @unchecked Sendable {
         client.open(listener: listener)
     }
 
+    /// Why the link connects again: to the same server, or to the next one.
+    private enum Retry {
+        /// The same server: an event it refused goes again without its state change (any
+        /// server would refuse it as it was).
+        case same
+        /// The next server, at once while this round has servers left: the connect failed or the
+        /// server refused the session at `hello` (`read-only`, `storage`).
+        case nextUnwelcomed
+        /// The next server after the backoff: a welcomed connection ended, or could not take
+        /// what was sent (closing, or its queue full).
+        case nextWelcomed
+    }
+
     /// With the lock held (in ``change(_:)``, whose phase change wakes a flush waiting on this
-    /// connection: it gives up now).
-    private func scheduleRetry(_ state: inout State) {
+    /// connection: it gives up now; and a delivery waiting for a round to end, when this one
+    /// does).
+    private func scheduleRetry(_ retry: Retry, _ state: inout State) {
         state.phase = .waiting
         state.client = nil
+        if retry != .same, requests.count > 1 {
+            state.server = (state.server + 1) % requests.count
+            // A refusal is the previous server's: another may hold another `nextSeq`.
+            state.refusal = nil
+        }
+        if retry == .nextUnwelcomed, state.untried > 0 {
+            state.untried -= 1
+            DispatchQueue.global().async { [weak self] in self?.connect() }
+            return
+        }
+        // A new round, after the wait: every server may be tried once more at once.
+        state.untried = requests.count - 1
+        state.triedEveryServer = true
         let delay = state.backoff.nextDelay()
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
     }
@@ -271,8 +360,20 @@ final class ServerLink: @unchecked Sendable {
     }
 
     fileprivate func didEnd(attempt: Int, failure: TransportFailure? = nil) {
-        let current = change { state -> Bool in
-            guard attempt == state.attempt, state.phase != .finished, state.phase != .waiting else { return false }
+        // Only the first end of an attempt counts (a transport may say it failed and closed).
+        let url = state.withLock { state -> URL? in
+            guard attempt == state.attempt, state.phase != .finished, state.phase != .waiting,
+                  state.endedAttempt != attempt else { return nil }
+            state.endedAttempt = attempt
+            return requests[state.server].url
+        }
+        guard let url else { return }
+        // Said before the link moves on (off the lock: the sink takes its own), so whoever sees
+        // the link give up or move (an app about to exit, a wait on it) sees the failure said.
+        if let failure { failures(failure, url) }
+        change { state in
+            // Meanwhile the link may have been stopped.
+            guard attempt == state.attempt, state.phase != .finished, state.phase != .waiting else { return }
             if let failure { state.lastConnectFailure = failure.reason }
             if failure?.isPermanent == true {
                 // This transport cannot run here: retrying cannot help.
@@ -280,79 +381,166 @@ final class ServerLink: @unchecked Sendable {
                 state.phase = .finished
                 state.delivering = nil
             } else {
-                scheduleRetry(&state)
+                // Welcomed (streaming, or reading back what this server lacks) and then closed:
+                // the server went away, and the next one is tried after the backoff.
+                scheduleRetry(state.phase == .streaming || state.phase == .restoring ? .nextWelcomed : .nextUnwelcomed, &state)
             }
-            return true
         }
-        if current, let failure { failures(failure) }
     }
 
     fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
         guard let message = try? ServerToApp(frame: bytes) else { return }
         let command = change { state -> Command? in
             guard attempt == state.attempt, let client = state.client else { return nil }
+            let url = requests[state.server].url
             switch message {
             case .welcome(_, _, let nextSeq, let limits):
                 guard state.phase == .awaitingWelcome else { break }
                 state.connections += 1
                 // What this server accepts; one that does not say accepts its defaults.
                 state.events.limits = limits ?? .unstated
-                if !state.storageTrouble { state.backoff.reset() }
-                // The server stores what it holds before `nextSeq`: its state is the one the last
-                // sent version of `nextSeq - 1` gave.
-                let holdsHash = state.events.indices(from: nextSeq - 1).first.flatMap { index in
-                    state.events[index].seq == nextSeq - 1 ? state.events[index].sentHash ?? state.events[index].hash : nil
+                // Said at once (the sink's lock for it is a leaf), so it is known before any ack.
+                welcomed?(state.server)
+                let firstHeld = state.events.firstHeldSeq
+                guard nextSeq < firstHeld else {
+                    resume(from: nextSeq, on: client, &state)
+                    break
                 }
-                if nextSeq > 0 { state.events.acknowledge(through: nextSeq - 1) }
-                // -1 when the server has nothing yet: those who count hear what the server had.
-                acknowledged?(nextSeq - 1)
-                state.phase = .streaming
-                if let refused = state.refusal {
-                    state.refusal = nil
-                    // The event the server stopped at is the one it refused.
-                    if let index = state.events.indices(from: nextSeq).first, state.events[index].seq == nextSeq {
-                        state.events.withhold(from: index)
-                        let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
-                        state.lastError = sentence
-                        let failures = self.failures
-                        DispatchQueue.global().async { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
+                // This server lacks events another one acknowledged (a server on a log of its own,
+                // or one that lost them): they come back from the local log, off this thread.
+                guard let history else {
+                    passOver(lacking: nextSeq, before: firstHeld, on: client,
+                             why: "and this sink keeps no local log to send them again", &state)
+                    break
+                }
+                state.phase = .restoring
+                let attempt = state.attempt
+                let limits = state.events.limits
+                DispatchQueue.global().async { [weak self] in
+                    // Read and made into entries here, off the lock: the recorder's thread appends on.
+                    let restored = Result { try history(nextSeq, firstHeld) }.map {
+                        UnackedEvents.restoring($0, from: nextSeq, before: firstHeld, limits: limits)
                     }
+                    self?.didRestore(restored, from: nextSeq, attempt: attempt)
                 }
-                // Everything from `nextSeq` goes now, the gathered events with it.
-                state.gatheredFrom = nil
-                state.lastSendAt = DispatchTime.now().uptimeNanoseconds
-                sendEvents(in: state.events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? state.events.ackedHash, &state)
-                finishIfDelivered(&state)
             case .ack(let seq):
+                // While restoring nothing was sent on this connection yet.
+                guard state.phase == .streaming else { break }
                 state.storageTrouble = false
                 state.events.acknowledge(through: seq)
-                acknowledged?(seq)
+                state.ackedBy = url
+                acknowledged?(seq, url)
                 finishIfDelivered(&state)
             case .command(let command):
                 // Performed off the lock.
                 return command
             case .error(let error):
-                state.lastError = error.message
+                // Named with its server: with several, the one that said it.
+                state.lastError = requests.count > 1 ? "\(url.absoluteString): \(error.message)" : error.message
                 if Self.refusesAnEvent(error.code), state.phase == .streaming {
                     // The server refused one of the events it was sent (its patch, its hash, its
-                    // state's depth or size); every later one would be refused as a gap. Start over:
-                    // the next connection sends the refused event without its state change (the next
-                    // state goes whole), so no connection resends what was refused.
+                    // state's depth or size); every later one would be refused as a gap, and any
+                    // server would refuse it too. Start over on the same server: the next
+                    // connection sends the refused event without its state change (the next state
+                    // goes whole), so no connection resends what was refused.
                     state.refusal = error.message
                     client.close(goingAway: true)
-                    scheduleRetry(&state)
-                } else if error.code == .storage, state.phase == .streaming {
-                    // The server could not store what it was sent (its disk is full, its log
-                    // read-only): the events stay here, and a new connection later resumes from the
-                    // server's `nextSeq`. The backoff keeps growing until the server acks again.
+                    scheduleRetry(.same, &state)
+                } else if error.code == .storage, state.phase == .streaming || state.phase == .awaitingWelcome {
+                    // The server could not store what it was sent, or open the session (its disk
+                    // is full, its log read-only): the events stay here, and the next server (this
+                    // one, when it is the only one) resumes from its `nextSeq`. Another server may
+                    // have room: a log of its own, or a database that came back. The backoff keeps
+                    // growing until a server acks again.
                     state.storageTrouble = true
                     client.close(goingAway: true)
-                    scheduleRetry(&state)
+                    scheduleRetry(state.phase == .streaming ? .nextWelcomed : .nextUnwelcomed, &state)
+                } else if error.code == .readOnly, state.phase == .awaitingWelcome {
+                    // A server run with --read-only never takes a session; the next one may.
+                    client.close(goingAway: true)
+                    scheduleRetry(.nextUnwelcomed, &state)
                 }
             }
             return nil
         }
         if let command { commands(command, self) }
+    }
+
+    /// With the lock held: the server holds everything before `nextSeq`; the rest goes now.
+    private func resume(from nextSeq: Int64, on client: any TransportConnection, _ state: inout State) {
+        let url = requests[state.server].url
+        // Streaming again: the next failure starts from the first delay and a full round. (Not
+        // at the welcome: a server passed over for what it lacks must not make the link spin.)
+        if !state.storageTrouble { state.backoff.reset() }
+        state.untried = requests.count - 1
+        // The server stores what it holds before `nextSeq`: its state is the one the last
+        // sent version of `nextSeq - 1` gave.
+        let holdsHash = state.events.indices(from: nextSeq - 1).first.flatMap { index in
+            state.events[index].seq == nextSeq - 1 ? state.events[index].sentHash ?? state.events[index].hash : nil
+        }
+        if nextSeq > 0 {
+            state.events.acknowledge(through: nextSeq - 1)
+            state.ackedBy = url
+        }
+        // -1 when the server has nothing yet: those who count hear what the server had.
+        acknowledged?(nextSeq - 1, url)
+        state.phase = .streaming
+        if let refused = state.refusal {
+            state.refusal = nil
+            // The event the server stopped at is the one it refused.
+            if let index = state.events.indices(from: nextSeq).first, state.events[index].seq == nextSeq {
+                state.events.withhold(from: index)
+                let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
+                state.lastError = sentence
+                report(sentence, server: url)
+            }
+        }
+        // Everything from `nextSeq` goes now, the gathered events with it.
+        state.gatheredFrom = nil
+        state.lastSendAt = DispatchTime.now().uptimeNanoseconds
+        sendEvents(in: state.events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? state.events.ackedHash, &state)
+        finishIfDelivered(&state)
+    }
+
+    /// The events a server lacks came back from the local log (or could not).
+    private func didRestore(_ restored: Result<UnackedEvents.Restored?, any Error>, from nextSeq: Int64, attempt: Int) {
+        change { state in
+            guard attempt == state.attempt, state.phase == .restoring, let client = state.client else { return }
+            let firstHeld = state.events.firstHeldSeq
+            switch restored {
+            case .success(let entries):
+                if let entries, state.events.restore(entries) {
+                    resume(from: nextSeq, on: client, &state)
+                } else {
+                    passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log no longer holds them all", &state)
+                }
+            case .failure(let error):
+                passOver(lacking: nextSeq, before: firstHeld, on: client,
+                         why: "and the local log could not give them back (\(error))", &state)
+            }
+        }
+    }
+
+    /// With the lock held: the server lacks events `nextSeq..<firstHeld`, which this link can
+    /// no longer send; said once per server, and the next server is tried.
+    private func passOver(lacking nextSeq: Int64, before firstHeld: Int64, on client: any TransportConnection, why: String,
+                          _ state: inout State) {
+        let url = requests[state.server].url
+        let range = nextSeq == firstHeld - 1 ? "event \(nextSeq)" : "events \(nextSeq)…\(firstHeld - 1)"
+        let by = state.ackedBy.map { " \($0.absoluteString)" } ?? " a server"
+        let next = requests.count > 1 ? "; trying the next server" : "; trying again later"
+        let sentence = "\(url.absoluteString) lacks \(range) of session \(session.uuid), which\(by) acknowledged, \(why)\(next)"
+        state.lastError = sentence
+        if state.reportedGaps.insert(state.server).inserted { report(sentence, server: url) }
+        client.close(goingAway: true)
+        scheduleRetry(.nextWelcomed, &state)
+    }
+
+    /// Hands one sentence about the session's events to the sink, off the lock (the sink takes
+    /// its own).
+    private func report(_ sentence: String, server url: URL) {
+        let failures = self.failures
+        DispatchQueue.global().async { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
     }
 
     /// With the lock held: sends `range`, tracking the hash of the state the server will hold.
@@ -363,6 +551,8 @@ final class ServerLink: @unchecked Sendable {
     /// fits goes whole) and said once in one sentence (`report`, ``ServerSink/lastServerError``);
     /// an action too large for any message goes as a placeholder.
     private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?, _ state: inout State) {
+        // The server sent to (a failed send moves the link on before the reports go).
+        let url = requests[state.server].url
         var holds = serverHash
             ?? (range.lowerBound > state.events.startIndex ? state.events[range.lowerBound - 1].sentHash : state.events.ackedHash)
         var frames = EventFrames(maxMessage: state.events.limits.maxMessage)
@@ -442,10 +632,12 @@ final class ServerLink: @unchecked Sendable {
             if index == range.upperBound { frames.flush() }
             let ready = frames.take()
             if !ready.allSatisfy({ client.send(text: String(decoding: $0, as: UTF8.self)) }) {
-                // The queue is full or closing: start over on a new connection, which resends
-                // from the server's `nextSeq`.
+                // The queue is full (the server stopped reading) or the connection is closing
+                // (the server dropped it, which this may learn before the close itself): as for
+                // a welcomed connection that ended, start over after the backoff on the next
+                // server (this one when it is the only one), which resends from its `nextSeq`.
                 client.close(goingAway: true)
-                scheduleRetry(&state)
+                scheduleRetry(.nextWelcomed, &state)
                 break
             }
         }
@@ -454,7 +646,7 @@ final class ServerLink: @unchecked Sendable {
         let failures = self.failures
         let sentences = reports.map(\.sentence)
         DispatchQueue.global().async {
-            for sentence in sentences { failures(TransportFailure(reason: sentence, withheldEvent: true)) }
+            for sentence in sentences { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
         }
     }
 
@@ -484,9 +676,16 @@ struct ServerLinkStatus {
     var finished: Bool
     var lastError: String?
     var lastConnectFailure: String?
+    /// The server the link is on, or tries next.
+    var server: URL
+    /// Every server has been tried at least once (a round ended and the link waited).
+    var triedEveryServer: Bool
 
     init(connected: Bool, unacked: Int, droppedStates: Int, connections: Int, attempts: Int, finished: Bool,
-         lastError: String?, lastConnectFailure: String?, ackedThrough: Int64, lastSeq: Int64) {
+         lastError: String?, lastConnectFailure: String?, ackedThrough: Int64, lastSeq: Int64, server: URL,
+         triedEveryServer: Bool = false) {
+        self.server = server
+        self.triedEveryServer = triedEveryServer
         self.connected = connected
         self.unacked = unacked
         self.droppedStates = droppedStates

@@ -214,6 +214,55 @@ struct UnackedEvents {
         statefulCount = kept
     }
 
+    /// The oldest seq still held: the first pending one, or the one after `ackedThrough` when
+    /// none is pending. A server whose `nextSeq` is below it lacks events already forgotten.
+    var firstHeldSeq: Int64 { entries.first?.seq ?? ackedThrough + 1 }
+
+    /// Events another server acknowledged (so they were forgotten), read back from the local
+    /// log for a server that lacks them, made into entries: built off the link's lock, then put
+    /// back in front by ``restore(_:)``.
+    struct Restored {
+        /// Entries for seqs `nextSeq..<firstHeld`, each with its own patch (seq 0 whole).
+        var entries: [Entry]
+        /// The seq the server asks for next.
+        var nextSeq: Int64
+        /// The hash of the state after `nextSeq - 1`, when it was read.
+        var heldHash: UInt64?
+    }
+
+    /// Entries for the events from `nextSeq` up to `firstHeld` (excluded), from `earlier`: the
+    /// local log's copy in seq order from at or before `nextSeq` (from a keyframe, whose state
+    /// lets the sizes be bounded as ``append(_:)`` does) to at least `firstHeld - 1`. `nil` when
+    /// it does not cover them.
+    static func restoring(_ earlier: [LogEvent], from nextSeq: Int64, before firstHeld: Int64,
+                          limits: WireLimits) -> Restored? {
+        guard let start = earlier.first?.seq, start <= nextSeq, nextSeq < firstHeld,
+              earlier.enumerated().allSatisfy({ $0.element.seq == start + Int64($0.offset) }),
+              let end = earlier.last?.seq, end >= firstHeld - 1 else { return nil }
+        var rebuilt = UnackedEvents(capacity: .max)
+        rebuilt.limits = limits
+        for event in earlier where event.seq < firstHeld { rebuilt.append(event) }
+        return Restored(entries: rebuilt.entries.filter { $0.seq >= nextSeq }, nextSeq: nextSeq,
+                        heldHash: rebuilt.entries.last { $0.seq == nextSeq - 1 }?.hash)
+    }
+
+    /// Puts `restored` back in front, so the session resends from the server's `nextSeq`; the
+    /// server holds `nextSeq - 1` from here, as its `welcome` said. Past the bound, the older
+    /// states are dropped as for any unacknowledged events (the actions stay). `false`,
+    /// changing nothing, when the entries do not end right before ``firstHeldSeq``.
+    mutating func restore(_ restored: Restored) -> Bool {
+        guard restored.entries.first?.seq == restored.nextSeq, restored.entries.last?.seq == firstHeldSeq - 1 else { return false }
+        var rebuilt = RingQueue<Entry>(minimumCapacity: restored.entries.count + entries.count)
+        rebuilt.append(contentsOf: restored.entries)
+        rebuilt.append(contentsOf: entries)
+        entries = rebuilt
+        statefulCount += restored.entries.count { if case .dropped = $0.body { false } else { true } }
+        ackedThrough = restored.nextSeq - 1
+        ackedHash = restored.heldHash
+        if statefulCount > capacity, let tip = tipState { dropStates(keeping: tip) }
+        return true
+    }
+
     /// Forgets every event up to `seq`: the server holds them.
     mutating func acknowledge(through seq: Int64) {
         guard seq > ackedThrough else { return }

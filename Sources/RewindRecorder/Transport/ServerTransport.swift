@@ -70,9 +70,10 @@ struct TransportFailure: Sendable, Equatable {
     var reason: String
     /// A retry cannot succeed (this transport cannot run here); the link gives up.
     var isPermanent: Bool = false
-    /// Not a failed connect: the link kept (part of) an event from the server, which would
-    /// refuse it as over its limits; `reason` is the one sentence to report.
-    var withheldEvent: Bool = false
+    /// Not a failed connect: a sentence about the session's events (one kept from the server,
+    /// which would refuse it as over its limits; events a server lacks that the link can no
+    /// longer send); `reason` is the one sentence to report.
+    var aboutEvents: Bool = false
 }
 
 /// What a connection tells its link. Calls come from the transport's own thread or queue.
