@@ -77,28 +77,8 @@ private final class FetchEngine: LWSEventHandler {
         info.protocols = context.protocols(named: ["rewind-fetch"])
         info.connect_timeout_secs = timeoutSeconds
         info.timeout_secs = timeoutSeconds
-        var caBytes: UnsafeMutableRawPointer?
-        defer { caBytes?.deallocate() }
-        var created: Bool
-        if url.isSecure {
-            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
-            switch trusted?.format {
-            case .pem?:
-                info.client_ssl_ca_filepath = context.cString(trusted!.path)
-            case .der(let bytes)?:
-                let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
-                copy.copyMemory(from: bytes, byteCount: bytes.count)
-                caBytes = copy
-                info.client_ssl_ca_mem = UnsafeRawPointer(copy)
-                info.client_ssl_ca_mem_len = UInt32(bytes.count)
-            case nil:
-                break
-            }
-            created = TLSContextGate.create(beginsHandshake: true, waitSeconds: Double(timeoutSeconds)) { context.create(&info) }
-            handshakeCounted = created
-        } else {
-            created = context.create(&info)
-        }
+        let (created, counted) = context.createForClient(&info, of: url, trusting: trusted, waitSeconds: Double(timeoutSeconds))
+        handshakeCounted = counted
         defer { context.destroy(); endHandshake() }
         guard created, let pointer = context.pointer else {
             return .failure(.contextCreationFailed("lws_create_context failed for a request to \(url.hostHeader)"))
@@ -133,7 +113,7 @@ private final class FetchEngine: LWSEventHandler {
             }
             return 0
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
-            return appendHeaders(wsi, input, length)
+            return headers.appendToRequest(wsi, input, length)
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             endHandshake()
             if let certificateProblem {
@@ -186,20 +166,6 @@ private final class FetchEngine: LWSEventHandler {
         guard handshakeCounted else { return }
         handshakeCounted = false
         TLSContextGate.handshakeEnded()
-    }
-
-    private func appendHeaders(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard !headers.isEmpty else { return 0 }
-        guard let input else { return -1 }
-        let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
-        guard let start = cursor.pointee else { return -1 }
-        let end = start + length
-        for field in headers {
-            var name = Array((field.name.lowercased() + ":").utf8) + [0]
-            var value = Array(field.value.utf8)
-            guard lws_add_http_header_by_name(wsi, &name, &value, Int32(value.count), cursor, end) == 0 else { return -1 }
-        }
-        return 0
     }
 
     /// The answer's headers that lws parsed: the common ones by token, the `x-rewind-*` by name.

@@ -159,14 +159,8 @@ public enum InspectorRequest: Sendable, Equatable {
         public init(id: JSONValue? = nil, app: String? = nil, appVersion: String? = nil, device: String? = nil, tag: String? = nil,
                     since: Double? = nil, until: Double? = nil, limit: Int = defaultLimit, after: Int64? = nil) {
             self.id = id
-            self.app = app
-            self.appVersion = appVersion
-            self.device = device
-            self.tag = tag
-            self.since = since
-            self.until = until
-            self.limit = limit
-            self.after = after
+            (self.app, self.appVersion, self.device, self.tag) = (app, appVersion, device, tag)
+            (self.since, self.until, self.limit, self.after) = (since, until, limit, after)
         }
 
         init(fields f: WireFields) throws(WireError) {

@@ -96,29 +96,9 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
         info.protocols = context.protocols(named: [configuration.subprotocol ?? Self.anonymousProtocolName])
         info.connect_timeout_secs = configuration.connectTimeoutSeconds
         info.timeout_secs = configuration.connectTimeoutSeconds
-        // The DER bytes lws reads from while the context is made (kept alive until then).
-        var caBytes: UnsafeMutableRawPointer?
-        defer { caBytes?.deallocate() }
-        if url.isSecure {
-            // The system's CAs are loaded too (lws_config.h: LWS_SSL_CLIENT_USE_OS_CA_CERTS).
-            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
-            switch trustedCA?.format {
-            case .pem?:
-                info.client_ssl_ca_filepath = context.cString(trustedCA!.path)
-            case .der(let bytes)?:
-                let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
-                copy.copyMemory(from: bytes, byteCount: bytes.count)
-                caBytes = copy
-                info.client_ssl_ca_mem = UnsafeRawPointer(copy)
-                info.client_ssl_ca_mem_len = UInt32(bytes.count)
-            case nil:
-                break
-            }
-        }
-        let created = url.isSecure
-            ? TLSContextGate.create(beginsHandshake: true, waitSeconds: Double(configuration.connectTimeoutSeconds)) { context.create(&info) }
-            : context.create(&info)
-        handshakeCounted = created && url.isSecure
+        let (created, counted) = context.createForClient(&info, of: url, trusting: trustedCA,
+                                                         waitSeconds: Double(configuration.connectTimeoutSeconds))
+        handshakeCounted = counted
         if created, let pointer = context.pointer {
             waker.attach(pointer)
             if startConnecting(context, pointer) {
@@ -230,17 +210,7 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
     private func appendHeaders(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         var headers = configuration.headers
         if let origin = configuration.origin { headers.set("origin", origin) }
-        guard !headers.isEmpty else { return 0 }
-        guard let input else { return -1 }
-        let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
-        guard let start = cursor.pointee else { return -1 }
-        let end = start + length
-        for field in headers {
-            var name = Array((field.name.lowercased() + ":").utf8) + [0]
-            var value = Array(field.value.utf8)
-            guard lws_add_http_header_by_name(wsi, &name, &value, Int32(value.count), cursor, end) == 0 else { return -1 }
-        }
-        return 0
+        return headers.appendToRequest(wsi, input, length)
     }
 
     /// The reason lws gives with `CLIENT_CONNECTION_ERROR`: `len` bytes when it says how many,
