@@ -70,10 +70,35 @@ struct PruneCommandTests {
         }
     }
 
+    @Test("--older-than takes a span or a time as well as days: 30d, 720h, 4w and a date agree with 30")
+    func byAgeAsSpanOrTime() throws {
+        for (age, kept) in [("30d", [2, 3]), ("720h", [2, 3]), ("4w", [2, 3]), ("5d", [3])] as [(String, [Int64])] {
+            try withSessions { db in
+                let dry = try CLIRunner.run(["prune", "--older-than", age, "--dry-run", "--db", db])
+                #expect(dry.status == 0, "\(age): \(dry.stderr)")
+                #expect(try remaining(db) == [1, 2, 3], "\(age): a dry run removed something")
+                let result = try CLIRunner.run(["prune", "--older-than", age, "--db", db])
+                #expect(result.status == 0, "\(age): \(result.stderr)")
+                #expect(try remaining(db) == kept, "\(age)")
+            }
+        }
+        try withSessions { db in
+            // A time: what has been inactive since before it; a day 30 days back keeps what 30 keeps.
+            let cutoff = Date().addingTimeInterval(-30 * 86_400).formatted(.iso8601)
+            let result = try CLIRunner.run(["prune", "--older-than", cutoff, "--db", db])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try remaining(db) == [2, 3])
+            let none = try CLIRunner.run(["prune", "--older-than", "20d", "--db", db])
+            #expect(none.stdout == "Nothing to remove: no session has been inactive for more than 20d.\n")
+        }
+    }
+
     @Test("refuses without arguments, with both kinds, or with a bad number of days; removes nothing", arguments: [
         ([], "rewind prune needs the sessions to remove or --older-than DAYS; nothing was removed."),
         (["1", "--older-than", "3"], "give rewind prune either sessions or --older-than, not both; nothing was removed."),
         (["--older-than=-1"], "--older-than takes a number of days, 0 or more; nothing was removed."),
+        (["--older-than", "30 days"], "--older-than takes a number of days (30), a span (12h, 30d, 2w) or a time (2025-11-20, 2025-11-20T14:00:00Z); got '30 days'; nothing was removed."),
+        (["--older-than", "2999-01-01"], "--older-than 2999-01-01 is in the future; nothing was removed."),
     ])
     func refuses(arguments: [String], message: String) throws {
         try withSessions { db in

@@ -10,21 +10,45 @@ struct PruneCommand: ParsableCommand {
         discussion: """
         Removes the sessions named (an id, a uuid prefix or 'latest' each), or with --older-than \
         the sessions whose last activity (their last event, their end or their start, whichever \
-        is latest) is more than DAYS days ago. Events, keyframes and the search index go with \
+        is latest) is older than AGE: a number of days (30), a span (12h, 30d, 2w) or a time \
+        (2025-11-20, 2025-11-20T14:00:00Z). Events, keyframes and the search index go with \
         them, in one transaction; the other sessions stay whole. Prints each session removed.
 
         Give sessions or --older-than, not neither and not both (exit 2). A session that does \
         not exist exits 2 and removes nothing. --dry-run prints what would go and removes nothing.
 
-        Example: rewind prune --older-than 30 --dry-run
+        Example: rewind prune --older-than 30d --dry-run
         """
     )
 
     @Argument(help: "The sessions to remove: ids, uuid prefixes or 'latest'.")
     var sessions: [String] = []
 
-    @Option(name: .customLong("older-than"), help: ArgumentHelp("Remove the sessions inactive for more than this many days (fractions allowed).", valueName: "days"))
-    var olderThan: Double?
+    @Option(name: .customLong("older-than"), help: ArgumentHelp("Remove the sessions inactive for longer than this: days (30, fractions allowed), a span (12h, 30d, 2w) or a time (2025-11-20).", valueName: "age"))
+    var olderThanText: String?
+
+    /// `--older-than` in days before `now`, and how "Nothing to remove" says it.
+    private func olderThanDays(now: Date) throws -> (days: Double, said: String)? {
+        guard let text = olderThanText else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let days = Double(trimmed) {
+            guard days.isFinite && days >= 0 else {
+                throw CLIError("--older-than takes a number of days, 0 or more; nothing was removed.", code: 2)
+            }
+            return (days, "for more than \(Self.days(days))")
+        }
+        let cutoff: Date
+        do {
+            cutoff = try TimeArgument.parse(text, option: "--older-than", now: now)
+        } catch {
+            throw CLIError("--older-than takes a number of days (30), a span (12h, 30d, 2w) or a time (2025-11-20, 2025-11-20T14:00:00Z); got '\(TerminalText.escaped(String(text.prefix(64))))'; nothing was removed.", code: 2)
+        }
+        guard cutoff <= now else {
+            throw CLIError("--older-than \(TerminalText.escaped(String(text.prefix(64)))) is in the future; nothing was removed.", code: 2)
+        }
+        let isSpan = trimmed.last.map { "smhdw".contains($0) } ?? false
+        return (now.timeIntervalSince(cutoff) / 86_400, isSpan ? "for more than \(trimmed)" : "since \(trimmed)")
+    }
 
     @Flag(help: "List what would be removed, and remove nothing.")
     var dryRun = false
@@ -36,22 +60,21 @@ struct PruneCommand: ParsableCommand {
 
     /// Refuses what would remove nothing or too much. (Checked in `run`, not `validate`, so the
     /// message and exit code are the CLI's own.)
-    private func check() throws {
+    private func check(olderThan: Double?) throws {
         if sessions.isEmpty && olderThan == nil {
             throw CLIError("rewind prune needs the sessions to remove or --older-than DAYS; nothing was removed.", code: 2)
         }
         if !sessions.isEmpty && olderThan != nil {
             throw CLIError("give rewind prune either sessions or --older-than, not both; nothing was removed.", code: 2)
         }
-        if let olderThan, !(olderThan.isFinite && olderThan >= 0) {
-            throw CLIError("--older-than takes a number of days, 0 or more; nothing was removed.", code: 2)
-        }
     }
 
     func run() throws {
-        try check()
-        let reader = try log.openReader()
         let now = Date()
+        let age = try olderThanDays(now: now)
+        let olderThan = age?.days
+        try check(olderThan: olderThan)
+        let reader = try log.openReader()
         var candidates: [SessionInfo] = []
         if let olderThan {
             let cutoff = now.addingTimeInterval(-olderThan * 86_400)
@@ -81,7 +104,7 @@ struct PruneCommand: ParsableCommand {
                 candidates.first { $0.id == id } ?? SessionInfo(id: id, uuid: "?", app: "?", startedAt: now)
             }
         }
-        report(removed)
+        report(removed, age: age?.said)
     }
 
     private func readSessions(_ reader: LogReader) throws -> [SessionInfo] {
@@ -92,7 +115,7 @@ struct PruneCommand: ParsableCommand {
         }
     }
 
-    private func report(_ removed: [SessionInfo]) {
+    private func report(_ removed: [SessionInfo], age: String?) {
         if json {
             let list: [JSONValue] = removed.map { session in
                 [
@@ -106,7 +129,7 @@ struct PruneCommand: ParsableCommand {
             return
         }
         guard !removed.isEmpty else {
-            let which = olderThan.map { "no session has been inactive for more than \(Self.days($0))" } ?? "no session matched"
+            let which = age.map { "no session has been inactive \($0)" } ?? "no session matched"
             writeEscapedOutput("Nothing to remove: \(which).\n")
             return
         }
