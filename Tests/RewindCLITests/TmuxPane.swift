@@ -87,6 +87,9 @@ final class TmuxPane {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The tmux server that `new-session` forks outlives the test: it must not keep whatever
+        // the test process has open (a port another test holds and then starts a server on).
+        Subprocess.closeFrom3(&actions)
         let argv = (["tmux"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0

@@ -54,6 +54,9 @@ public final class ReservedPort: @unchecked Sendable {
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return .failure(BindFailure(code: errno)) }
+        // Close-on-exec: a child spawned meanwhile (by any test of the process) must not keep the
+        // port bound after ``release()``, or the server started there next finds it in use.
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -135,8 +135,8 @@ public final class Subprocess: @unchecked Sendable {
     }
 
     /// Adds "close every descriptor from 3 up" to `actions` (on Apple platforms the spawn flag
-    /// `POSIX_SPAWN_CLOEXEC_DEFAULT` does it instead).
-    private static func closeFrom3(_ actions: inout posix_spawn_file_actions_t) {
+    /// `POSIX_SPAWN_CLOEXEC_DEFAULT` does it instead). For any test that spawns on its own.
+    public static func closeFrom3(_ actions: inout posix_spawn_file_actions_t) {
         #if os(Linux)
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         // RTLD_DEFAULT is the null handle on Linux.
