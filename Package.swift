@@ -50,6 +50,15 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
         ),
+        // PostgreSQL's own client library, for the team store: Debian's libpq-dev, Homebrew's
+        // libpq. Only RewindPostgres imports it, and only the CLI (rewind serve) links that.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // The log's second store: the same LogReader over a libpq connection, a writer of its own.
+        .target(name: "RewindPostgres", dependencies: ["RewindSupport", "RewindJSON", "RewindLog", "CLibPQ"]),
         // The one libwebsockets wrapper (server and client); no other module imports CLibWebSockets.
         .target(name: "RewindWebSocket", dependencies: ["RewindSupport", "CLibWebSockets"]),
         // rewind serve: ingest, fan-out, queries, commands, static files.
@@ -71,6 +80,7 @@ let package = Package(
                 "RewindRecorder",
                 "RewindWire",
                 "RewindWebSocket",
+                "RewindPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["RewindBuildInfo"]

@@ -7,11 +7,11 @@ import RewindJSON
 /// A view is lent to the visitor of ``LogReader/walkEvents(session:from:to:descending:includeKeyframes:_:)``
 /// and is valid only while the visitor runs: the next step of the walk overwrites it.
 package struct EventRowView {
-    private let statement: Statement
+    private let statement: any SQLRows
     private let path: String
     private let includesKeyframe: Bool
 
-    init(statement: Statement, path: String, includesKeyframe: Bool) {
+    init(statement: any SQLRows, path: String, includesKeyframe: Bool) {
         self.statement = statement
         self.path = path
         self.includesKeyframe = includesKeyframe

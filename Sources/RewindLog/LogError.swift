@@ -43,6 +43,14 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A completion, which runs on the writer thread, called one of the writer's synchronous
         /// methods: it would wait for itself.
         case calledFromWriterThread
+        /// PostgreSQL refused a statement; `sqlstate` is its five-character error code.
+        case postgres(sqlstate: String)
+        /// The PostgreSQL database cannot be reached (wrong URL or password, down, or the
+        /// connection was lost); what was acknowledged before stays stored.
+        case unreachable
+        /// Another `rewind serve` on the same database is writing the session now (it holds the
+        /// session's lease); the app should connect there or retry later.
+        case sessionLeased(session: String)
     }
 
     /// What went wrong.
@@ -67,7 +75,14 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Whether SQLite stopped the statement because its time budget ran out
     /// (``LogReader/withTimeBudget(seconds:_:)``).
-    public var isInterrupted: Bool { kind == .sqlite && (code ?? 0) & 0xFF == 9 }  // SQLITE_INTERRUPT
+    public var isInterrupted: Bool {
+        kind == .sqlite && (code ?? 0) & 0xFF == 9  // SQLITE_INTERRUPT
+            || kind == .postgres(sqlstate: "57014")  // query_canceled, by statement_timeout
+    }
+
+    /// Whether the store could not be reached at all (the database went away): the operation may
+    /// succeed once it is back.
+    public var isUnreachable: Bool { kind == .unreachable }
 
     /// One sentence that says what failed and where.
     public var description: String {
@@ -106,6 +121,14 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Session \(session) in \(file) was recorded \(stored.map { "in run \($0)" } ?? "with no run"); it cannot continue in run \(requested) (a resume names the session's own run, or none)."
         case .calledFromWriterThread:
             return "A completion on the writer thread of \(file) called the writer synchronously; it would wait for itself."
+        case .postgres(let sqlstate):
+            var text = "PostgreSQL error \(sqlstate) in \(file)"
+            if let sql { text += " running `\(Self.abbreviated(sql))`" }
+            return text + ": \(message)."
+        case .unreachable:
+            return "The database \(file) cannot be reached: \(message)."
+        case .sessionLeased(let session):
+            return "Session \(session) in \(file) is being written by another rewind serve instance (it holds the session's lease)\(message.isEmpty ? "" : ": \(message)")."
         }
     }
 

@@ -15,9 +15,7 @@ extension LogReader {
     /// whose server has not acknowledged their last event, oldest first. A log of schema 4 or
     /// older, read without writing, has none.
     public func pendingDeliveries() throws(LogError) -> [PendingDelivery] {
-        let hasTable = try withStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") { statement throws(LogError) in
-            try statement.step() && statement.int64(0) > 0
-        }
+        let hasTable = try hasTable("deliveries")
         guard hasTable else { return [] }
         let rows = try withStatement("""
             SELECT d.session_id, d.server, d.acked_seq FROM deliveries d
@@ -38,9 +36,7 @@ extension LogReader {
     /// The highest seq acknowledged for `session` by the server it is marked for, when that is
     /// `server` (any server when `nil`); -1 when none, no mark, or another server's.
     public func deliveredSeq(session: Int64, server: String? = nil) throws(LogError) -> Int64 {
-        let hasTable = try withStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") { statement throws(LogError) in
-            try statement.step() && statement.int64(0) > 0
-        }
+        let hasTable = try hasTable("deliveries")
         guard hasTable else { return -1 }
         return try withStatement("SELECT acked_seq, server FROM deliveries WHERE session_id = ?1") { statement throws(LogError) in
             try statement.bind(session, at: 1)
@@ -55,6 +51,11 @@ extension LogReader {
     /// The bytes the log's live pages take (pages in use times the page size): what pruning
     /// frees, though the file keeps its size and reuses the freed pages for later writes.
     public func usedBytes() throws(LogError) -> Int64 {
+        if dialect == .postgres {
+            return try withStatement("SELECT pg_database_size(current_database())") { statement throws(LogError) in
+                try statement.step() ? statement.int64(0) : 0
+            }
+        }
         let pages = try withStatement("PRAGMA page_count") { statement throws(LogError) in try statement.step() ? statement.int64(0) : 0 }
         let free = try withStatement("PRAGMA freelist_count") { statement throws(LogError) in try statement.step() ? statement.int64(0) : 0 }
         let size = try withStatement("PRAGMA page_size") { statement throws(LogError) in try statement.step() ? statement.int64(0) : 4_096 }

@@ -14,17 +14,28 @@ extension LogReader {
         sql += includeKeyframes ? ", k.state FROM events e LEFT JOIN keyframes k ON k.session_id = e.session_id AND k.seq = e.seq" : " FROM events e"
         sql += " WHERE e.session_id = ?1 AND e.seq BETWEEN ?2 AND ?3"
         let glob = typeGlob.flatMap { $0.isEmpty ? nil : $0 }
-        if glob != nil { sql += " AND e.action_type GLOB ?4" }
-        let match = text.flatMap(TextQuery.fts5)
-        if match != nil { sql += " AND e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?5)" }
+        let match: String?
+        switch dialect {
+        case .sqlite:
+            if glob != nil { sql += " AND e.action_type GLOB ?4" }
+            match = text.flatMap(TextQuery.fts5)
+            if match != nil { sql += " AND e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?5)" }
+        case .postgres:
+            // A GLOB as the anchored regular expression it means; the words through the
+            // expression index on to_tsvector('simple', action) (RewindPostgres's schema).
+            if glob != nil { sql += " AND e.action_type ~ CAST(?4 AS TEXT)" }
+            match = text.flatMap(TextQuery.tsquery)
+            if match != nil { sql += " AND \(TextQuery.postgresDocument("e.action")) @@ to_tsquery('simple', CAST(?5 AS TEXT))" }
+        }
         sql += " ORDER BY e.seq LIMIT ?6"
         let events = try withStatement(sql) { statement throws(LogError) in
             try statement.bind(session, at: 1)
             try statement.bind(from, at: 2)
             try statement.bind(to ?? Int64.max, at: 3)
-            if let glob { try statement.bind(glob, at: 4) }
+            if let glob { try statement.bind(dialect == .sqlite ? glob : TextQuery.globRegex(glob), at: 4) }
             if let match { try statement.bind(match, at: 5) }
-            try statement.bind(Int64(limit ?? -1), at: 6)
+            // No limit is the largest one: PostgreSQL refuses SQLite's -1.
+            try statement.bind(Int64(limit ?? Int.max), at: 6)
             var events: [LogEvent] = []
             while try statement.step() {
                 events.append(try RowDecoder.event(statement, path: path, keyframeColumn: includeKeyframes ? 11 : nil))
@@ -117,7 +128,7 @@ extension LogReader {
     public func patches(session: Int64, from: Int64, to: Int64, descending: Bool = false) throws(LogError) -> PatchCursor {
         let order = descending ? "DESC" : "ASC"
         // A statement of its own: the cursor outlives this call and must not share a cached one.
-        let statement = try connection.prepare("""
+        let statement = try connection.prepareRows("""
             SELECT seq, patch, inverse, hash FROM events WHERE session_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY seq \(order)
             """)
         try statement.bind(session, at: 1)

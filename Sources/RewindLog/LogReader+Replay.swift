@@ -109,7 +109,7 @@ extension LogReader {
 
     /// Every keyframe of `session` as (seq, bytes of its stored text), ascending.
     package func keyframeSizes(session: Int64) throws(LogError) -> [(seq: Int64, bytes: Int64)] {
-        try withStatement("SELECT seq, length(CAST(state AS BLOB)) FROM keyframes WHERE session_id = ?1 ORDER BY seq") { statement throws(LogError) in
+        try withStatement("SELECT seq, \(byteLength("state")) FROM keyframes WHERE session_id = ?1 ORDER BY seq") { statement throws(LogError) in
             try statement.bind(session, at: 1)
             var sizes: [(seq: Int64, bytes: Int64)] = []
             while try statement.step() { sizes.append((statement.int64(0), statement.int64(1))) }
@@ -120,10 +120,10 @@ extension LogReader {
     /// Bytes of JSON text `session` stores: its events' action, patch and inverse, and its keyframes.
     package func payloadBytes(session: Int64) throws(LogError) -> (events: Int64, keyframes: Int64) {
         let events = try optionalInt("""
-            SELECT sum(length(CAST(action AS BLOB)) + length(CAST(patch AS BLOB)) + length(CAST(inverse AS BLOB)))
+            SELECT sum(\(byteLength("action")) + \(byteLength("patch")) + \(byteLength("inverse")))
             FROM events WHERE session_id = ?1
             """, session) ?? 0
-        let keyframes = try optionalInt("SELECT sum(length(CAST(state AS BLOB))) FROM keyframes WHERE session_id = ?1", session) ?? 0
+        let keyframes = try optionalInt("SELECT sum(\(byteLength("state"))) FROM keyframes WHERE session_id = ?1", session) ?? 0
         return (events, keyframes)
     }
 

@@ -167,7 +167,7 @@ extension LogReader {
         return (sql, values)
     }
 
-    private static func bind(_ values: [SQLValue], to statement: Statement) throws(LogError) {
+    private static func bind(_ values: [SQLValue], to statement: any SQLRows) throws(LogError) {
         for (index, value) in values.enumerated() {
             let position = Int32(index + 1)
             switch value {

@@ -11,10 +11,24 @@ extension LogReader {
             }
         }
         let payload = """
-            SELECT coalesce(sum(length(CAST(action AS BLOB)) + length(CAST(patch AS BLOB)) + length(CAST(inverse AS BLOB))), 0) FROM events
+            SELECT coalesce(sum(\(byteLength("action")) + \(byteLength("patch")) + \(byteLength("inverse"))), 0) FROM events
             """
         let eventPayload = try scalar(payload)
-        let keyframePayload = try scalar("SELECT coalesce(sum(length(CAST(state AS BLOB))), 0) FROM keyframes")
+        let keyframePayload = try scalar("SELECT coalesce(sum(\(byteLength("state"))), 0) FROM keyframes")
+        if dialect == .postgres {
+            // A team store: what each table and its indexes take in the database.
+            return LogStats(
+                sessions: Int(try scalar("SELECT count(*) FROM sessions")),
+                events: Int(try scalar("SELECT count(*) FROM events")),
+                keyframes: Int(try scalar("SELECT count(*) FROM keyframes")),
+                fileBytes: try scalar("SELECT pg_database_size(current_database())"),
+                walBytes: 0, pageSize: 8_192,
+                pageCount: Int(try scalar("SELECT pg_database_size(current_database()) / 8192")), freePages: 0,
+                eventBytes: try scalar("SELECT pg_table_size('events') + pg_relation_size('events_pkey')"),
+                keyframeBytes: try scalar("SELECT pg_total_relation_size('keyframes')"),
+                textIndexBytes: try scalar("SELECT pg_relation_size('events_action_words')"),
+                eventPayloadBytes: eventPayload, keyframePayloadBytes: keyframePayload, measuredByPages: true)
+        }
         var eventBytes = eventPayload
         var keyframeBytes = keyframePayload
         var textBytes: Int64 = 0

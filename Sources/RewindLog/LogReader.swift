@@ -13,18 +13,35 @@ import RewindSupport
 /// let logins = try reader.events(session: session.id, typeGlob: "login*")
 /// ```
 public final class LogReader: @unchecked Sendable {
-    /// The log file.
+    /// The log file, or the database's URL without its password.
     public let path: String
-    let connection: Connection
+    let connection: any SQLReadConnection
+    /// The SQL the log's store speaks.
+    package var dialect: SQLDialect { connection.dialect }
     /// The prepared statements by their SQL; its lock is the reader's lock.
-    private let statements = Mutex<[String: Statement]>([:])
+    private let statements = Mutex<[String: any SQLRows]>([:])
 
     /// Opens the log at `path`; throws when it does not exist, is not a Rewind log or was written
     /// by a newer Rewind.
-    public init(path: String) throws(LogError) {
-        self.path = path
-        connection = try LogOpener.open(path: path, access: .read)
+    public convenience init(path: String) throws(LogError) {
+        let connection = try LogOpener.open(path: path, access: .read)
         try connection.execute("PRAGMA query_only=1")
+        try self.init(connection: connection, location: path)
+    }
+
+    /// A reader on `connection`, a log's store opened elsewhere (RewindPostgres opens a team
+    /// store's connection and checks its schema); `location` names it in errors.
+    package init(connection: any SQLReadConnection, location: String) throws(LogError) {
+        self.path = location
+        self.connection = connection
+        guard connection.dialect == .sqlite else {
+            // A team store is always migrated to the current schema before it is read.
+            marksNonFinite = true
+            hasSendSites = true
+            sessionColumns = Self.sessionQuery(withRun: true, withHashVersion: true)
+            indexesSessionMeta = true
+            return
+        }
         // An older file opened read-only keeps its schema: it has no marks or sites to read.
         marksNonFinite = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'non_finite'") == 1
         hasSendSites = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'send_sites'") == 1
@@ -48,16 +65,31 @@ public final class LogReader: @unchecked Sendable {
     /// can ask for the older file's conditions on a current one.)
     var indexesSessionMeta: Bool
 
+    /// Whether the log has table `name` (an older SQLite file may not; a team store always has
+    /// every table, being migrated before it is read).
+    func hasTable(_ name: String) throws(LogError) -> Bool {
+        guard dialect == .sqlite else { return true }
+        return try withStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1") { statement throws(LogError) in
+            try statement.bind(name, at: 1)
+            return try statement.step() && statement.int64(0) > 0
+        }
+    }
+
+    /// SQL for the bytes of text column `column` (SQLite's `length` counts characters).
+    func byteLength(_ column: String) -> String {
+        dialect == .sqlite ? "length(CAST(\(column) AS BLOB))" : "octet_length(\(column))"
+    }
+
     /// Runs `body` under the lock with the cached statement for `sql`, reset afterwards.
-    func withStatement<R>(_ sql: String, _ body: (Statement) throws(LogError) -> R) throws(LogError) -> R {
+    func withStatement<R>(_ sql: String, _ body: (any SQLRows) throws(LogError) -> R) throws(LogError) -> R {
         // The Result carries the error out of the lock typed (`withLock` rethrows `any Error`).
         try statements.withLock { statements in
             Result { () throws(LogError) -> R in
-                let statement: Statement
+                let statement: any SQLRows
                 if let cached = statements[sql] {
                     statement = cached
                 } else {
-                    statement = try connection.prepare(sql)
+                    statement = try connection.prepareRows(sql)
                     statements[sql] = statement
                 }
                 defer {
@@ -111,7 +143,7 @@ public final class LogReader: @unchecked Sendable {
     public func session(named name: String) throws(LogError) -> SessionInfo {
         let name = name.trimmingCharacters(in: .whitespaces)
         if name.lowercased() == "latest" {
-            let latest = try withStatement(sessionColumns + " WHERE NOT \(Self.isBranchSQL) ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
+            let latest = try withStatement(sessionColumns + " WHERE NOT \(isBranchSQL) ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
                 try statement.step() ? try RowDecoder.session(statement, path: path) : nil
             }
             guard let latest else {
@@ -129,7 +161,7 @@ public final class LogReader: @unchecked Sendable {
             }
         }
         guard !name.isEmpty else { throw LogError(kind: .unknownSession(name), message: "give an id, a uuid prefix or latest", path: path) }
-        let matches = try withStatement(sessionColumns + " WHERE substr(lower(s.uuid), 1, length(?1)) = lower(?1) ORDER BY s.id LIMIT 11") { statement throws(LogError) in
+        let matches = try withStatement(sessionColumns + " WHERE substr(lower(s.uuid), 1, length(CAST(?1 AS TEXT))) = lower(CAST(?1 AS TEXT)) ORDER BY s.id LIMIT 11") { statement throws(LogError) in
             try statement.bind(name, at: 1)
             var sessions: [SessionInfo] = []
             while try statement.step() { sessions.append(try RowDecoder.session(statement, path: path)) }
@@ -149,9 +181,17 @@ public final class LogReader: @unchecked Sendable {
 
     /// SQL that holds for a branch session (``SessionInfo/branch``): it replays another and its
     /// meta has a `branch` object. A meta that is not JSON is no branch (and no error).
-    static let isBranchSQL = """
-        (s.replay_of IS NOT NULL AND CASE WHEN json_valid(s.meta) THEN coalesce(json_type(s.meta, '$.branch'), '') = 'object' ELSE 0 END)
-        """
+    var isBranchSQL: String {
+        switch dialect {
+        case .sqlite:
+            return """
+                (s.replay_of IS NOT NULL AND CASE WHEN json_valid(s.meta) THEN coalesce(json_type(s.meta, '$.branch'), '') = 'object' ELSE 0 END)
+                """
+        case .postgres:
+            // The team store's writer keeps only JSON objects in meta (jsonb).
+            return "(s.replay_of IS NOT NULL AND coalesce(jsonb_typeof(CAST(s.meta AS jsonb) -> 'branch'), '') = 'object')"
+        }
+    }
 
     /// How many sessions the log holds.
     private func sessionCount() throws(LogError) -> Int {

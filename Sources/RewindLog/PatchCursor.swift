@@ -23,11 +23,11 @@ public struct PatchStep: Sendable, Equatable {
 /// Streams patches from one query, one row at a time, so a replay over many events never holds
 /// them all. It keeps a read transaction open until it is exhausted or released.
 public final class PatchCursor {
-    private let statement: Statement
+    private let statement: any SQLRows
     private let path: String
     private var done = false
 
-    init(statement: Statement, path: String) {
+    init(statement: any SQLRows, path: String) {
         self.statement = statement
         self.path = path
     }

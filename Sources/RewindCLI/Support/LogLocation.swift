@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RewindLog
+import RewindPostgres
 
 /// `--db PATH`, shared by every command that reads or writes a log.
 ///
@@ -9,9 +10,9 @@ import RewindLog
 /// `XDG_DATA_HOME` is unset), on macOS `~/Library/Application Support/Rewind/rewind.db`.
 struct LogLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The log file.",
+        "The log: a file, or a team store's postgres://USER@HOST:PORT/DB URL.",
         discussion: "Default: $REWIND_DB, else \(Self.platformDefault).",
-        valueName: "path"))
+        valueName: "path|url"))
     var db: String?
 
     /// The log file this command uses.
@@ -32,9 +33,33 @@ struct LogLocation: ParsableArguments {
         }
     }
 
+    /// The store `--db` names: a PostgreSQL database for a `postgres://` URL, else the file.
+    func store() throws -> any LogStore {
+        try Self.store(path)
+    }
+
+    static func store(_ path: String) throws -> any LogStore {
+        guard PostgresLogStore.isURL(path) else { return SQLiteLogStore(path: path) }
+        do {
+            return try PostgresLogStore(url: path)
+        } catch {
+            throw CLIError(error.description, code: 2)
+        }
+    }
+
+    /// Whether `--db` names a team store.
+    var isDatabase: Bool { PostgresLogStore.isURL(path) }
+
     /// Opens the log for reading; a missing file is one sentence, not an empty log.
     func openReader() throws -> LogReader {
         let path = self.path
+        if PostgresLogStore.isURL(path) {
+            do {
+                return try store().openReader()
+            } catch let error as LogError {
+                throw CLIError(error.description, code: 2)
+            }
+        }
         guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError("no log at \(path): record or import a session first, or name one with --db", code: 2)
         }
@@ -46,8 +71,15 @@ struct LogLocation: ParsableArguments {
     }
 
     /// Opens the log for writing, creating it (and its folder) when missing.
-    func openWriter() throws -> LogWriter {
+    func openWriter() throws -> any LogStoreWriter {
         let path = self.path
+        if PostgresLogStore.isURL(path) {
+            do {
+                return try store().openWriter()
+            } catch let error as LogError {
+                throw CLIError(error.description, code: 2)
+            }
+        }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
             do {

@@ -1,7 +1,7 @@
 import Foundation
 import RewindJSON
 
-extension LogWriter {
+extension LogStoreWriter {
     /// Writes an imported session: the session row, then every event in one batch, so the
     /// events are stored all together or not at all. Returns the new session's id once it is
     /// durable. When the batch fails, the session row is pruned again and the log holds what
@@ -21,16 +21,12 @@ extension LogWriter {
             if !session.redactedKeys.isEmpty { object["redactedKeys"] = .array(session.redactedKeys.map { .string($0) }) }
             sessionMeta = .object(object)
         }
-        let meta = sessionMeta.serialized(.compact)
-        let id = try call { engine throws(LogError) in
-            let existing = try engine.connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
-            try existing.bind(uuid, at: 1)
-            if try existing.step() {
-                throw LogError(kind: .invalidEvent(session: existing.int64(0), seq: 0),
-                               message: "an import starts a new session, and uuid \(uuid) is taken", path: engine.connection.path)
-            }
-            return try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: nil)
+        let meta = sessionMeta
+        if let existing = try sessionID(uuid: uuid) {
+            throw LogError(kind: .invalidEvent(session: existing, seq: 0),
+                           message: "an import starts a new session, and uuid \(uuid) is taken", path: path)
         }
+        let id = try openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: nil, run: nil, hashVersion: .v1)
         var events = session.events
         for index in events.indices { events[index].sessionID = id }
         let result = CallResult<Bool>()
@@ -44,8 +40,10 @@ extension LogWriter {
             try flush()
             _ = try result.wait().get()
             try endSession(id: id, at: session.endedAt)
+            release(session: id)
         } catch {
             _ = try? prune(sessions: [id])
+            release(session: id)
             throw error
         }
         return id

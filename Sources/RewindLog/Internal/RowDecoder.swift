@@ -4,7 +4,7 @@ import RewindJSON
 /// Turns result rows into model values.
 enum RowDecoder {
     /// A row of ``LogReader/sessionQuery(withRun:withHashVersion:)``.
-    static func session(_ row: Statement, path: String) throws(LogError) -> SessionInfo {
+    static func session(_ row: any SQLRows, path: String) throws(LogError) -> SessionInfo {
         let lastSeq: Int64? = row.isNull(7) ? nil : row.int64(7)
         return SessionInfo(
             id: row.int64(0),
@@ -27,7 +27,7 @@ enum RowDecoder {
         e.session_id, e.seq, e.at, e.action_type, e.action, e.patch, e.inverse, e.hash, e.duration_ns, e.cause, e.coalesced
         """
 
-    static func event(_ row: Statement, path: String, keyframeColumn: Int32? = nil) throws(LogError) -> LogEvent {
+    static func event(_ row: any SQLRows, path: String, keyframeColumn: Int32? = nil) throws(LogError) -> LogEvent {
         LogEvent(
             sessionID: row.int64(0),
             seq: row.int64(1),
@@ -45,13 +45,13 @@ enum RowDecoder {
 
     /// The keyframe column when it was selected and holds a state. (Spelled out: a bare `nil`
     /// in a `JSONValue?` ternary is JSON null, since `JSONValue` takes nil literals too.)
-    private static func keyframe(_ row: Statement, _ column: Int32?, path: String) throws(LogError) -> JSONValue? {
+    private static func keyframe(_ row: any SQLRows, _ column: Int32?, path: String) throws(LogError) -> JSONValue? {
         guard let column, !row.isNull(column) else { return Optional.none }
         return try json(row, column, column: "keyframes.state", path: path)
     }
 
     /// Parses the JSON text in `index`, naming the column when it is not JSON.
-    static func json(_ row: Statement, _ index: Int32, column: String, path: String) throws(LogError) -> JSONValue {
+    static func json(_ row: any SQLRows, _ index: Int32, column: String, path: String) throws(LogError) -> JSONValue {
         do {
             return try JSONValue(parsing: row.bytes(index))
         } catch {

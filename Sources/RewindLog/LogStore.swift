@@ -1,0 +1,113 @@
+import Foundation
+import RewindJSON
+
+/// Where a log lives: the embedded SQLite file (``SQLiteLogStore``, the default) or a team's
+/// PostgreSQL database (RewindPostgres's `PostgresLogStore`). The replay engine, the server and
+/// the command line take a store and never ask which one it is: a store opens readers
+/// (``LogReader``, one class over either) and writers (``LogStoreWriter``).
+public protocol LogStore: Sendable {
+    /// The file's path, or the database's URL without its password: what errors name.
+    var location: String { get }
+    /// Opens a reader of the log; throws when there is no such log.
+    func openReader() throws(LogError) -> LogReader
+    /// Opens the log's writer, creating the log (and migrating it) when needed.
+    func openWriter(options: LogWriter.Options) throws(LogError) -> any LogStoreWriter
+    /// Whether several writers (processes) may write this log at once, each session by one at
+    /// a time: a team store; the SQLite file takes one writer.
+    var isShared: Bool { get }
+}
+
+extension LogStore {
+    /// Opens the log's writer with the default options.
+    public func openWriter() throws(LogError) -> any LogStoreWriter {
+        try openWriter(options: LogWriter.Options())
+    }
+}
+
+/// The writing side of a log, as ``LogWriter`` does it for a file: sessions, batches appended
+/// off the caller's thread and committed in groups, completions once durable, prune.
+public protocol LogStoreWriter: AnyObject, Sendable {
+    /// The log's location (a file's path, a database's URL without its password).
+    var path: String { get }
+    /// Records a new session and returns its id; an existing session with the same `uuid` keeps
+    /// its id (an app reconnecting). Durable when it returns. On a shared store this writer
+    /// then holds the session's lease until ``release(session:)`` or ``close()``.
+    func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String?, run: String?,
+                     hashVersion: StateHashVersion) throws(LogError) -> Int64
+    /// Enqueues one batch; `completion` says whether it was committed (all of it or none).
+    func append(_ events: [LogEvent], completion: (@Sendable (Result<Void, LogError>) -> Void)?)
+    /// Returns once everything appended before is committed and searchable.
+    func flush() throws(LogError)
+    /// Returns once everything appended before is committed.
+    func commit() throws(LogError)
+    /// Records when a session ended.
+    func endSession(id: Int64, at endedAt: Date) throws(LogError)
+    /// The seq the session expects next.
+    func nextSeq(session: Int64) throws(LogError) -> Int64
+    /// Removes whole sessions; returns the ids removed.
+    @discardableResult
+    func prune(sessions ids: [Int64]) throws(LogError) -> [Int64]
+    /// Removes the sessions whose last activity is older than `days` days before `now`.
+    @discardableResult
+    func prune(olderThanDays days: Double, now: Date) throws(LogError) -> [Int64]
+    /// The id of the session with `uuid`, if the log holds it.
+    func sessionID(uuid: String) throws(LogError) -> Int64?
+    /// Gives up writing `session` (its app went away): another writer of a shared store may take
+    /// it. The SQLite file's single writer has nothing to give up.
+    func release(session: Int64)
+    /// Commits what is pending and stops the writer. Calling it again does nothing.
+    func close()
+}
+
+extension LogStoreWriter {
+    /// ``openSession(uuid:app:startedAt:meta:replayOf:run:hashVersion:)`` with its defaults.
+    public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue = [:], replayOf: String? = nil,
+                            run: String? = nil) throws(LogError) -> Int64 {
+        try openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: replayOf, run: run, hashVersion: .v1)
+    }
+
+    /// ``append(_:completion:)`` without a completion.
+    public func append(_ events: [LogEvent]) {
+        append(events, completion: nil)
+    }
+
+    /// ``prune(olderThanDays:now:)`` from now.
+    @discardableResult
+    public func prune(olderThanDays days: Double) throws(LogError) -> [Int64] {
+        try prune(olderThanDays: days, now: Date())
+    }
+}
+
+/// The embedded log: one SQLite file.
+public struct SQLiteLogStore: LogStore {
+    /// The file.
+    public let path: String
+
+    /// The store at `path` (not opened until a reader or writer is).
+    public init(path: String) {
+        self.path = path
+    }
+
+    public var location: String { path }
+    public var isShared: Bool { false }
+
+    public func openReader() throws(LogError) -> LogReader {
+        try LogReader(path: path)
+    }
+
+    public func openWriter(options: LogWriter.Options) throws(LogError) -> any LogStoreWriter {
+        try LogWriter(path: path, options: options)
+    }
+}
+
+extension LogWriter: LogStoreWriter {
+    public func sessionID(uuid: String) throws(LogError) -> Int64? {
+        try call { engine throws(LogError) in
+            let select = try engine.connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
+            try select.bind(uuid, at: 1)
+            return try select.step() ? select.int64(0) : nil
+        }
+    }
+
+    public func release(session: Int64) {}
+}
