@@ -1,10 +1,12 @@
 # Rewind: `make test` installs what is missing, builds and runs every test.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux openssl
+# postgresql: the tests' private cluster (its pg_trgm is in Debian's postgresql-15 itself, with no
+# contrib package); libpq-dev: PostgreSQL's client library and headers for the log store.
+APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux openssl postgresql libpq-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: all deps build install uninstall test apple-check ci-config-check fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
+.PHONY: all deps build install uninstall test test-steps apple-check ci-config-check fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
 
 all: build
 
@@ -47,8 +49,14 @@ uninstall:
 	if [ -e "$$dest/rewind" ]; then $$run rm -f "$$dest/rewind" && echo "removed $$dest/rewind"; \
 	else echo "no rewind in $$dest"; fi
 
+# The steps run inside one private PostgreSQL cluster in a temporary folder (scripts/with-pg-cluster
+# starts it on a free port and stops it when they end, also on failure); they see its URL in
+# REWIND_TEST_PG and its folder in REWIND_TEST_PG_DIR.
 test: deps
 	$(SWIFT) build --build-tests
+	scripts/with-pg-cluster $(MAKE) --no-print-directory test-steps
+
+test-steps:
 	$(SWIFT) test --skip-build --disable-xctest
 	$(MAKE) --no-print-directory apple-check
 	$(MAKE) --no-print-directory ci-config-check

@@ -1,7 +1,7 @@
 """Checks .github/workflows/ci.yml, which cannot run here: it must parse as YAML and hold the
-three jobs Rewind's platforms need (Linux `make test`; macOS with Homebrew's libwebsockets,
-`swift build` and `swift test`; `xcodebuild build` of Rewind and RewindRecorder for the iOS
-Simulator in Swift 6 mode). Prints 'N passed, N failed' and exits non-zero on any failure."""
+three jobs Rewind's platforms need (Linux `make test`; macOS with Homebrew's libwebsockets and
+PostgreSQL (the tests' private cluster), `swift build` and `swift test`; `xcodebuild build` of
+Rewind and RewindRecorder for the iOS Simulator in Swift 6 mode). Prints 'N passed, N failed' and exits non-zero on any failure."""
 import sys
 
 import yaml
@@ -49,6 +49,8 @@ def main(path):
     runs, job = steps("macos")
     check(str(job.get("runs-on", "")).startswith("macos"), "macos: not on a macOS runner")
     check(any("brew install libwebsockets" in r for r in runs), "macos: does not brew install libwebsockets")
+    check(any(r.strip().startswith("brew install postgresql") for r in runs),
+          "macos: does not brew install postgresql (the tests' private cluster)")
     check(any(r.strip().startswith("swift build") for r in runs), "macos: no swift build")
     check(any(r.strip().startswith("swift test") for r in runs), "macos: no swift test")
 
