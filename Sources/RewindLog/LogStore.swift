@@ -15,9 +15,36 @@ public protocol LogStore: Sendable {
     /// Whether several writers (processes) may write this log at once, each session by one at
     /// a time: a team store; the SQLite file takes one writer.
     var isShared: Bool { get }
+    /// What a shared store tells every server on it (the SQLite file has no feed: `nil`).
+    func openFeed() throws(LogError) -> (any LogStoreFeed)?
+}
+
+/// A notice from a shared store to every `rewind serve` on it.
+public enum LogStoreNotice: Sendable, Equatable {
+    /// A writer (any instance) committed seqs `first...last` of `session`.
+    case events(session: Int64, first: Int64, last: Int64)
+    /// A message one instance sent every other (``LogStoreFeed/send(_:)``).
+    case message(String)
+    /// The feed was cut off and is back: notices in between are lost (a reader re-reads).
+    case reconnected
+}
+
+/// The channel between the servers of a shared store: commit notices and messages (commands
+/// for an app connected elsewhere, their replies, session changes).
+public protocol LogStoreFeed: AnyObject, Sendable {
+    /// Starts delivering notices to `handler`, on the feed's own thread, in the order committed.
+    func start(_ handler: @escaping @Sendable (LogStoreNotice) -> Void) throws(LogError)
+    /// Sends `message` to every server on the store (this one included).
+    func send(_ message: String) throws(LogError)
+    /// Whether some writer holds `session`'s lease now (an app streams it to some instance).
+    func isLeased(session: Int64) throws(LogError) -> Bool
+    /// Stops the feed's thread; no notice is delivered after it returns.
+    func stop()
 }
 
 extension LogStore {
+    public func openFeed() throws(LogError) -> (any LogStoreFeed)? { nil }
+
     /// Opens the log's writer with the default options.
     public func openWriter() throws(LogError) -> any LogStoreWriter {
         try openWriter(options: LogWriter.Options())

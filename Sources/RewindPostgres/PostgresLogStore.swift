@@ -38,6 +38,11 @@ public struct PostgresLogStore: LogStore {
         try PostgresLogWriter(url: url.text, options: options)
     }
 
+    /// LISTEN/NOTIFY between the servers on this database.
+    public func openFeed() throws(LogError) -> (any LogStoreFeed)? {
+        PostgresFeed(url: url)
+    }
+
     /// Creates or migrates the schema and returns (for `rewind serve`, which migrates once at
     /// start so that a bad URL or password is one sentence before it listens).
     public func migrate() throws(LogError) {

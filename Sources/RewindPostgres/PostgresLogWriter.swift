@@ -127,8 +127,13 @@ public final class PostgresLogWriter: LogStoreWriter, @unchecked Sendable {
         try call { engine throws(LogError) in try engine.sessionID(uuid: uuid) }
     }
 
+    /// Gives the lease up after everything appended before is committed, without waiting (the
+    /// server calls it on its ingest queue when an app goes away).
     public func release(session: Int64) {
-        _ = try? call { engine in engine.release(session: session) }
+        jobs.update(waking: .one) { jobs in
+            guard jobs.accepting else { return }
+            jobs.queue.append(.call { engine in engine.release(session: session) })
+        }
     }
 
     public var isShared: Bool { true }

@@ -83,6 +83,12 @@ enum PostgresSchema {
             PRIMARY KEY(session_id, tag)
         );
         CREATE INDEX session_tags_tag ON session_tags(tag, session_id);
+        -- Messages between instances too long for a notification (the rest go inline).
+        CREATE TABLE rewind_bus(
+            id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            created_at double precision NOT NULL DEFAULT extract(epoch FROM now()),
+            payload    text NOT NULL
+        );
         CREATE TABLE deliveries(
             session_id bigint PRIMARY KEY,
             server     text NOT NULL,

@@ -90,7 +90,7 @@ public final class RewindServer: Sendable {
 
     /// The running server's log writer (tests use it to make the log refuse writes).
     package var logWriter: LogWriter? {
-        state.withLock { $0?.core.writer }
+        state.withLock { $0?.core.writer as? LogWriter }
     }
 
     /// The port listened on, once started.

@@ -1,3 +1,4 @@
+import RewindLog
 import RewindJSON
 import RewindWebSocket
 
@@ -15,6 +16,11 @@ public struct RewindServerConfiguration: Sendable {
     public var port: Int
     /// The log file the server writes (created when missing).
     public var logPath: String
+    /// The log's store when it is not the file at ``logPath``: a team's PostgreSQL database
+    /// (`rewind serve --db postgres://…`), shared by several servers.
+    public var store: (any LogStore)?
+    /// The store the server writes and reads: ``store``, else the SQLite file at ``logPath``.
+    public var logStore: any LogStore { store ?? SQLiteLogStore(path: logPath) }
     /// The folder the inspector page is served from; `nil` serves the page built into Rewind
     /// (`web/` as it was when the package was built), so a copied binary serves it too.
     public var webDirectory: String?

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import RewindLog
 import RewindServer
 import RewindWebSocket
 
@@ -107,6 +108,9 @@ struct ServeCommand: ParsableCommand {
         let webFolder = web.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath).standardizedFileURL.path }
         let environment = ProcessInfo.processInfo.environment
         let path = log.path
+        // A team store (postgres://…) is shared by every instance; the file is this one's.
+        let store = try log.store()
+        let shown = store.location
         func given(_ option: String?, _ variable: String) -> String? {
             option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -116,16 +120,19 @@ struct ServeCommand: ParsableCommand {
         var tokenNote: String?
         // The kept token opens what the scoped tokens leave open; with both of them, none is made.
         if lan, token == nil, appToken == nil || inspectToken == nil {
-            let tokenPath = LANAccess.tokenPath(besideLog: path)
+            let tokenPath = LANAccess.tokenPath(besideLog: store.isShared ? DefaultLog.path(environment: [:]) : path)
             let kept = try LANAccess.keptToken(at: tokenPath)
             token = kept.token
             tokenNote = kept.created ? "made and kept in \(tokenPath)" : "kept in \(tokenPath)"
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        if !store.isShared {
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        }
         var configuration = RewindServerConfiguration(
-            logPath: path, host: host, port: port, webDirectory: webFolder,
+            logPath: store.isShared ? shown : path, host: host, port: port, webDirectory: webFolder,
             token: token, readOnly: readOnly, maxMessageSize: maxMessageSize)
+        if store.isShared { configuration.store = store }
         configuration.appToken = appToken
         configuration.inspectToken = inspectToken
         configuration.tls = tls
@@ -186,7 +193,9 @@ struct ServeCommand: ParsableCommand {
             lines += Self.lanLines(port: server.port ?? port, token: appSide, tokenNote: tokenNote, addresses: LANAccess.addresses(),
                                    inspectToken: inspectToken ?? token ?? appSide, secure: tls != nil)
         }
-        lines += "rewind serve: log \(path)\n"
+        lines += store.isShared
+            ? "rewind serve: log \(shown) (a team store: other instances may serve it too)\n"
+            : "rewind serve: log \(path)\n"
         lines += Self.limitsLine(configuration)
         FileHandle.standardOutput.write(Data(lines.utf8))
         done.wait()

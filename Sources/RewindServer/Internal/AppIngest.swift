@@ -24,7 +24,7 @@ final class AppIngest: @unchecked Sendable {
     private let queue = DispatchQueue(label: "rewind.server.ingest")
     /// `nil` for a server run with `--read-only`: it takes no app, and leaves the log's one
     /// writer to whoever else has it.
-    private let writer: LogWriter?
+    private let writer: (any LogStoreWriter)?
     private let reader: LogReader
     private let hub: InspectorHub
     private let relay: CommandRelay
@@ -66,15 +66,35 @@ final class AppIngest: @unchecked Sendable {
     /// Session id → the app connection streaming it, for commands and `live`.
     private let live = Mutex<[Int64: WebSocketConnection]>([:])
 
-    init(writer: LogWriter?, logPath: String, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
+    init(writer: (any LogStoreWriter)?, store: any LogStore, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
          maxStateSize: Int = 64 << 20, maxMessageSize: Int = (64 << 20) + RewindServerConfiguration.appMessageRoom) throws(LogError) {
         self.stateLimits = JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize)
         self.limits = WireLimits(maxMessage: maxMessageSize, maxState: maxStateSize)
         self.writer = writer
-        self.reader = try LogReader(path: logPath)
+        self.reader = try store.openReader()
         self.hub = hub
         self.relay = relay
         self.maxErrors = maxErrors
+    }
+
+    /// The other servers on a shared store; set before the server accepts connections.
+    var cluster: ClusterLink?
+
+    /// Whether an app streams `session` to this server now.
+    func isStreaming(session: Int64) -> Bool {
+        live.withLock { $0[session] != nil }
+    }
+
+    /// Another server asks for `session`: its app is resuming it there. The connection streaming
+    /// it here (a connection the app has left, which this server has not noticed yet) is closed,
+    /// as a resume on another connection of this server would, and the lease goes with it.
+    func letGo(session: Int64) {
+        queue.async {
+            guard let live = self.sessions[session] else { return }
+            live.connection.close(code: .normal, reason: "the session was resumed on another server")
+            self.apps[live.connection.id]?.session = nil
+            self.release(live, change: nil, announce: false)
+        }
     }
 
     /// The ids of the sessions an app is streaming now.
@@ -290,6 +310,11 @@ final class AppIngest: @unchecked Sendable {
             if case .runMismatch = error.kind {
                 throw WireError(.badMessage, "run: \(error)", id: hello.id)
             }
+            if case .sessionLeased = error.kind {
+                // Its app left another server without that server noticing yet: ask it to let
+                // go, and the app's next try (it backs off and says hello again) takes it.
+                if let held = (try? writer.sessionID(uuid: hello.session)) ?? nil { cluster?.askToRelease(session: held) }
+            }
             throw WireError(.storage, "could not open the session in the log: \(error)", id: hello.id)
         }
         let session: LiveSession
@@ -328,6 +353,7 @@ final class AppIngest: @unchecked Sendable {
         if let info = try? reader.session(id: id) {
             hub.publish(change: next > 0 || wasLive ? .resumed : .started, session: wireSession(info, live: true))
         }
+        cluster?.announce(next > 0 || wasLive ? .resumed : .started, session: id)
         return session
     }
 
@@ -401,14 +427,18 @@ final class AppIngest: @unchecked Sendable {
         }
     }
 
-    private func release(_ session: LiveSession, change: InspectorPush.SessionChange?) {
+    private func release(_ session: LiveSession, change: InspectorPush.SessionChange?, announce: Bool = true) {
         sessions[session.id] = nil
         live.withLock { live in
             if live[session.id] === session.connection { live[session.id] = nil }
         }
+        // On a shared store another server may take the session now (after what was appended
+        // is committed: the writer keeps the order).
+        writer?.release(session: session.id)
         if let info = try? reader.session(id: session.id) {
             hub.publish(change: change ?? .ended, session: wireSession(info, live: false))
         }
+        if announce { cluster?.announce(change ?? .ended, session: session.id) }
     }
 }
 

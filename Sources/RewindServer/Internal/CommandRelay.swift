@@ -6,11 +6,23 @@ import RewindWire
 
 /// Carries inspectors' commands to apps under server-side ids, and the apps' results back as
 /// `{"type":"command","id":…,"ok":…,"message":…}` replies.
+///
+/// On a shared store the app may be connected to another server: the command then goes through
+/// the ``ClusterLink`` (``sendRemote(_:session:from:)``), the server with the app relays it
+/// (``relay(command:to:forServer:)``) and sends the result back (``remoteReply(id:reply:)``).
 final class CommandRelay: @unchecked Sendable {
+    /// Who waits for a command's result.
+    private enum Origin {
+        /// An inspector connected here, and the id its request carried.
+        case inspector(WebSocketConnection, requestID: JSONValue)
+        /// Another server, and the id it relayed the command under.
+        case server(String, id: String)
+    }
+
     private struct Pending {
-        var inspector: WebSocketConnection
-        var requestID: JSONValue
-        var app: WebSocketConnection
+        var origin: Origin
+        /// The app's connection here; `nil` when the app is connected to another server.
+        var app: WebSocketConnection?
         /// A branch's failure says that it needs the app's reducer.
         var isBranch: Bool
     }
@@ -20,39 +32,99 @@ final class CommandRelay: @unchecked Sendable {
 
     private let timeout: Duration
     private let state = Mutex<(next: Int, pending: [String: Pending])>((1, [:]))
+    /// Set once, before the server accepts connections, on a shared store.
+    var cluster: ClusterLink?
 
     init(timeout: Duration) {
         self.timeout = timeout
     }
 
-    /// Sends `command` to `app` and answers `inspector` when the app replies (or does not).
-    func send(_ command: Command, to app: WebSocketConnection, from inspector: WebSocketConnection) {
-        let serverID = state.withLock { state -> String in
+    private var timeoutSeconds: Double {
+        Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    }
+
+    private func register(_ pending: Pending) -> String {
+        state.withLock { state -> String in
             let id = "c\(state.next)"
             state.next += 1
-            state.pending[id] = Pending(inspector: inspector, requestID: command.id, app: app, isBranch: command.kind == .branch)
+            state.pending[id] = pending
             return id
         }
+    }
+
+    /// Sends `command` to `app` and answers `inspector` when the app replies (or does not).
+    func send(_ command: Command, to app: WebSocketConnection, from inspector: WebSocketConnection) {
+        let serverID = register(Pending(origin: .inspector(inspector, requestID: command.id), app: app, isBranch: command.kind == .branch))
         var relayed = command
         relayed.id = .string(serverID)
         relayed.session = nil
-        let bytes = ServerToApp.command(relayed).json.serializedBytes(.compact)
+        deliver(ServerToApp.command(relayed).json.serializedBytes(.compact), serverID: serverID, to: app, isBranch: command.kind == .branch)
+    }
+
+    /// Sends `command` to the server whose app streams `session`, and answers `inspector` when
+    /// that app replies (or does not, within the timeout).
+    func sendRemote(_ command: Command, session: Int64, from inspector: WebSocketConnection) {
+        guard let cluster else { return }
+        let serverID = register(Pending(origin: .inspector(inspector, requestID: command.id), app: nil, isBranch: command.kind == .branch))
+        var relayed = command
+        relayed.id = .string(serverID)
+        relayed.session = nil
+        do {
+            try cluster.forward(command: ServerToApp.command(relayed).json, session: session)
+        } catch {
+            finish(serverID, with: WireError(.commandFailed, "the command could not reach the server the app is connected to: \(error)", id: command.id).json)
+            return
+        }
+        scheduleTimeout(serverID, id: command.id)
+    }
+
+    /// Another server's command (a `command` message for apps, with that server's id) for the
+    /// app connected here.
+    func relay(command message: JSONValue, to app: WebSocketConnection, forServer server: String) {
+        guard case .object(var object) = message, let theirID = object["id"]?.stringValue else { return }
+        let isBranch = object["kind"]?.stringValue == Command.Kind.branch.rawValue
+        let serverID = register(Pending(origin: .server(server, id: theirID), app: app, isBranch: isBranch))
+        object["id"] = .string(serverID)
+        deliver(JSONValue.object(object).serializedBytes(.compact), serverID: serverID, to: app, isBranch: isBranch)
+    }
+
+    /// The answer to a command this server sent another (``sendRemote(_:session:from:)``).
+    func remoteReply(id: String, reply: JSONValue) {
+        guard let pending = state.withLock({ $0.pending[id] }), case .inspector(_, let requestID) = pending.origin else { return }
+        if reply["offline"]?.boolValue == true {
+            finish(id, with: nil)
+            return
+        }
+        var answer: JSONObject = ["type": "command", "id": requestID, "ok": reply["ok"] ?? .bool(false)]
+        if let message = reply["message"] { answer["message"] = message }
+        finish(id, with: .object(answer))
+    }
+
+    private func deliver(_ bytes: [UInt8], serverID: String, to app: WebSocketConnection, isBranch: Bool) {
+        let requestID = state.withLock { state -> JSONValue? in
+            if case .inspector(_, let requestID) = state.pending[serverID]?.origin { return requestID }
+            return nil
+        }
         switch app.send(textBytes: bytes) {
         case .enqueued:
             break
         case .queueFull:
             // The app is there; its connection's output is full (it reads slowly, or the command
             // is large). Only a gone app is `app-offline`.
-            finish(serverID, with: WireError(.commandFailed, "the command (\(bytes.count) bytes) does not fit the app's connection now: \(app.queuedByteCount) bytes already wait to be sent to it; ask again once the app has read them", id: command.id).json)
+            finish(serverID, with: WireError(.commandFailed, "the command (\(bytes.count) bytes) does not fit the app's connection now: \(app.queuedByteCount) bytes already wait to be sent to it; ask again once the app has read them", id: requestID).json)
             return
         case .closed:
-            let extra = command.kind == .branch ? Self.branchNeedsApp : ""
-            finish(serverID, with: WireError(.appOffline, "the session's app is not reachable\(extra)", id: command.id).json)
+            let extra = isBranch ? Self.branchNeedsApp : ""
+            finish(serverID, with: WireError(.appOffline, "the session's app is not reachable\(extra)", id: requestID).json)
             return
         }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        scheduleTimeout(serverID, id: requestID)
+    }
+
+    private func scheduleTimeout(_ serverID: String, id: JSONValue?) {
+        let seconds = timeoutSeconds
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            self.finish(serverID, with: WireError(.commandFailed, "the app did not answer the command within \(seconds) s", id: command.id).json)
+            self.finish(serverID, with: WireError(.commandFailed, "the app did not answer the command within \(seconds) s", id: id).json)
         }
     }
 
@@ -61,9 +133,16 @@ final class CommandRelay: @unchecked Sendable {
         guard case .string(let serverID) = result.id else { return }
         let pending = state.withLock { $0.pending[serverID] }
         guard let pending, pending.app === app else { return }
-        var reply: JSONObject = ["type": "command", "id": pending.requestID, "ok": .bool(result.ok)]
-        if let message = result.message { reply["message"] = .string(message) }
-        finish(serverID, with: .object(reply))
+        switch pending.origin {
+        case .inspector(_, let requestID):
+            var reply: JSONObject = ["type": "command", "id": requestID, "ok": .bool(result.ok)]
+            if let message = result.message { reply["message"] = .string(message) }
+            finish(serverID, with: .object(reply))
+        case .server:
+            var reply: JSONObject = ["ok": .bool(result.ok)]
+            if let message = result.message { reply["message"] = .string(message) }
+            finish(serverID, with: .object(reply))
+        }
     }
 
     /// An app went away: its pending commands fail with `app-offline`.
@@ -74,10 +153,27 @@ final class CommandRelay: @unchecked Sendable {
         }
     }
 
+    /// Ends a pending command: `reply` goes to whoever waits (`nil`: the app went away).
     private func finish(_ serverID: String, with reply: JSONValue?) {
         guard let pending = state.withLock({ $0.pending.removeValue(forKey: serverID) }) else { return }
-        let extra = pending.isBranch ? Self.branchNeedsApp : ""
-        let message = reply ?? WireError(.appOffline, "the app disconnected before answering the command\(extra)", id: pending.requestID).json
-        _ = pending.inspector.send(textBytes: message.serializedBytes(.compact))
+        switch pending.origin {
+        case .inspector(let inspector, let requestID):
+            let extra = pending.isBranch ? Self.branchNeedsApp : ""
+            let message = reply ?? WireError(.appOffline, "the app disconnected before answering the command\(extra)", id: requestID).json
+            _ = inspector.send(textBytes: message.serializedBytes(.compact))
+        case .server(let server, let theirID):
+            // The asking server builds its inspector's reply; an error of ours travels whole.
+            var answer: JSONObject = ["offline": .bool(reply == nil)]
+            if let reply {
+                if reply["type"]?.stringValue == "error" {
+                    answer["ok"] = .bool(false)
+                    answer["message"] = reply["message"] ?? .string("the command failed")
+                } else {
+                    answer["ok"] = reply["ok"] ?? .bool(false)
+                    if let message = reply["message"] { answer["message"] = message }
+                }
+            }
+            cluster?.reply(.object(answer), to: server, id: theirID)
+        }
     }
 }

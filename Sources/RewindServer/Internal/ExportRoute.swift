@@ -32,13 +32,13 @@ struct ExportRoute: Sendable {
     private let headSlots: ExportSlots
     private let limits: Limits
 
-    init(logPath: String, limits: Limits = Limits()) throws(LogError) {
+    init(store: any LogStore, limits: Limits = Limits()) throws(LogError) {
         // Reader connections of their own, so an export never competes with the inspectors'
         // query readers: one per export that may run, and one for `HEAD` requests, so that they
         // need not wait for a running export. An export keeps its reader for as long as it
         // streams, but holds no read transaction between two pages of events, so a client that
         // reads slowly does not keep the log's WAL from restarting.
-        readers = try ReaderPool(path: logPath, count: limits.maxConcurrent + 1)
+        readers = try ReaderPool(store: store, count: limits.maxConcurrent + 1)
         slots = ExportSlots(limit: limits.maxConcurrent)
         headSlots = ExportSlots(limit: limits.maxConcurrentHeads)
         self.limits = limits

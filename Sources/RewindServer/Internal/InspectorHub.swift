@@ -60,6 +60,13 @@ final class InspectorHub: @unchecked Sendable {
         }
     }
 
+    /// Whether some inspector follows `sessionID` (and is not lagged).
+    func isListening(to sessionID: Int64) -> Bool {
+        state.withLock { state in
+            state.inspectors.values.contains { !$0.lagged && ($0.all || $0.sessions.contains(sessionID)) }
+        }
+    }
+
     /// `frame` is the app's own frame when ``InspectorPush/canForward(event:)`` accepted it.
     func publish(event: WireEvent, frame: [UInt8]? = nil, session: String, sessionID: Int64, actionType: String) {
         // Serialized only when someone is listening, outside the lock.

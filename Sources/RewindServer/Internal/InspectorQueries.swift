@@ -48,10 +48,10 @@ final class InspectorQueries: @unchecked Sendable {
     private let refusals = DispatchQueue(label: "rewind.server.refusals")
     private let perInspector: Mutex<Turns>
 
-    init(logPath: String, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int,
+    init(store: any LogStore, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int,
          limits: Limits) throws(LogError) {
         // Three readers, at most two of them scanning: a quick query never waits behind scans.
-        let readers = try ReaderPool(path: logPath, count: 3, maxScans: 2)
+        let readers = try ReaderPool(store: store, count: 3, maxScans: 2)
         context = QueryContext(readers: readers, hub: hub, relay: relay, ingest: ingest, readOnly: readOnly, limits: limits)
         self.maxErrors = maxErrors
         self.limits = limits

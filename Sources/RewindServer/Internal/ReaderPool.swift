@@ -33,9 +33,9 @@ final class ReaderPool: @unchecked Sendable {
     /// Scans may hold at most this many readers; a scan waits its turn for a slot first.
     let maxScans: Int
 
-    init(path: String, count: Int, maxScans: Int? = nil) throws(LogError) {
+    init(store: any LogStore, count: Int, maxScans: Int? = nil) throws(LogError) {
         var readers: [LogReader] = []
-        for _ in 0..<count { readers.append(try LogReader(path: path)) }
+        for _ in 0..<count { readers.append(try store.openReader()) }
         state = Condition(State(idle: readers))
         self.maxScans = max(1, min(maxScans ?? count, count))
     }

@@ -7,7 +7,10 @@ import RewindWire
 /// Every delegate method runs on the service thread and only hands work over.
 final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     /// `nil` with `--read-only`: such a server only reads, beside the log's writer.
-    let writer: LogWriter?
+    let writer: (any LogStoreWriter)?
+    /// The other servers on a shared store (PostgreSQL): their sessions' live events and the
+    /// commands for apps connected to them. `nil` on the SQLite file.
+    let cluster: ClusterLink?
     let hub: InspectorHub
     let relay: CommandRelay
     let ingest: AppIngest
@@ -17,35 +20,60 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     let export: ExportRoute
 
     init(configuration: RewindServerConfiguration) throws(LogError) {
-        let folder = (configuration.logPath as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        // A log takes one writer at a time (LogWriter refuses a second in one sentence); a
-        // read-only server opens none, so it runs beside another server on the same log.
+        let store = configuration.logStore
+        if !store.isShared {
+            let folder = (configuration.logPath as NSString).deletingLastPathComponent
+            if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        }
+        // A log file takes one writer at a time (LogWriter refuses a second in one sentence); a
+        // read-only server opens none, so it runs beside another server on the same log. A
+        // shared store takes a writer per server, each session leased to one.
         if configuration.readOnly {
-            guard FileManager.default.fileExists(atPath: configuration.logPath) else {
-                throw LogError(kind: .fileNotFound, message: "", path: configuration.logPath)
+            if !store.isShared {
+                guard FileManager.default.fileExists(atPath: configuration.logPath) else {
+                    throw LogError(kind: .fileNotFound, message: "", path: configuration.logPath)
+                }
             }
             writer = nil
         } else {
-            writer = try LogWriter(path: configuration.logPath)
+            writer = try store.openWriter()
         }
         hub = InspectorHub()
         relay = CommandRelay(timeout: configuration.commandTimeout)
-        do {
-            ingest = try AppIngest(writer: writer, logPath: configuration.logPath, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
+        let feed: (any LogStoreFeed)?
+        do throws(LogError) {
+            feed = try store.openFeed()
+        } catch {
+            writer?.close()
+            throw error
+        }
+        do throws(LogError) {
+            ingest = try AppIngest(writer: writer, store: store, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
                                    maxStateSize: configuration.maxStateSize, maxMessageSize: configuration.appMessageLimit)
+            let hub = self.hub
+            if let feed { cluster = try ClusterLink(feed: feed, store: store, hub: hub) } else { cluster = nil }
             queries = try InspectorQueries(
-                logPath: configuration.logPath, hub: hub, relay: relay, ingest: ingest,
+                store: store, hub: hub, relay: relay, ingest: ingest,
                 readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors,
                 limits: InspectorQueries.Limits(maxReplyBytes: configuration.queueLimits.maxBytes,
                                                 maxInFlight: configuration.maxRequestsInFlight,
                                                 queryTimeBudget: configuration.queryTimeBudget))
-            export = try ExportRoute(logPath: configuration.logPath,
+            export = try ExportRoute(store: store,
                                      limits: ExportRoute.Limits(maxConcurrent: configuration.maxConcurrentExports,
                                                                 stallTimeout: configuration.exportStallTimeout))
         } catch {
             writer?.close()
             throw error
+        }
+        if let cluster {
+            relay.cluster = cluster
+            ingest.cluster = cluster
+            do throws(LogError) {
+                try cluster.start(ingest: ingest, relay: relay)
+            } catch {
+                writer?.close()
+                throw error
+            }
         }
         access = AccessPolicy(token: configuration.token, appToken: configuration.appToken, inspectToken: configuration.inspectToken)
         files = StaticFiles(directory: configuration.webDirectory, secure: configuration.tls != nil)
@@ -53,6 +81,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
 
     /// Finishes the events received, then commits and closes the log.
     func close() {
+        cluster?.stop()
         ingest.drain()
         writer?.close()
     }

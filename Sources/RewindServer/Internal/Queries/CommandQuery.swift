@@ -13,7 +13,10 @@ struct CommandQuery: InspectorQuery {
         let id = command.id
         guard !context.readOnly else { throw WireError(.readOnly, "the server runs with --read-only: commands are refused", id: id) }
         let session = try context.resolve(command.session ?? "", id: id)
-        guard let app = context.ingest.appConnection(for: session.id) else {
+        let app = context.ingest.appConnection(for: session.id)
+        // On a shared store the app may stream the session to another server.
+        let elsewhere = app == nil && context.relay.cluster?.isLive(session: session.id) == true
+        guard app != nil || elsewhere else {
             if command.kind == .branch {
                 throw WireError(.appOffline, "no app is connected for session \(session.uuid)\(CommandRelay.branchNeedsApp)", id: id)
             }
@@ -31,7 +34,11 @@ struct CommandQuery: InspectorQuery {
                 command.update(jump)
             }
         }
-        context.relay.send(command, to: app, from: connection)
+        if let app {
+            context.relay.send(command, to: app, from: connection)
+        } else {
+            context.relay.sendRemote(command, session: session.id, from: connection)
+        }
         return nil
     }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import RewindLog
+import RewindSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A shared store's feed through LISTEN/NOTIFY: commits arrive on `rewind_events` (each writer
+/// announces `session first last` in the transaction that stores them, so the notice is
+/// delivered exactly when the rows are visible), messages between instances on `rewind_bus`.
+///
+/// One thread listens on a connection of its own and waits on its socket; a second connection
+/// sends. A message too long for a notification (PostgreSQL's limit is 8,000 bytes) is stored
+/// in `rewind_bus` and its id sent instead; rows older than ten minutes are deleted as new ones
+/// come. When the listening connection breaks, the thread reconnects with a growing pause (up
+/// to 2 s), listens again and delivers ``LogStoreNotice/reconnected``.
+final class PostgresFeed: LogStoreFeed, @unchecked Sendable {
+    private let url: PostgresURL
+    private let sender: Mutex<PGConnection?>
+    private let state = Condition((stopping: false, stopped: true))
+    private var thread: Thread?
+
+    /// The longest message sent inline; longer ones go through the `rewind_bus` table.
+    static let inlineLimit = 7_900
+
+    init(url: PostgresURL) {
+        self.url = url
+        sender = Mutex(nil)
+    }
+
+    func start(_ handler: @escaping @Sendable (LogStoreNotice) -> Void) throws(LogError) {
+        let listener = try PGConnection(url: url, applicationName: "rewind-feed")
+        try listener.execute("LISTEN \(PostgresWriterEngine.eventsChannel); LISTEN rewind_bus")
+        listener.onReconnect = { connection throws(LogError) in
+            try connection.execute("LISTEN \(PostgresWriterEngine.eventsChannel); LISTEN rewind_bus")
+        }
+        state.withLock { $0 = (false, false) }
+        let thread = Thread { [self] in
+            Thread.current.name = "rewind-pg-feed"
+            listen(on: listener, handler)
+            state.update { $0.stopped = true }
+        }
+        self.thread = thread
+        thread.start()
+    }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    private func listen(on connection: PGConnection, _ handler: @Sendable (LogStoreNotice) -> Void) {
+        var pause = 0.05
+        while !stopping {
+            do throws(LogError) {
+                let wasDown = !connection.isConnected
+                try connection.ensureConnected()
+                if wasDown { handler(.reconnected) }
+                pause = 0.05
+                var poller = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+                _ = poll(&poller, 1, 200)
+                for (channel, payload) in try connection.notifications() {
+                    if channel == PostgresWriterEngine.eventsChannel {
+                        let parts = payload.split(separator: " ").compactMap { Int64($0) }
+                        if parts.count == 3 { handler(.events(session: parts[0], first: parts[1], last: parts[2])) }
+                    } else if payload.hasPrefix("i:") {
+                        handler(.message(String(payload.dropFirst(2))))
+                    } else if payload.hasPrefix("r:"), let id = Int64(payload.dropFirst(2)) {
+                        if let message = try? connection.scalarText("SELECT payload FROM rewind_bus WHERE id = ?1", [String(id)]) {
+                            handler(.message(message))
+                        }
+                    }
+                }
+            } catch {
+                // The database is away: wait (stoppably) and try again.
+                _ = state.wait(for: { $0.stopping }, deadline: MonotonicClock.nanoseconds() + Int64(pause * 1e9))
+                pause = min(pause * 2, 2)
+            }
+        }
+    }
+
+    func send(_ message: String) throws(LogError) {
+        try sender.withLock { sender in
+            Result { () throws(LogError) in
+                let connection: PGConnection
+                if let open = sender { connection = open } else {
+                    connection = try PGConnection(url: url, applicationName: "rewind-feed-send")
+                    sender = connection
+                }
+                if message.utf8.count <= Self.inlineLimit {
+                    _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["i:" + message])
+                } else {
+                    _ = try connection.scalarText("DELETE FROM rewind_bus WHERE created_at < extract(epoch FROM now()) - 600")
+                    guard let id = try connection.scalarText("INSERT INTO rewind_bus(payload) VALUES (?1) RETURNING id", [message]) else { return }
+                    _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["r:" + id])
+                }
+            }
+        }.get()
+    }
+
+    func isLeased(session: Int64) throws(LogError) -> Bool {
+        try sender.withLock { sender in
+            Result { () throws(LogError) -> Bool in
+                let connection: PGConnection
+                if let open = sender { connection = open } else {
+                    connection = try PGConnection(url: url, applicationName: "rewind-feed-send")
+                    sender = connection
+                }
+                // A one-key advisory lock on a bigint shows its high half in classid, its low
+                // half in objid, and objsubid 1.
+                let count = try connection.scalarText("""
+                    SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+                      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                      AND classid = oid(CAST(?1 AS bigint) >> 32) AND objid = oid(CAST(?1 AS bigint) & 4294967295)
+                    """, [String(session)])
+                return count != "0"
+            }
+        }.get()
+    }
+
+    func stop() {
+        state.update { $0.stopping = true }
+        if let thread, Thread.current !== thread {
+            _ = state.wait(for: { $0.stopped })
+        }
+    }
+
+    deinit {
+        stop()
+    }
+}

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindSupport
+import RewindWebSocket
+import RewindWire
+
+/// This server's link to the other servers on a shared store (issue 30: several `rewind serve`
+/// on one PostgreSQL), through the store's feed (LISTEN/NOTIFY):
+/// - every commit of another instance arrives as `session first last`: when an inspector here
+///   follows that session, the events are read from the store and pushed as if ingested here;
+/// - session changes (started, resumed, ended) are announced, so every inspector's list is live;
+/// - a command for an app connected to another instance goes out as a message; the instance
+///   that has the app relays it and sends the app's answer back to this one;
+/// - an instance asked for a session its app is resuming elsewhere lets it go (a take-over).
+///
+/// Notices are handled on the feed's thread, one at a time, in commit order.
+final class ClusterLink: @unchecked Sendable {
+    /// This server among the others (messages say who sent them and to whom).
+    let instance = UUID().uuidString.lowercased()
+    private let feed: any LogStoreFeed
+    private let hub: InspectorHub
+    /// Read only on the feed thread.
+    private let reader: LogReader
+    private weak var ingest: AppIngest?
+    private weak var relay: CommandRelay?
+    /// The most events one notice pushes (a commit holds at most the writer's batch bound).
+    static let maxEventsPerNotice: Int64 = 10_000
+
+    init(feed: any LogStoreFeed, store: any LogStore, hub: InspectorHub) throws(LogError) {
+        self.feed = feed
+        self.hub = hub
+        reader = try store.openReader()
+    }
+
+    func start(ingest: AppIngest, relay: CommandRelay) throws(LogError) {
+        self.ingest = ingest
+        self.relay = relay
+        try feed.start { [weak self] notice in self?.handle(notice) }
+    }
+
+    func stop() {
+        feed.stop()
+    }
+
+    // MARK: Outgoing
+
+    /// Tells the other servers that `session` started, resumed or ended here.
+    func announce(_ change: InspectorPush.SessionChange, session: Int64) {
+        send(["kind": "session", "from": .string(instance), "change": .string(change.rawValue), "session": .number(JSONNumber(session))])
+    }
+
+    /// Asks whoever streams `session` to let it go: its app is resuming it on this server.
+    func askToRelease(session: Int64) {
+        send(["kind": "release", "from": .string(instance), "session": .number(JSONNumber(session))])
+    }
+
+    /// Whether an app streams `session` to some server on the store.
+    func isLive(session: Int64) -> Bool {
+        (try? feed.isLeased(session: session)) ?? false
+    }
+
+    /// Sends `command` (already given the relay's id) to the server whose app streams `session`.
+    func forward(command: JSONValue, session: Int64) throws(LogError) {
+        try feed.send(message(["kind": "command", "from": .string(instance), "session": .number(JSONNumber(session)), "command": command]))
+    }
+
+    /// Sends an app's answer (`reply`, an inspector message) back to the server that asked.
+    func reply(_ reply: JSONValue, to server: String, id: String) {
+        send(["kind": "reply", "to": .string(server), "id": .string(id), "reply": reply])
+    }
+
+    private func send(_ object: JSONObject) {
+        // A lost message is a command that times out or a list that refreshes late; never a
+        // reason to fail what the caller does.
+        _ = try? feed.send(message(object))
+    }
+
+    private func message(_ object: JSONObject) -> String {
+        JSONValue.object(object).serialized(.compact)
+    }
+
+    // MARK: Incoming
+
+    private func handle(_ notice: LogStoreNotice) {
+        switch notice {
+        case .events(let session, let first, let last):
+            pushEvents(session: session, first: first, last: last)
+        case .message(let text):
+            guard let json = try? JSONValue(parsing: Array(text.utf8)), case .object(let object) = json else { return }
+            handle(object)
+        case .reconnected:
+            break
+        }
+    }
+
+    private func pushEvents(session: Int64, first: Int64, last: Int64) {
+        // Ingested here: the inspectors already had them, straight from the app.
+        guard ingest?.isStreaming(session: session) != true, hub.isListening(to: session) else { return }
+        guard last >= first, last - first < Self.maxEventsPerNotice else { return }
+        guard let info = try? reader.session(id: session),
+              let events = try? reader.events(session: session, from: first, to: last, includeKeyframes: true) else { return }
+        for event in events {
+            let wire = WireEvent(
+                seq: event.seq, at: event.at.timeIntervalSince1970, action: event.action,
+                patch: event.seq == 0 ? nil : event.patch, keyframe: event.seq == 0 ? event.keyframe : nil,
+                hash: event.hash, durationNs: event.durationNs, cause: event.cause, coalesced: event.coalesced,
+                nonFinite: event.nonFinite, site: event.site.map { WireEvent.Site(file: $0.file, line: $0.line, function: $0.function) })
+            hub.publish(event: wire, session: info.uuid, sessionID: session, actionType: event.actionType)
+        }
+    }
+
+    private func handle(_ object: JSONObject) {
+        let from = object["from"]?.stringValue
+        switch object["kind"]?.stringValue {
+        case "session":
+            guard from != instance, let session = object["session"]?.numberValue?.int64Value,
+                  let change = object["change"]?.stringValue.flatMap(InspectorPush.SessionChange.init(rawValue:)),
+                  let info = try? reader.session(id: session) else { return }
+            hub.publish(change: change, session: wireSession(info, live: change != .ended))
+        case "release":
+            guard from != instance, let session = object["session"]?.numberValue?.int64Value else { return }
+            ingest?.letGo(session: session)
+        case "command":
+            guard let from, from != instance, let session = object["session"]?.numberValue?.int64Value,
+                  let command = object["command"], let app = ingest?.appConnection(for: session) else { return }
+            relay?.relay(command: command, to: app, forServer: from)
+        case "reply":
+            guard object["to"]?.stringValue == instance, let id = object["id"]?.stringValue, let reply = object["reply"] else { return }
+            relay?.remoteReply(id: id, reply: reply)
+        default:
+            return
+        }
+    }
+}
