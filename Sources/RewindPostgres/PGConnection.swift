@@ -249,7 +249,9 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
     /// `text`'s first line, trimmed, without the final period.
     static func sentence(_ text: String) -> String {
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        var trimmed = line.trimmingCharacters(in: .whitespaces)
+        // libpq's severity prefix says nothing the sentence does not.
+        var trimmed = line.replacingOccurrences(of: "FATAL:  ", with: "").replacingOccurrences(of: "ERROR:  ", with: "")
+            .trimmingCharacters(in: .whitespaces)
         while trimmed.hasSuffix(".") { trimmed.removeLast() }
         return trimmed
     }

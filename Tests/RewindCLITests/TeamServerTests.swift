@@ -1,0 +1,251 @@
+import Foundation
+import Rewind
+import RewindJSON
+import RewindLog
+import RewindPostgres
+import RewindReplay
+import RewindSupport
+import Testing
+import RewindTestSupport
+
+/// Issue 30: several `rewind serve` processes on one PostgreSQL database, with real apps,
+/// inspectors and `kill -9`.
+@Suite("A team server: several rewind serve on one PostgreSQL", .serialized, .ownThreads)
+struct TeamServerTests {
+    struct Counter: Codable, Sendable { var total = 0 }
+    struct Add: Codable, Sendable { var amount: Int }
+
+    static func app(_ port: Int) -> URL { URL(string: "ws://127.0.0.1:\(port)/app")! }
+
+    /// `rewind serve --db URL`, once it listens.
+    static func serve(_ url: String, arguments: [String] = []) throws -> ServeProcess {
+        let serve = try ServeProcess(["--port", "0", "--db", url] + arguments)
+        guard serve.waitForOutput("/app\n", timeout: 60), serve.port() != nil else {
+            throw FixtureFailure(message: "rewind serve --db did not start: \(serve.text)")
+        }
+        return serve
+    }
+
+    static func stop(_ serve: ServeProcess) {
+        serve.signal(SIGTERM)
+        _ = serve.waitForExit()
+    }
+
+    /// The session `uuid` holds seqs 0…last, verifies, and its last state is 1 + … + last.
+    static func expectStored(_ uuid: String, through last: Int64, in url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let reader = try PostgresLogStore(url: url).openReader()
+        let session = try reader.session(named: uuid)
+        #expect(session.lastSeq == last, "\(uuid): \(String(describing: session.lastSeq))", sourceLocation: sourceLocation)
+        #expect(session.eventCount == Int(last) + 1, sourceLocation: sourceLocation)
+        let timeline = try Timeline(reader: reader, session: session.id)
+        let report = try timeline.verify()
+        #expect(report.passed, "\(String(describing: report.problem))", sourceLocation: sourceLocation)
+        #expect(try timeline.state(at: last)["total"] == .number(JSONNumber(last * (last + 1) / 2)), sourceLocation: sourceLocation)
+    }
+
+    /// The seqs of the live events `inspector` received for `uuid`, in arrival order.
+    static func liveSeqs(_ inspector: DemoInspector, session uuid: String) -> [Int64] {
+        inspector.received.compactMap { message -> Int64? in
+            guard message["type"] == "event", message["session"]?.string == uuid else { return nil }
+            return message["seq"]?.numberValue?.int64Value
+        }
+    }
+
+    static func record(_ range: ClosedRange<Int>, _ recorder: Recorder<Counter, Add>, _ state: inout Counter) {
+        for amount in range {
+            state.total += amount
+            recorder.record(Add(amount: amount), state: state)
+        }
+        recorder.flush()
+    }
+
+    @Test("two instances: an inspector on B gets every event an app streams to A, live; after kill -9 of A the app moves to B, and the session holds each event once")
+    func twoInstancesAndAKill() throws {
+        let url = try PostgresTestCluster.shared().createDatabase()
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let a = try Self.serve(url)
+        defer { Self.stop(a) }
+        let b = try Self.serve(url)
+        defer { Self.stop(b) }
+        let aPort = try #require(a.port())
+        let bPort = try #require(b.port())
+        let inspector = try DemoInspector(port: bPort)
+        defer { inspector.close() }
+        inspector.send(["type": "subscribe", "id": 1, "session": "*"])
+        #expect(inspector.wait(timeout: 30) { $0["type"] == "subscribe" } != nil)
+
+        let sink = ServerSink(url: Self.app(aPort), fallbacks: [Self.app(bPort)], localLog: dir.path("outbox"), report: nil)
+        defer { sink.disconnect() }
+        var state = Counter()
+        let recorder = Recorder<Counter, Add>(initialState: state, to: .sinks([sink]), metadata: RecordingMetadata(app: "Counter"))
+        let uuid = recorder.session.uuid
+        Self.record(1...40, recorder, &state)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(30)))
+        #expect(sink.currentServer == Self.app(aPort))
+        // B ingested nothing: each event reached its inspector through the database's notices.
+        #expect(inspector.wait(timeout: 30) { $0["type"] == "event" && $0["seq"] == 40 } != nil, "\(Self.liveSeqs(inspector, session: uuid))")
+        #expect(Self.liveSeqs(inspector, session: uuid) == Array(0...40))
+
+        a.signal(SIGKILL)
+        _ = a.waitForExit()
+        Self.record(41...80, recorder, &state)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(60)), "\(sink.unacknowledgedCount) unacked; \(String(describing: sink.lastServerError ?? sink.lastConnectReport))")
+        #expect(sink.currentServer == Self.app(bPort))
+        #expect(inspector.wait(timeout: 30) { $0["type"] == "event" && $0["seq"] == 80 } != nil)
+        recorder.stop()
+        #expect(sink.waitUntilEnded(timeout: .seconds(30)))
+
+        // Nothing lost, nothing doubled: the store holds 0…80 once (its primary key and the
+        // gap-free trigger would refuse a second copy), and the chain verifies.
+        try Self.expectStored(uuid, through: 80, in: url)
+        let verify = try CLIRunner.run(["verify", uuid, "--db", url])
+        #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+        // The inspector saw every seq; an event resent to B after the kill may be pushed again
+        // (the app resends what A had not acknowledged), never one out of order or missing.
+        let seen = Self.liveSeqs(inspector, session: uuid)
+        #expect(Set(seen) == Set(0...80))
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.1 > $0.0 || $0.1 >= 41 }, "\(seen)")
+    }
+
+    @Test("two instances started at once on an empty database both serve it: the schema is made once, under the migration lock")
+    func concurrentStart() throws {
+        let cluster = try PostgresTestCluster.shared()
+        let url = try cluster.createDatabase()
+        let first = try ServeProcess(["--port", "0", "--db", url])
+        let second = try ServeProcess(["--port", "0", "--db", url])
+        defer { Self.stop(first); Self.stop(second) }
+        #expect(first.waitForOutput("/app\n", timeout: 60), "\(first.text)")
+        #expect(second.waitForOutput("/app\n", timeout: 60), "\(second.text)")
+        let database = try #require(url.split(separator: "/").last.map(String.init))
+        let versions = try cluster.psql("SELECT version FROM rewind_schema ORDER BY version", database: database)
+        #expect(versions.split(whereSeparator: \.isNewline).map(String.init) == ["1"], "\(versions)")
+    }
+
+    @Test("a wrong password, an unreachable database and a malformed URL are one sentence at start, without the password")
+    func badDatabaseAtStart() throws {
+        let cluster = try PostgresTestCluster.shared()
+        // A URL that is not one is a usage error (2); a database that refuses is a failure (1).
+        let cases: [(url: String, expected: String, status: Int32)] = [
+            ("postgres://rewind:wrong-secret@127.0.0.1:\(cluster.port)/postgres", "password authentication failed", 1),
+            ("postgres://rewind:wrong-secret@127.0.0.1:1/postgres", "cannot be reached", 1),
+            ("postgres://rewind:wrong-secret@/nodb", "names no host", 2),
+        ]
+        for (url, expected, code) in cases {
+            let serve = try ServeProcess(["--port", "0", "--db", url])
+            let status = serve.waitForExit(timeout: 30)
+            #expect(status == code, "\(url): \(serve.text)")
+            let lines = serve.text.split(whereSeparator: \.isNewline)
+            #expect(lines.count == 1, "\(serve.text)")
+            #expect(serve.text.contains(expected), "\(serve.text)")
+            #expect(!serve.text.contains("wrong-secret"), "\(serve.text)")
+        }
+    }
+}
+
+extension TeamServerTests {
+    @Test("commands across instances: with the demo app on A, a jump and a branch asked on B reach the app, and the branch is in the shared store")
+    func branchAcrossInstances() throws {
+        let url = try PostgresTestCluster.shared().createDatabase()
+        let a = try Self.serve(url)
+        defer { Self.stop(a) }
+        let b = try Self.serve(url)
+        defer { Self.stop(b) }
+        let aPort = try #require(a.port())
+        let bPort = try #require(b.port())
+        let demo = try RunningCLI(["demo", "--server", "ws://127.0.0.1:\(aPort)/app", "--app", "breweries", "--rate", "40", "--duration", "60"])
+        defer { demo.stop() }
+        // The demo's session, once it has a few actions, as B lists it.
+        var original: JSONValue?
+        #expect(waitUntil(timeout: .seconds(60)) {
+            let listed = (try? jsonLines((try? CLIRunner.run(["sessions", "--json", "--db", url]).stdout) ?? "")) ?? []
+            original = listed.first { ($0["lastSeq"]?.numberValue?.int64Value ?? 0) >= 6 }
+            return original != nil
+        })
+        let session = try #require(original?["uuid"]?.string)
+
+        // A jump asked on B: the app on A answers, and B's inspector gets the answer.
+        let inspector = try DemoInspector(port: bPort)
+        defer { inspector.close() }
+        inspector.send(["type": "command", "id": "j1", "kind": "jump", "session": .string(session), "seq": 2])
+        let jumped = inspector.wait(timeout: 30) { $0["id"] == "j1" }
+        #expect(jumped?["type"] == "command" && jumped?["ok"] == true, "\(String(describing: jumped))")
+        inspector.send(["type": "command", "id": "r1", "kind": "resume", "session": .string(session)])
+        #expect(inspector.wait(timeout: 30) { $0["id"] == "r1" }?["ok"] == true)
+
+        // A branch asked on B: recomputed by the app's reducer on A, stored in the shared store.
+        let edit = #"3={"type":"breweries/city/changed","city":"Zanzibar"}"#
+        let result = try CLIRunner.run(["branch", session, "--skip", "2", "--edit", edit, "--server", "ws://127.0.0.1:\(bPort)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("branched into session ") == true, "\(result.stdout)")
+        let branch = try #require(lines.first?.split(separator: " ")[3].trimmingCharacters(in: [":"]))
+        let state = try JSONValue(parsing: try CLIRunner.run(["state", "\(branch)@3", "--path", "/city", "--db", url]).stdout)
+        #expect(state == "Zanzibar")
+        let sessions = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", url]).stdout)
+        #expect(sessions.first { $0["uuid"]?.string == branch }?["replayOf"]?.string == session)
+
+        // With the app gone from A, B says so in one sentence.
+        demo.signal(SIGTERM)
+        _ = demo.waitForExit()
+        #expect(waitUntil(timeout: .seconds(30)) {
+            let listed = (try? jsonLines((try? CLIRunner.run(["sessions", "--json", "--db", url]).stdout) ?? "")) ?? []
+            return listed.first { $0["uuid"]?.string == session }?["endedAt"] != nil
+        })
+        let offline = try CLIRunner.run(["branch", session, "--skip", "2", "--server", "ws://127.0.0.1:\(bPort)"])
+        #expect(offline.status == 1)
+        #expect(offline.stderr.contains("a branch needs the app's reducer"), "\(offline.stderr)")
+    }
+}
+
+extension TeamServerTests {
+    @Test("the database restarted under load: the app hears storage errors, keeps its events, and once the database is back every event is stored once")
+    func databaseRestartUnderLoad() throws {
+        let cluster = try PostgresTestCluster.startPrivate()
+        defer { cluster.destroy() }
+        let url = try cluster.createDatabase()
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let serve = try Self.serve(url)
+        defer { Self.stop(serve) }
+        let port = try #require(serve.port())
+        let sink = ServerSink(url: Self.app(port), localLog: dir.path("outbox"), report: nil)
+        defer { sink.disconnect() }
+        var state = Counter()
+        let recorder = Recorder<Counter, Add>(initialState: state, to: .sinks([sink]), metadata: RecordingMetadata(app: "Counter"))
+        let uuid = recorder.session.uuid
+        Self.record(1...100, recorder, &state)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(30)))
+
+        // Recording goes on while the database stops and starts again.
+        let restarted = Mutex<Error?>(nil)
+        let restart = Thread {
+            do { try cluster.restart() } catch { restarted.withLock { $0 = error } }
+        }
+        restart.start()
+        // The load: an action every 5 ms (about 200 a second) for as long as the restart takes,
+        // then 50 more with the database back.
+        var last = 100
+        var heard: Set<String> = []
+        let deadline = MonotonicClock.seconds() + 120
+        while !restart.isFinished && MonotonicClock.seconds() < deadline {
+            last += 1
+            Self.record(last...last, recorder, &state)
+            usleep(5_000)
+            if let error = sink.lastServerError { heard.insert(error) }
+        }
+        #expect(restart.isFinished)
+        #expect(restarted.withLock { $0 } == nil)
+        Self.record((last + 1)...(last + 50), recorder, &state)
+        last += 50
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(90)), "\(sink.unacknowledgedCount) unacked; \(String(describing: sink.lastServerError ?? sink.lastConnectReport))")
+        recorder.stop()
+        #expect(sink.waitUntilEnded(timeout: .seconds(30)))
+        try Self.expectStored(uuid, through: Int64(last), in: url)
+        // The app heard the database was away (it reconnected to say hello again) and was told why.
+        #expect(sink.connectionCount >= 2, "\(sink.connectionCount) connections")
+        #expect(heard.contains { $0.contains("could not be stored") || $0.contains("could not open the session") }, "\(heard)")
+        // The restart took long enough to be met by events: some were sent while it ran.
+        #expect(last > 160, "only \(last - 150) events met the restart")
+    }
+}
