@@ -249,3 +249,41 @@ extension TeamServerTests {
         #expect(last > 160, "only \(last - 150) events met the restart")
     }
 }
+
+extension TeamServerTests {
+    @Test("two instances over TLS with scoped tokens: a recorder streams to A over wss with the app token, rewind tail reads it on B with the inspect token; each token is refused the other's side")
+    func tlsAndScopedTokensAcrossInstances() throws {
+        let url = try PostgresTestCluster.shared().createDatabase()
+        let certificates = try TestCertificates()
+        let arguments = ["--tls-cert", certificates.certificate, "--tls-key", certificates.key,
+                         "--app-token", "team-app", "--inspect-token", "team-inspect"]
+        let a = try Self.serve(url, arguments: arguments)
+        defer { Self.stop(a) }
+        let b = try Self.serve(url, arguments: arguments)
+        defer { Self.stop(b) }
+        let aPort = try #require(a.port())
+        let bPort = try #require(b.port())
+        let tail = try RunningCLI(["tail", "--json", "--server", "wss://127.0.0.1:\(bPort)", "--ca-file", certificates.caFile,
+                                   "--token", "team-inspect"])
+        defer { tail.stop() }
+        #expect(tail.waitForError("waiting for"), "\(tail.stderr)")
+        let run = try CLIRunner.run(["6"], program: EnvironmentRecordingTests.child, environment: [
+            "REWIND_SERVER": "wss://127.0.0.1:\(aPort)/app", "REWIND_CA_FILE": certificates.caFile, "REWIND_TOKEN": "team-app",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let uuid = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Seq 0 (the initial state) and six actions, read on B from A's commits.
+        #expect(tail.waitForLines(7), "\(tail.stdout) \(tail.stderr)")
+        try Self.expectStored(uuid, through: 6, in: url)
+
+        let tailRefused = try CLIRunner.run(["tail", uuid, "--server", "wss://127.0.0.1:\(bPort)", "--ca-file", certificates.caFile,
+                                             "--token", "team-app"])
+        #expect(tailRefused.status == 1)
+        #expect(tailRefused.stderr.contains("an app token may only stream"), "\(tailRefused.stderr)")
+        let appRefused = try CLIRunner.run(["1", "finish"], program: EnvironmentRecordingTests.child, environment: [
+            "REWIND_SERVER": "wss://127.0.0.1:\(bPort)/app", "REWIND_CA_FILE": certificates.caFile, "REWIND_TOKEN": "team-inspect",
+            "REWIND_OUTBOX": certificates.directory.path("outbox"),
+        ])
+        #expect(appRefused.stderr.contains("cannot connect to wss://127.0.0.1:\(bPort)/app: the server refused the token"), "\(appRefused.stderr)")
+    }
+}
