@@ -38,6 +38,8 @@ public protocol LogStoreFeed: AnyObject, Sendable {
     func send(_ message: String) throws(LogError)
     /// Whether some writer holds `session`'s lease now (an app streams it to some instance).
     func isLeased(session: Int64) throws(LogError) -> Bool
+    /// Every session whose lease some writer holds now.
+    func leasedSessions() throws(LogError) -> Set<Int64>
     /// Stops the feed's thread; no notice is delivered after it returns.
     func stop()
 }

@@ -78,43 +78,59 @@ final class PostgresFeed: LogStoreFeed, @unchecked Sendable {
         }
     }
 
-    func send(_ message: String) throws(LogError) {
+    /// Runs `body` on the sending connection (opened on first use), under its lock.
+    private func withSender<T>(_ body: (PGConnection) throws(LogError) -> T) throws(LogError) -> T {
         try sender.withLock { sender in
-            Result { () throws(LogError) in
+            Result { () throws(LogError) -> T in
                 let connection: PGConnection
                 if let open = sender { connection = open } else {
                     connection = try PGConnection(url: url, applicationName: "rewind-feed-send")
                     sender = connection
                 }
-                if message.utf8.count <= Self.inlineLimit {
-                    _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["i:" + message])
-                } else {
-                    _ = try connection.scalarText("DELETE FROM rewind_bus WHERE created_at < extract(epoch FROM now()) - 600")
-                    guard let id = try connection.scalarText("INSERT INTO rewind_bus(payload) VALUES (?1) RETURNING id", [message]) else { return }
-                    _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["r:" + id])
-                }
+                return try body(connection)
             }
         }.get()
     }
 
-    func isLeased(session: Int64) throws(LogError) -> Bool {
-        try sender.withLock { sender in
-            Result { () throws(LogError) -> Bool in
-                let connection: PGConnection
-                if let open = sender { connection = open } else {
-                    connection = try PGConnection(url: url, applicationName: "rewind-feed-send")
-                    sender = connection
-                }
-                // A one-key advisory lock on a bigint shows its high half in classid, its low
-                // half in objid, and objsubid 1.
-                let count = try connection.scalarText("""
-                    SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted
-                      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                      AND classid = oid(CAST(?1 AS bigint) >> 32) AND objid = oid(CAST(?1 AS bigint) & 4294967295)
-                    """, [String(session)])
-                return count != "0"
+    func send(_ message: String) throws(LogError) {
+        try withSender { connection throws(LogError) in
+            if message.utf8.count <= Self.inlineLimit {
+                _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["i:" + message])
+            } else {
+                _ = try connection.scalarText("DELETE FROM rewind_bus WHERE created_at < extract(epoch FROM now()) - 600")
+                guard let id = try connection.scalarText("INSERT INTO rewind_bus(payload) VALUES (?1) RETURNING id", [message]) else { return }
+                _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["r:" + id])
             }
-        }.get()
+        }
+    }
+
+    func isLeased(session: Int64) throws(LogError) -> Bool {
+        try withSender { connection throws(LogError) -> Bool in
+            // A one-key advisory lock on a bigint shows its high half in classid, its low
+            // half in objid, and objsubid 1.
+            let count = try connection.scalarText("""
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND classid = oid(CAST(?1 AS bigint) >> 32) AND objid = oid(CAST(?1 AS bigint) & 4294967295)
+                """, [String(session)])
+            return count != "0"
+        }
+    }
+
+    func leasedSessions() throws(LogError) -> Set<Int64> {
+        try withSender { connection throws(LogError) -> Set<Int64> in
+            let result = try connection.run("""
+                SELECT (CAST(classid AS bigint) << 32) | CAST(objid AS bigint) FROM pg_locks
+                WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """, [])
+            defer { PQclearResult(result) }
+            var sessions = Set<Int64>()
+            if let rows = PGRowReader(result) {
+                for row in 0..<rows.count { sessions.insert(rows.int64(row, 0)) }
+            }
+            return sessions
+        }
     }
 
     func stop() {

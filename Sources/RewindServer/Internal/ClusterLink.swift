@@ -61,6 +61,12 @@ final class ClusterLink: @unchecked Sendable {
         (try? feed.isLeased(session: session)) ?? false
     }
 
+    /// The sessions whose lease some server holds now (their apps stream them); empty when the
+    /// store cannot say (it is away).
+    func liveSessionIDs() -> Set<Int64> {
+        (try? feed.leasedSessions()) ?? []
+    }
+
     /// Sends `command` (already given the relay's id) to the server whose app streams `session`.
     func forward(command: JSONValue, session: Int64) throws(LogError) {
         try feed.send(message(["kind": "command", "from": .string(instance), "session": .number(JSONNumber(session)), "command": command]))

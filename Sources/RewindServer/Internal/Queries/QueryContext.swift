@@ -38,6 +38,13 @@ struct QueryContext: Sendable {
     let readers: ReaderPool
     let hub: InspectorHub
     let relay: CommandRelay
+
+    /// The sessions an app streams now: to this server, or on a shared store to any server on it.
+    func liveSessionIDs() -> Set<Int64> {
+        let here = ingest.liveSessionIDs()
+        guard let cluster = relay.cluster else { return here }
+        return here.union(cluster.liveSessionIDs())
+    }
     let ingest: AppIngest
     let readOnly: Bool
     let limits: InspectorQueries.Limits

@@ -8,7 +8,7 @@ struct SessionsQuery: InspectorQuery {
     var id: JSONValue?
 
     func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
-        let live = context.ingest.liveSessionIDs()
+        let live = context.liveSessionIDs()
         let sessions = try context.read(id) { reader throws(LogError) in try reader.sessions() }
         return InspectorReplies.reply("sessions", id: id, ["sessions": .array(sessions.map { wireSession($0, live: live.contains($0.id)).json })])
     }
@@ -27,7 +27,7 @@ struct SessionPageQuery: InspectorQuery {
         let filter = SessionFilter(app: page.app, appVersion: page.appVersion, device: page.device, tag: page.tag,
                                    since: page.since.map(Date.init(timeIntervalSince1970:)),
                                    until: page.until.map(Date.init(timeIntervalSince1970:)))
-        let live = context.ingest.liveSessionIDs()
+        let live = context.liveSessionIDs()
         let found = try context.read(id) { [page] reader throws(LogError) in
             try reader.sessions(matching: filter, after: page.after, limit: page.limit)
         }
