@@ -97,7 +97,9 @@ final class ClusterLink: @unchecked Sendable {
             guard let json = try? JSONValue(parsing: Array(text.utf8)), case .object(let object) = json else { return }
             handle(object)
         case .reconnected:
-            break
+            // Commits announced while the feed was away never arrived: the inspectors fill the
+            // gap from the log, as after a lag.
+            hub.publishGap("the server lost its link to the database for a moment, and live events from other servers may be missing; fetch what you missed with events")
         }
     }
 

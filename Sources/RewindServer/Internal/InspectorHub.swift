@@ -85,6 +85,13 @@ final class InspectorHub: @unchecked Sendable {
         deliver(bytes) { _ in true }
     }
 
+    /// Tells every inspector that follows live events that some may be missing (the shared
+    /// store's feed was cut off): each fetches what it missed with `events`, as after a lag.
+    func publishGap(_ message: String) {
+        let bytes = InspectorPush.lagged(session: nil, message: message).json.serializedBytes(.compact)
+        deliver(bytes) { $0.all || !$0.sessions.isEmpty }
+    }
+
     private func deliver(_ bytes: [UInt8], to wanted: (Inspector) -> Bool) {
         let lagging = state.withLock { state -> Bool in
             var lagging = false
