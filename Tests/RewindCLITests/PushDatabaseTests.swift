@@ -239,6 +239,7 @@ struct PushDatabaseTests {
             (["push", "--to", database.replacingOccurrences(of: "rewind:rewind@", with: "rewind:othersecret@")], database,
              "--to names the log --db reads (\(shown)); nothing was copied"),
             (["push", "--to", local], local, "--to names the log --db reads (\(local)); nothing was copied"),
+            (["push", "--server", database], local, "--server takes a rewind serve's address, and \(shown) is a database: to copy into it, use --to"),
             (["push", "--to", database, "zzzz"], local, "No session named 'zzzz' in \(local): no id or uuid matches it."),
         ]
         for (arguments, db, message) in cases {

@@ -249,6 +249,17 @@ struct StoreWriteTests {
         let taken = #expect(throws: LogError.self) { try again.write(try SessionImport.parse(file), uuid: "import-1", app: "Import") }
         #expect(taken?.kind == .invalidEvent(session: id, seq: 0))
         #expect(try reader.eventCount(session: id) == 5)
+
+        // A recorded session exported, then imported again: the same states and actions.
+        let (recorded, states) = try Self.record(again, uuid: "recorded", version: .v1, count: 80)
+        var recording: [UInt8] = []
+        try SessionExporter(reader: reader, session: try reader.session(id: recorded)).write(.jsonl) { recording += $0 }
+        let reimported = try again.write(try SessionImport.parse(recording), uuid: "reimported", app: "Hashes")
+        let timeline = try Timeline(reader: reader, session: reimported)
+        #expect(try (0..<80).map { try timeline.state(at: Int64($0)) } == states)
+        #expect(try reader.events(session: reimported).map(\.action) == reader.events(session: recorded).map(\.action))
+        #expect(try reader.events(session: reimported).map(\.at) == reader.events(session: recorded).map(\.at))
+        #expect(try timeline.verify().passed)
     }
 
     @Test("prune removes the sessions named, or those inactive too long; the others stay whole and searchable", arguments: StoreKind.allCases)

@@ -90,6 +90,9 @@ struct PushCommand: ParsableCommand {
         let entries = server.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         var given: [URL] = []
         for (index, entry) in entries.enumerated() {
+            if PostgresLogStore.isURL(entry) {
+                throw CLIError("--server takes a rewind serve's address, and \(PostgresLogStore.redacted(entry)) is a database: to copy into it, use --to", code: 2)
+            }
             guard !entry.isEmpty, let url = URL(string: entry) else {
                 let which = entries.count == 1 ? "" : " (server \(index + 1) of \(entries.count))"
                 throw CLIError("--server '\(entry)'\(which) is not the server's address (write ws://HOST:PORT, as rewind serve prints it; several separated by commas)", code: 2)
