@@ -163,9 +163,15 @@ let package = Package(
         .testTarget(name: "RewindEndToEndTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindServer", "RewindReplay", "RewindCLI"]),
         .testTarget(name: "RewindDemoTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindDemo", "Rewind", "RewindLog"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["RewindTestSupport", "RewindSupport", "CSQLite", "CLibWebSockets"]),
+        // The log's store tests, run against both stores (the SQLite file and a fresh PostgreSQL
+        // database of the tests' cluster), and what only the team store has: leases, migrations,
+        // its triggers, its connection errors. No CLibPQ: what reaches the server goes through
+        // RewindPostgres or psql.
+        .testTarget(name: "RewindPostgresTests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindPostgres", "RewindLog", "RewindReplay", "RewindJSON"]),
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
-        // RewindLog lets the tests prepare logs (old sessions) and check what commands stored.
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindCLI", "RewindPostgres", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire"]),
+        // RewindLog lets the tests prepare logs (old sessions) and check what commands stored;
+        // RewindPostgres, what they stored in a team database.
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire", "RewindPostgres"]),
     ] + (appleShapes ? [
         // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
         .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),

@@ -13,7 +13,13 @@ extension LogReader {
         var sql = "SELECT " + RowDecoder.eventColumns
         sql += includeKeyframes ? ", k.state FROM events e LEFT JOIN keyframes k ON k.session_id = e.session_id AND k.seq = e.seq" : " FROM events e"
         sql += " WHERE e.session_id = ?1 AND e.seq BETWEEN ?2 AND ?3"
-        let glob = typeGlob.flatMap { $0.isEmpty ? nil : $0 }
+        var glob = typeGlob.flatMap { $0.isEmpty ? nil : $0 }
+        if dialect == .postgres, let given = glob {
+            // SQLite's GLOB matches nothing with an unclosed class; the regex says so as `nil`.
+            guard let regex = TextQuery.globRegex(given) else { return [] }
+            glob = regex
+        }
+        if dialect == .postgres, let text, TextQuery.matchesNothing(text) { return [] }
         let match: String?
         switch dialect {
         case .sqlite:
@@ -32,7 +38,7 @@ extension LogReader {
             try statement.bind(session, at: 1)
             try statement.bind(from, at: 2)
             try statement.bind(to ?? Int64.max, at: 3)
-            if let glob { try statement.bind(dialect == .sqlite ? glob : TextQuery.globRegex(glob), at: 4) }
+            if let glob { try statement.bind(glob, at: 4) }
             if let match { try statement.bind(match, at: 5) }
             // No limit is the largest one: PostgreSQL refuses SQLite's -1.
             try statement.bind(Int64(limit ?? Int.max), at: 6)

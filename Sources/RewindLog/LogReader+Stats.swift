@@ -16,18 +16,22 @@ extension LogReader {
         let eventPayload = try scalar(payload)
         let keyframePayload = try scalar("SELECT coalesce(sum(\(byteLength("state"))), 0) FROM keyframes")
         if dialect == .postgres {
-            // A team store: what each table and its indexes take in the database.
+            // A team store: what Rewind's tables take with their indexes (the log's "file"),
+            // and the database around them.
+            let tables = ["sessions", "events", "keyframes", "non_finite", "send_sites", "session_tags", "deliveries", "rewind_schema"]
+            let stored = try scalar("SELECT " + tables.map { "pg_total_relation_size('\($0)')" }.joined(separator: " + "))
             return LogStats(
                 sessions: Int(try scalar("SELECT count(*) FROM sessions")),
                 events: Int(try scalar("SELECT count(*) FROM events")),
                 keyframes: Int(try scalar("SELECT count(*) FROM keyframes")),
-                fileBytes: try scalar("SELECT pg_database_size(current_database())"),
+                fileBytes: stored,
                 walBytes: 0, pageSize: 8_192,
-                pageCount: Int(try scalar("SELECT pg_database_size(current_database()) / 8192")), freePages: 0,
+                pageCount: Int(stored / 8_192), freePages: 0,
                 eventBytes: try scalar("SELECT pg_table_size('events') + pg_relation_size('events_pkey')"),
                 keyframeBytes: try scalar("SELECT pg_total_relation_size('keyframes')"),
                 textIndexBytes: try scalar("SELECT pg_relation_size('events_action_words')"),
-                eventPayloadBytes: eventPayload, keyframePayloadBytes: keyframePayload, measuredByPages: true)
+                eventPayloadBytes: eventPayload, keyframePayloadBytes: keyframePayload, measuredByPages: true,
+                databaseBytes: try scalar("SELECT pg_database_size(current_database())"))
         }
         var eventBytes = eventPayload
         var keyframeBytes = keyframePayload

@@ -1,4 +1,5 @@
-/// What a log file holds and where its bytes go, for `rewind stats`.
+/// What a log holds and where its bytes go, for `rewind stats`: a file's, or a team store's
+/// (then ``fileBytes`` is what Rewind's tables take and ``databaseBytes`` the whole database).
 public struct LogStats: Sendable, Equatable {
     /// Sessions stored.
     public var sessions: Int
@@ -6,10 +7,13 @@ public struct LogStats: Sendable, Equatable {
     public var events: Int
     /// Keyframes stored.
     public var keyframes: Int
-    /// Bytes of the main file.
+    /// Bytes of the main file; in a team store, of Rewind's tables with their indexes.
     public var fileBytes: Int64
-    /// Bytes of the write-ahead log beside it (`-wal`), not yet checkpointed.
+    /// Bytes of the write-ahead log beside it (`-wal`), not yet checkpointed (0 for a team store).
     public var walBytes: Int64
+    /// The whole database's size, PostgreSQL's own catalogs included, for a team store; `nil`
+    /// for a file.
+    public var databaseBytes: Int64?
     /// The page size.
     public var pageSize: Int
     /// Pages in the main file.
@@ -33,7 +37,8 @@ public struct LogStats: Sendable, Equatable {
     /// Makes a figure set.
     public init(sessions: Int, events: Int, keyframes: Int, fileBytes: Int64, walBytes: Int64, pageSize: Int,
                 pageCount: Int, freePages: Int, eventBytes: Int64, keyframeBytes: Int64, textIndexBytes: Int64,
-                eventPayloadBytes: Int64, keyframePayloadBytes: Int64, measuredByPages: Bool) {
+                eventPayloadBytes: Int64, keyframePayloadBytes: Int64, measuredByPages: Bool, databaseBytes: Int64? = nil) {
+        self.databaseBytes = databaseBytes
         self.sessions = sessions
         self.events = events
         self.keyframes = keyframes

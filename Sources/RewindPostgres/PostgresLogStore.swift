@@ -23,6 +23,11 @@ public struct PostgresLogStore: LogStore {
         PostgresURL.isPostgres(text)
     }
 
+    /// `text` (a URL, parsed or not) without its password, for a message that names it.
+    public static func redacted(_ text: String) -> String {
+        PostgresURL.withoutPassword(text)
+    }
+
     public var location: String { url.redacted }
     public var isShared: Bool { true }
 

@@ -12,7 +12,8 @@ import RewindLog
 ///   sites or tags, no change to a session but its end, and a DELETE only inside prune (which
 ///   sets `rewind.pruning` for its transaction). A row-level trigger keeps each session's seqs
 ///   gap-free from 0, whichever instance writes.
-/// - Text search: a GIN index on the words of `events.action` (``TextQuery``'s document).
+/// - Text search: a GIN index on the words of `events.action` (``TextQuery``'s document: the
+///   JSON without accents, split where FTS5 splits). The database must be UTF8.
 enum PostgresSchema {
     /// `migrations[v - 1]` brings a database from version `v - 1` to `v`.
     static let migrations: [String] = [version1]
@@ -145,6 +146,12 @@ extension PostgresSchema {
     /// lock (a second instance waits, then finds nothing to do). A database written by a newer
     /// Rewind is refused in one sentence.
     static func migrate(_ connection: PGConnection) throws(LogError) {
+        // The log is UTF-8 JSON, and the text index decomposes it (normalize, UTF8 only).
+        let encoding = try connection.scalarText("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()") ?? "?"
+        guard encoding == "UTF8" else {
+            throw LogError(kind: .notARewindLog, message: "its encoding is \(encoding), and a team store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')",
+                           path: connection.location)
+        }
         try connection.execute("BEGIN")
         do throws(LogError) {
             try connection.execute("""

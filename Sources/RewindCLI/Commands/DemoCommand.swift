@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import RewindDemo
+import RewindPostgres
 
 /// `rewind demo`: the sample apps, recorded to a server or a log, driven by scripted users.
 struct DemoCommand: ParsableCommand {
@@ -101,6 +102,10 @@ struct DemoCommand: ParsableCommand {
         }
         if let db {
             guard !db.isEmpty else { throw CLIError("--db needs a file path", code: 2) }
+            if PostgresLogStore.isURL(db) {
+                // The apps record through the recorder, which writes a file (it never links libpq).
+                throw CLIError("--db: rewind demo records into a log file, not a database; to fill a team store, run rewind serve --db \(PostgresLogStore.redacted(db)) and rewind demo --server", code: 2)
+            }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: db, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw CLIError("--db: \(db) is a folder, not a log file", code: 2)

@@ -12,17 +12,19 @@ struct StatsCommand: ParsableCommand {
         Prints the events and keyframes, the bytes stored, the bytes per event, and how many \
         times smaller the log is than storing every state whole.
 
-        How it is computed: 'stored' is the log file plus its write-ahead log; for one session, \
-        its share of those, in proportion to the JSON text (actions, patches, inverses and \
-        keyframes) it holds. 'states whole' is the sum over events of the state's size as \
+        How it is computed: 'stored' is the log file plus its write-ahead log (for a team \
+        store, --db postgres://…, what Rewind's tables and their indexes take in the database; \
+        the 'database' line gives the whole database's size); for one session, its share of \
+        those, in proportion to the JSON text (actions, patches, inverses and keyframes) it holds. 'states whole' is the sum over events of the state's size as \
         compact JSON, estimated from the keyframes: each state's size is interpolated linearly \
         between the stored sizes of the keyframes around it, and held at the last keyframe's \
         size after it. 'smaller by' is states whole / stored; when that is under 1 (a small \
         session costs more than its states: pages are 4 KB), the row says 'larger by' and stored / \
         states whole.
 
-        With --json, one object: path, fileBytes, walBytes, storedBytes, events, keyframes, \
-        bytesPerEvent, wholeStateBytes, timesSmaller, and sessions (the same figures per session).
+        With --json, one object: path, fileBytes, walBytes (for a team store: databaseBytes \
+        instead of these two), storedBytes, events, keyframes, bytesPerEvent, wholeStateBytes, \
+        timesSmaller, and sessions (the same figures per session).
 
         Example: rewind stats latest
         """
@@ -77,8 +79,12 @@ struct StatsCommand: ParsableCommand {
         if json {
             var object = Self.json(figures)
             object["path"] = .string(reader.path)
-            object["fileBytes"] = OutputFormat.number(stats.fileBytes)
-            object["walBytes"] = OutputFormat.number(stats.walBytes)
+            if let databaseBytes = stats.databaseBytes {
+                object["databaseBytes"] = OutputFormat.number(databaseBytes)
+            } else {
+                object["fileBytes"] = OutputFormat.number(stats.fileBytes)
+                object["walBytes"] = OutputFormat.number(stats.walBytes)
+            }
             if session == nil { object["sessions"] = .array(perSession.map { .object(Self.json($0)) }) }
             writeJSONLine(.object(object))
             return
@@ -92,10 +98,18 @@ struct StatsCommand: ParsableCommand {
         }
         rows.append(["events", OutputFormat.count(figures.events)])
         rows.append(["keyframes", OutputFormat.count(figures.keyframes)])
-        let storedNote = session == nil
-            ? "(file \(OutputFormat.bytes(stats.fileBytes)) + write-ahead log \(OutputFormat.bytes(stats.walBytes)))"
-            : "(its share of the file, by the JSON text it holds)"
+        let storedNote: String
+        switch (session == nil, stats.databaseBytes != nil) {
+        case (true, false): storedNote = "(file \(OutputFormat.bytes(stats.fileBytes)) + write-ahead log \(OutputFormat.bytes(stats.walBytes)))"
+        case (true, true): storedNote = "(Rewind's tables and their indexes)"
+        case (false, false): storedNote = "(its share of the file, by the JSON text it holds)"
+        case (false, true): storedNote = "(its share of Rewind's tables, by the JSON text it holds)"
+        }
         rows.append(["stored", "\(OutputFormat.bytes(figures.storedBytes)) \(storedNote)"])
+        if session == nil, let databaseBytes = stats.databaseBytes {
+            // A team store is a database, not a file: its size as PostgreSQL counts it.
+            rows.append(["database", "\(OutputFormat.bytes(databaseBytes)) (the whole database, PostgreSQL's catalogs included)"])
+        }
         rows.append(["bytes per event", OutputFormat.count(Int(figures.bytesPerEvent.rounded()))])
         rows.append(["states whole", "\(OutputFormat.bytes(figures.wholeStateBytes)) (estimated from the keyframes' sizes)"])
         if let times = figures.timesSmaller {

@@ -15,51 +15,112 @@ package enum TextQuery {
 
 extension TextQuery {
     /// The document a team store indexes for an event's action, and matches against: the JSON
-    /// text with every run of characters that are not letters or digits turned into a space, so
-    /// PostgreSQL's parser sees plain words (it would otherwise keep `ada@example.com` or
-    /// `a-b` whole) and splits where FTS5 does. RewindPostgres's GIN index is on this very
-    /// expression (`column` = `action`), so the planner can use it.
+    /// text without its accents, with every run of characters that are not letters or digits
+    /// turned into a space, so PostgreSQL's parser sees plain words (it would otherwise keep
+    /// `ada@example.com` or `a-b` whole) and splits where FTS5 does. Accents go as FTS5's
+    /// tokenizer drops them (`remove_diacritics`): the text in canonical decomposition (NFD)
+    /// without its combining marks (U+0300 to U+036F), so `cafe` finds `Café` on both stores.
+    /// RewindPostgres's GIN index is on this very expression (`column` = `action`), so the
+    /// planner can use it.
     package static func postgresDocument(_ column: String) -> String {
-        "to_tsvector('simple', regexp_replace(\(column), '[^[:alnum:]]+', ' ', 'g'))"
+        """
+        to_tsvector('simple', regexp_replace(regexp_replace(normalize(\(column), NFD), '[\\u0300-\\u036f]+', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))
+        """
     }
 
     /// The words as a PostgreSQL `tsquery` for `to_tsquery('simple', …)`: each word's tokens
     /// must follow one another (`<->`), and the words are ANDed, as in ``fts5(_:)``. A word is
     /// split where FTS5's tokenizer splits (any character that is not a letter or digit), so no
-    /// character of the user's can be read as tsquery syntax. `nil` when there is no token.
+    /// character of the user's can be read as tsquery syntax, and loses its accents as
+    /// ``postgresDocument(_:)`` does. `nil` when there is no token (``matchesNothing(_:)`` says
+    /// whether that means no filter or no match).
     static func tsquery(_ text: String) -> String? {
         var phrases: [String] = []
         for word in text.split(whereSeparator: { $0.isWhitespace }) {
-            let tokens = word.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map { $0.lowercased() }
+            let tokens = withoutAccents(String(word)).split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map { $0.lowercased() }
             guard !tokens.isEmpty else { continue }
             phrases.append("(" + tokens.map { "'" + $0 + "'" }.joined(separator: " <-> ") + ")")
         }
         return phrases.isEmpty ? nil : phrases.joined(separator: " & ")
     }
 
-    /// SQLite's GLOB (`*`, `?`, `[…]`, `[^…]`, case-sensitive, whole string) as an anchored POSIX
-    /// regular expression with the same meaning.
-    static func globRegex(_ glob: String) -> String {
+    /// Whether `text` has words but none of them a token (`'`, `&!`): FTS5 matches no event with
+    /// such a query, while text without words (blank) filters nothing.
+    static func matchesNothing(_ text: String) -> Bool {
+        fts5(text) != nil && tsquery(text) == nil
+    }
+
+    /// `text` in canonical decomposition without the combining marks U+0300 to U+036F.
+    private static func withoutAccents(_ text: String) -> String {
+        var kept = String.UnicodeScalarView()
+        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars where !(0x300...0x36F).contains(scalar.value) {
+            kept.append(scalar)
+        }
+        return String(kept)
+    }
+
+    /// SQLite's GLOB (`*`, `?`, `[…]`, `[^…]`, case-sensitive, whole string) as an anchored
+    /// regular expression (PostgreSQL's ARE) with the same meaning, or `nil` for a glob that
+    /// matches nothing (one with a `[` that is never closed, which SQLite matches with nothing).
+    ///
+    /// A class is read as SQLite reads it: `^` first negates; `]` first (after any `^`) is a
+    /// member; `-` between two members is a range, except right after a range (`[a-c-e]` is
+    /// a to c, `-` and `e`), and a reversed range adds only its start (`[z-a]` is `z`); any other
+    /// character, `[` and `\` among them, is itself. Each member is escaped in the bracket
+    /// expression, so none of them reads as the regular expression's own syntax (`[:alpha:]`).
+    static func globRegex(_ glob: String) -> String? {
         var regex = "^"
-        var characters = Array(glob)[...]
+        var characters = Array(glob.unicodeScalars)[...]
         while let character = characters.popFirst() {
             switch character {
             case "*": regex += ".*"
             case "?": regex += "."
             case "[":
-                // A class runs to the first `]` after its first member; without one, `[` is literal.
-                var body = characters
-                var members = ""
-                if body.first == "^" { members += "^"; body = body.dropFirst() }
-                if body.first == "]" { members += "\\]"; body = body.dropFirst() }
-                guard let close = body.firstIndex(of: "]") else { regex += "\\["; continue }
-                for member in body[..<close] { members += member == "\\" ? "\\\\" : String(member) }
-                regex += "[" + members + "]"
-                characters = body[(close + 1)...]
+                guard let (members, rest) = globClass(characters) else { return nil }
+                regex += members
+                characters = rest
             default:
-                regex += "^$.|?*+()[]{}\\".contains(character) ? "\\" + String(character) : String(character)
+                regex += "^$.|?*+()[]{}\\".unicodeScalars.contains(character) ? "\\" + String(character) : String(character)
             }
         }
         return regex + "$"
+    }
+
+    /// The bracket expression for the class that starts after a `[`, and what follows its `]`;
+    /// `nil` when no `]` closes it.
+    private static func globClass(_ pattern: ArraySlice<Unicode.Scalar>) -> (String, ArraySlice<Unicode.Scalar>)? {
+        var rest = pattern
+        var negated = false
+        var singles: [Unicode.Scalar] = []
+        var ranges: [(Unicode.Scalar, Unicode.Scalar)] = []
+        if rest.first == "^" {
+            negated = true
+            rest = rest.dropFirst()
+        }
+        if rest.first == "]" {
+            singles.append("]")
+            rest = rest.dropFirst()
+        }
+        // The member a `-` may start a range from (SQLite's `prior_c`): none right after a range.
+        var prior: Unicode.Scalar? = nil
+        while let member = rest.first, member != "]" {
+            rest = rest.dropFirst()
+            if member == "-", let start = prior, let end = rest.first, end != "]" {
+                rest = rest.dropFirst()
+                if start.value <= end.value { ranges.append((start, end)) }
+                prior = nil
+            } else {
+                singles.append(member)
+                prior = member
+            }
+        }
+        guard rest.first == "]" else { return nil }
+        func escaped(_ scalar: Unicode.Scalar) -> String {
+            "\\^-[]".unicodeScalars.contains(scalar) ? "\\" + String(scalar) : String(scalar)
+        }
+        var expression = negated ? "[^" : "["
+        for single in singles { expression += escaped(single) }
+        for (start, end) in ranges { expression += escaped(start) + "-" + escaped(end) }
+        return (expression + "]", rest.dropFirst())
     }
 }
