@@ -307,9 +307,10 @@ public final class PostgresTestCluster: Sendable {
         Subprocess.closeFrom3(&actions)
         let words: [String] = [script, "stop", directory]
         let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        guard posix_spawn(&child, script, &actions, nil, argv, environ) == 0 else { return }
+        guard posix_spawn(&child, script, &actions, nil, argv, envp) == 0 else { return }
         var status: Int32 = 0
         while waitpid(child, &status, 0) == -1 && errno == EINTR {}
     }
