@@ -121,7 +121,10 @@ struct PostgresStoreTests {
         #expect(try first.leasedSessions() == [id])
         #expect(try second.leasedSessions() == [])
 
+        // release(session:) is queued behind the session's appends, without waiting; a commit
+        // afterwards returns once it has run.
         first.release(session: id)
+        try first.commit()
         #expect(try second.openSession(uuid: "leased", app: "A", startedAt: Events.start) == id)
         #expect(try second.nextSeq(session: id) == 10)
         try appendCommitted(second, Events.events(session: id, seqs: 10..<15))
