@@ -51,6 +51,8 @@ def main(path):
     check(any("brew install libwebsockets" in r for r in runs), "macos: does not brew install libwebsockets")
     check(any(r.strip().startswith("brew install postgresql") for r in runs),
           "macos: does not brew install postgresql (the tests' private cluster)")
+    check(any("brew install libpq" in r and "PKG_CONFIG_PATH" in r for r in runs),
+          "macos: does not brew install libpq with its pkg-config folder (CLibPQ)")
     check(any(r.strip().startswith("swift build") for r in runs), "macos: no swift build")
     check(any(r.strip().startswith("swift test") for r in runs), "macos: no swift test")
 
