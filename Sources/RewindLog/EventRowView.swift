@@ -83,6 +83,12 @@ extension LogReader {
     package func walkEvents(session: Int64, from: Int64, to: Int64, descending: Bool = false, includeKeyframes: Bool = false,
                             _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
         let sql = EventRowView.sql(descending: descending, includeKeyframes: includeKeyframes)
+        if dialect == .postgres {
+            // A PostgreSQL query's rows are read whole: a long walk goes a page of seqs at a
+            // time, so a session of a million events never sits in memory at once.
+            try walkInPages(sql, session: session, from: from, to: to, descending: descending, includeKeyframes: includeKeyframes, visit)
+            return
+        }
         try withStatement(sql) { statement throws(LogError) in
             try statement.bind(session, at: 1)
             try statement.bind(from, at: 2)
@@ -90,6 +96,43 @@ extension LogReader {
             let row = EventRowView(statement: statement, path: path, includesKeyframe: includeKeyframes)
             while try statement.step() {
                 guard try visit(row) else { return }
+            }
+        }
+    }
+
+    /// The seqs a page of a paged walk covers.
+    static let walkPage: Int64 = 2_000
+
+    private func walkInPages(_ sql: String, session: Int64, from: Int64, to: Int64, descending: Bool, includeKeyframes: Bool,
+                             _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
+        // The walk's real ends: seqs start at 0 and stop at the session's last, so a range given
+        // as Int64.min…Int64.max is not walked in pages of nothing.
+        let from = max(from, 0)
+        guard from <= to else { return }
+        let last = min(to, try lastSeq(session: session) ?? -1)
+        guard from <= last else { return }
+        var low = descending ? max(from, last - Self.walkPage + 1) : from
+        var high = descending ? last : min(last, from + Self.walkPage - 1)
+        while true {
+            let more = try withStatement(sql) { statement throws(LogError) -> Bool in
+                try statement.bind(session, at: 1)
+                try statement.bind(low, at: 2)
+                try statement.bind(high, at: 3)
+                let row = EventRowView(statement: statement, path: path, includesKeyframe: includeKeyframes)
+                while try statement.step() {
+                    guard try visit(row) else { return false }
+                }
+                return true
+            }
+            guard more else { return }
+            if descending {
+                guard low > from else { return }
+                high = low - 1
+                low = max(from, high - Self.walkPage + 1)
+            } else {
+                guard high < last else { return }
+                low = high + 1
+                high = min(last, low + Self.walkPage - 1)
             }
         }
     }

@@ -145,6 +145,13 @@ struct TeamServerTests {
             #expect(serve.text.contains(expected), "\(serve.text)")
             #expect(!serve.text.contains("wrong-secret"), "\(serve.text)")
         }
+        // REWIND_DB names the database as --db does.
+        var environment = ProcessInfo.processInfo.environment
+        environment["REWIND_DB"] = cases[0].url
+        let fromEnvironment = try ServeProcess(["--port", "0"], environment: environment)
+        #expect(fromEnvironment.waitForExit(timeout: 30) == 1)
+        #expect(fromEnvironment.text.contains("password authentication failed"), "\(fromEnvironment.text)")
+        #expect(!fromEnvironment.text.contains("wrong-secret"))
     }
 }
 

@@ -294,7 +294,10 @@ struct StoreQueryTests {
         let writer = try store.writer()
         defer { writer.close() }
         let id = try writer.openSession(uuid: "shop", app: "Shop", startedAt: Events.start)
-        let states = Self.shopStates(count: 300)
+        // Longer than two of a PostgreSQL walk's pages (LogReader.walkPage seqs), so blame, find
+        // and verify cross page boundaries, forwards and backwards.
+        let count = 4_500
+        let states = Self.shopStates(count: count)
         var builder = EventBuilder(sessionID: id, policy: KeyframePolicy(maxEvents: 40, maxPatchBytesRatio: 1_000))
         var events = [builder.initial(state: states[0], at: Events.start)]
         for seq in 1..<states.count {
@@ -305,14 +308,27 @@ struct StoreQueryTests {
         try appendCommitted(writer, events)
         let reader = try store.reader()
         let timeline = try Timeline(reader: reader, session: id)
-        for seq in [0, 1, 39, 40, 41, 150, 299] {
+        for seq in [0, 1, 39, 40, 41, 150, 1_999, 2_000, 2_001, 4_499] {
             #expect(try timeline.state(at: Int64(seq)) == states[seq], "seq \(seq)")
         }
         #expect(try timeline.diff(from: 10, to: 250) == JSONDiff(from: states[10], to: states[250]))
+        // The walk itself, over page boundaries both ways, and stopped part way.
+        var down: [Int64] = []
+        try reader.walkEvents(session: id, from: Int64.min, to: Int64.max, descending: true) { row in
+            down.append(row.seq)
+            return true
+        }
+        #expect(down.count == count && down.first == Int64(count - 1) && down.last == 0 && zip(down, down.dropFirst()).allSatisfy { $0.0 == $0.1 + 1 })
+        var up: [Int64] = []
+        try reader.walkEvents(session: id, from: 1_990, to: 9_999_999) { row in
+            up.append(row.seq)
+            return row.seq < 2_600
+        }
+        #expect(up.first == 1_990 && up.last == 2_600 && up.count == 611)
         #expect(try timeline.diff(from: 250, to: 10) == JSONDiff(from: states[250], to: states[10]))
 
         let name = try JSONPointer("/user/name")
-        #expect(try timeline.blame(path: name).map(\.seq) == [0, 150])
+        #expect(try timeline.blame(path: name).map(\.seq) == [0, Int64(count / 2)])
         #expect(try timeline.blame(path: name).last?.before == "Ada")
         let total = try JSONPointer("/total")
         let changes = (1..<states.count).filter { states[$0]["total"] != states[$0 - 1]["total"] }.map(Int64.init)
@@ -334,7 +350,7 @@ struct StoreQueryTests {
         #expect(gift.hits.first?.seq == 1)
         let report = try timeline.verify()
         #expect(report.passed)
-        #expect(report.eventsChecked == 300)
+        #expect(report.eventsChecked == count)
         #expect(report.keyframesChecked == (try reader.keyframeSeqs(session: id)).count)
         #expect(try reader.events(session: id, from: 13, to: 13).first?.nonFinite == ["/state/ratio"])
     }
