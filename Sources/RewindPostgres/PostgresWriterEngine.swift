@@ -45,10 +45,25 @@ final class PostgresWriterEngine: @unchecked Sendable {
     func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String?, run: String?,
                      hashVersion: StateHashVersion) throws(LogError) -> Int64 {
         let metaText = meta.objectValue != nil ? meta.serialized(.compact) : "{}"
-        let inserted = try connection.scalarText("""
-            INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run, hash_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-            ON CONFLICT(uuid) DO NOTHING RETURNING id
-            """, [uuid, app, "\(startedAt.timeIntervalSince1970)", metaText, replayOf, run, String(hashVersion.rawValue)])
+        // The session and its tags in one transaction, before the lease: whoever inserts the row
+        // indexes its tags, even when another instance wins the race for the lease.
+        try connection.execute("BEGIN")
+        do throws(LogError) {
+            let inserted = try connection.scalarText("""
+                INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run, hash_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                ON CONFLICT(uuid) DO NOTHING RETURNING id
+                """, [uuid, app, "\(startedAt.timeIntervalSince1970)", metaText, replayOf, run, String(hashVersion.rawValue)])
+            if let inserted {
+                for tag in SessionTags.from(meta: meta) {
+                    _ = try connection.scalarText("INSERT INTO session_tags(session_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+                                                  [inserted, tag])
+                }
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
         let result = try connection.run("SELECT id, hash_version, run FROM sessions WHERE uuid = ?1", [uuid])
         defer { PQclearResult(result) }
         guard let row = PGRowReader(result), row.count > 0 else {
@@ -64,12 +79,6 @@ final class PostgresWriterEngine: @unchecked Sendable {
             throw LogError(kind: .runMismatch(session: uuid, stored: storedRun, requested: run), message: "", path: connection.location)
         }
         try lease(id, name: uuid)
-        if inserted != nil {
-            for tag in SessionTags.from(meta: meta) {
-                _ = try connection.scalarText("INSERT INTO session_tags(session_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-                                              [String(id), tag])
-            }
-        }
         return id
     }
 
