@@ -188,8 +188,8 @@ public final class LogReader: @unchecked Sendable {
                 (s.replay_of IS NOT NULL AND CASE WHEN json_valid(s.meta) THEN coalesce(json_type(s.meta, '$.branch'), '') = 'object' ELSE 0 END)
                 """
         case .postgres:
-            // The team store's writer keeps only JSON objects in meta (jsonb).
-            return "(s.replay_of IS NOT NULL AND coalesce(jsonb_typeof(CAST(s.meta AS jsonb) -> 'branch'), '') = 'object')"
+            // rewind_meta_type (the team store's schema) is NULL for a meta jsonb cannot read.
+            return "(s.replay_of IS NOT NULL AND coalesce(rewind_meta_type(s.meta, 'branch'), '') = 'object')"
         }
     }
 

@@ -14,9 +14,12 @@ enum CopyText {
         buffer.append(last ? 0x0A : 0x09)
     }
 
+    /// A text field. PostgreSQL's text cannot hold U+0000: one becomes U+FFFD (only an action
+    /// type or a send site can hold one; JSON text writes it as an escape).
     static func field(_ bytes: [UInt8], _ buffer: inout [UInt8], last: Bool = false) {
         for byte in bytes {
             switch byte {
+            case 0x00: buffer.append(contentsOf: [0xEF, 0xBF, 0xBD])
             case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
             case 0x09: buffer.append(0x5C); buffer.append(UInt8(ascii: "t"))
             case 0x0A: buffer.append(0x5C); buffer.append(UInt8(ascii: "n"))

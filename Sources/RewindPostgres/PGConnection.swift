@@ -1,6 +1,7 @@
 import CLibPQ
 import Foundation
 import RewindLog
+import RewindSupport
 
 /// One libpq connection (`PGconn*`), used by one thread at a time (its owner's lock or thread).
 ///
@@ -31,7 +32,7 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
             throw LogError(kind: .unreachable, message: "libpq could not allocate a connection", path: url.redacted)
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.sentence(PQerrorMessage(connection))
+            let message = url.scrubbed(Self.sentence(PQerrorMessage(connection)))
             PQfinish(connection)
             throw LogError(kind: .unreachable, message: message, path: url.redacted)
         }
@@ -65,29 +66,50 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
 
     // MARK: Running SQL
 
+    /// Runs `body`, and once more on a fresh connection when the connection turns out to have
+    /// broken under it while no transaction was open (the database restarted since the last
+    /// statement: libpq learns it only by trying). Inside a transaction the error stands: the
+    /// transaction is gone, and its owner must start again.
+    private func retryingOnce<T>(_ body: () throws(LogError) -> T) throws(LogError) -> T {
+        try ensureConnected()
+        let idle = PQtransactionStatus(handle) == PQTRANS_IDLE
+        do {
+            return try body()
+        } catch {
+            guard idle, error.isUnreachable, PQstatus(handle) != CONNECTION_OK else { throw error }
+            try ensureConnected()
+            return try body()
+        }
+    }
+
     /// Runs `sql` (one or more statements, no parameters).
     package func execute(_ sql: String) throws(LogError) {
-        try ensureConnected()
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
-        try check(result, sql: sql)
+        try retryingOnce { () throws(LogError) in
+            let result = PQexec(handle, sql)
+            defer { PQclear(result) }
+            try check(result, sql: sql)
+        }
     }
 
     /// Runs `sql` with `parameters` (SQLite spelling) and returns its rows; the caller clears
     /// the result.
     package func run(_ sql: String, _ parameters: [String?]) throws(LogError) -> OpaquePointer {
-        try ensureConnected()
-        let name = try preparedName(for: sql)
-        let result = Self.withCStrings(parameters) { values in
-            PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+        if let budgetDeadline, MonotonicClock.seconds() >= budgetDeadline {
+            throw LogError(kind: .postgres(sqlstate: "57014"), message: "the query's time budget was spent", sql: sql, path: location)
         }
-        do throws(LogError) {
-            try check(result, sql: sql)
-        } catch {
-            PQclear(result)
-            throw error
+        return try retryingOnce { () throws(LogError) -> OpaquePointer in
+            let name = try preparedName(for: sql)
+            let result = Self.withCStrings(parameters) { values in
+                PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            }
+            do throws(LogError) {
+                try check(result, sql: sql)
+            } catch {
+                PQclear(result)
+                throw error
+            }
+            return result!
         }
-        return result!
     }
 
     /// The text of column 0 of row 0 of `sql`, or `nil`.
@@ -108,12 +130,21 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
 
     package func withTimeBudget<T, E: Error>(seconds: Double, _ body: () throws(E) -> T) throws(E) -> T {
         // The server cancels a statement past statement_timeout with SQLSTATE 57014, which
-        // LogError.isInterrupted recognizes.
+        // LogError.isInterrupted recognizes; a query of many statements (a walk goes a page at
+        // a time) is stopped before its next statement once the budget is spent, so it ends
+        // within about twice the budget.
         let milliseconds = max(1, Int((seconds * 1_000).rounded(.up)))
         _ = try? execute("SET statement_timeout = \(milliseconds)")
-        defer { _ = try? execute("SET statement_timeout = 0") }
+        budgetDeadline = MonotonicClock.seconds() + seconds
+        defer {
+            budgetDeadline = nil
+            _ = try? execute("SET statement_timeout = 0")
+        }
         return try body()
     }
+
+    /// When the running time budget ends (``MonotonicClock`` seconds), if one runs.
+    private var budgetDeadline: Double?
 
     // MARK: COPY
 
@@ -131,8 +162,18 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 16)
         write(&buffer)
-        let sent = buffer.withUnsafeBufferPointer { raw in
-            raw.baseAddress.map { PQputCopyData(handle, UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), Int32(raw.count)) } ?? 1
+        // In pieces of 1 MiB: libpq takes an Int32 length, and a piece at a time keeps its own
+        // buffer small.
+        let sent = buffer.withUnsafeBufferPointer { raw -> Int32 in
+            guard let base = raw.baseAddress else { return 1 }
+            var offset = 0
+            while offset < raw.count {
+                let length = min(1 << 20, raw.count - offset)
+                let result = PQputCopyData(handle, UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self), Int32(length))
+                guard result == 1 else { return result }
+                offset += length
+            }
+            return 1
         }
         guard sent == 1, PQputCopyEnd(handle, nil) == 1 else {
             throw LogError(kind: .unreachable, message: Self.sentence(PQerrorMessage(handle)), path: location)
@@ -258,7 +299,8 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
 
     /// Lends `strings` to `body` as C strings (NULL for `nil`).
     private static func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-        let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+        // A C string ends at U+0000, and PostgreSQL's text cannot hold one: it becomes U+FFFD.
+        let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0.contains("\u{0}") ? $0.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : $0) } }
         defer { for copy in copies { free(copy) } }
         return body(copies.map { $0.map { UnsafePointer($0) } })
     }

@@ -11,10 +11,16 @@ import Darwin
 /// announces `session first last` in the transaction that stores them, so the notice is
 /// delivered exactly when the rows are visible), messages between instances on `rewind_bus`.
 ///
+/// Anyone who can log in to the database may NOTIFY, and may LISTEN, without any privilege on
+/// Rewind's tables. So a message never travels in a notification: it is a row of the
+/// `rewind_bus` table (which only Rewind's role may write or read), and the notification carries
+/// its id. A receiver reads the row, takes each id once, and ignores a row older than a minute,
+/// so a forged notification can at most name a message that was already sent, which is then
+/// ignored. Rows older than ten minutes are deleted as new ones come. A forged `rewind_events`
+/// notice makes an instance read events it may show anyway (ClusterLink bounds the range).
+///
 /// One thread listens on a connection of its own and waits on its socket; a second connection
-/// sends. A message too long for a notification (PostgreSQL's limit is 8,000 bytes) is stored
-/// in `rewind_bus` and its id sent instead; rows older than ten minutes are deleted as new ones
-/// come. When the listening connection breaks, the thread reconnects with a growing pause (up
+/// sends. When the listening connection breaks, the thread reconnects with a growing pause (up
 /// to 2 s), listens again and delivers ``LogStoreNotice/reconnected``.
 final class PostgresFeed: LogStoreFeed, @unchecked Sendable {
     private let url: PostgresURL
@@ -22,8 +28,11 @@ final class PostgresFeed: LogStoreFeed, @unchecked Sendable {
     private let state = Condition((stopping: false, stopped: true))
     private var thread: Thread?
 
-    /// The longest message sent inline; longer ones go through the `rewind_bus` table.
-    static let inlineLimit = 7_900
+    /// Bus rows already handed on, newest last: each is taken once.
+    private var seen: Set<Int64> = []
+    private var seenOrder: [Int64] = []
+    /// A message row older than this (seconds) is not taken.
+    static let maxMessageAge = 60.0
 
     init(url: PostgresURL) {
         self.url = url
@@ -62,12 +71,11 @@ final class PostgresFeed: LogStoreFeed, @unchecked Sendable {
                     if channel == PostgresWriterEngine.eventsChannel {
                         let parts = payload.split(separator: " ").compactMap { Int64($0) }
                         if parts.count == 3 { handler(.events(session: parts[0], first: parts[1], last: parts[2])) }
-                    } else if payload.hasPrefix("i:") {
-                        handler(.message(String(payload.dropFirst(2))))
-                    } else if payload.hasPrefix("r:"), let id = Int64(payload.dropFirst(2)) {
-                        if let message = try? connection.scalarText("SELECT payload FROM rewind_bus WHERE id = ?1", [String(id)]) {
-                            handler(.message(message))
-                        }
+                    } else if let id = Int64(payload), remember(id),
+                              let message = try? connection.scalarText(
+                                "SELECT payload FROM rewind_bus WHERE id = ?1 AND created_at >= extract(epoch FROM now()) - ?2",
+                                [String(id), "\(Self.maxMessageAge)"]) {
+                        handler(.message(message))
                     }
                 }
             } catch {
@@ -76,6 +84,16 @@ final class PostgresFeed: LogStoreFeed, @unchecked Sendable {
                 pause = min(pause * 2, 2)
             }
         }
+    }
+
+    /// `true` the first time `id` comes (on the listening thread only); remembers the last 10,000.
+    private func remember(_ id: Int64) -> Bool {
+        guard seen.insert(id).inserted else { return false }
+        seenOrder.append(id)
+        if seenOrder.count > 10_000 {
+            seen.remove(seenOrder.removeFirst())
+        }
+        return true
     }
 
     /// Runs `body` on the sending connection (opened on first use), under its lock.
@@ -94,13 +112,9 @@ final class PostgresFeed: LogStoreFeed, @unchecked Sendable {
 
     func send(_ message: String) throws(LogError) {
         try withSender { connection throws(LogError) in
-            if message.utf8.count <= Self.inlineLimit {
-                _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["i:" + message])
-            } else {
-                _ = try connection.scalarText("DELETE FROM rewind_bus WHERE created_at < extract(epoch FROM now()) - 600")
-                guard let id = try connection.scalarText("INSERT INTO rewind_bus(payload) VALUES (?1) RETURNING id", [message]) else { return }
-                _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", ["r:" + id])
-            }
+            _ = try connection.scalarText("DELETE FROM rewind_bus WHERE created_at < extract(epoch FROM now()) - 600")
+            guard let id = try connection.scalarText("INSERT INTO rewind_bus(payload) VALUES (?1) RETURNING id", [message]) else { return }
+            _ = try connection.scalarText("SELECT pg_notify('rewind_bus', ?1)", [id])
         }
     }
 

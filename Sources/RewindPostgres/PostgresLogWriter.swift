@@ -177,15 +177,20 @@ public final class PostgresLogWriter: LogStoreWriter, @unchecked Sendable {
         return try box.withLock { $0! }.get()
     }
 
+    /// The most bytes of event text one commit window gathers (a larger event goes alone).
+    static let maxWindowBytes = 64 << 20
+
     private static func run(_ engine: PostgresWriterEngine, jobs: Condition<Jobs>, options: LogWriter.Options) {
         var pending: [PendingAppend] = []
         var windowStart: Double?
         var pendingEvents = 0
+        var pendingBytes = 0
         func commitPending() {
             guard !pending.isEmpty else { return }
             engine.write(pending)
             pending = []
             pendingEvents = 0
+            pendingBytes = 0
             windowStart = nil
         }
         while true {
@@ -213,8 +218,11 @@ public final class PostgresLogWriter: LogStoreWriter, @unchecked Sendable {
                 case .append(let batch):
                     pending.append(batch)
                     pendingEvents += batch.events.count
+                    pendingBytes += batch.events.reduce(0) { $0 + $1.action.count + $1.patch.count + $1.inverse.count + ($1.keyframe?.count ?? 0) }
                     if windowStart == nil { windowStart = MonotonicClock.seconds() }
-                    if pendingEvents >= options.maxEventsPerCommit { commitPending() }
+                    // A window ends at its event count or at 64 MiB of text, so one COPY stays
+                    // far below what libpq and the server take in one go.
+                    if pendingEvents >= options.maxEventsPerCommit || pendingBytes >= Self.maxWindowBytes { commitPending() }
                 case .call(let body):
                     // A call sees everything appended before it committed.
                     commitPending()

@@ -156,6 +156,9 @@ final class PostgresWriterEngine: @unchecked Sendable {
             for (session, next) in heads { nextSeq[session] = next }
             for batch in accepted { batch.completion?(.success(())) }
         } catch {
+            // What the window held is not stored: the next seqs are read again from the
+            // database (and the lease checked) before these sessions take another batch.
+            for session in heads.keys { nextSeq[session] = nil }
             if error.isUnreachable || accepted.count == 1 {
                 for batch in accepted { batch.completion?(.failure(error)) }
                 return
@@ -189,6 +192,12 @@ final class PostgresWriterEngine: @unchecked Sendable {
     private func writeTransaction(_ events: [EncodedEvent]) throws(LogError) {
         try connection.execute("BEGIN")
         do throws(LogError) {
+            // BEGIN may have reconnected (the database restarted), and a lease lost with the old
+            // connection that another instance took: nothing of its session is written here.
+            if let lost = events.first(where: { !leased.contains($0.sessionID) }) {
+                throw LogError(kind: .sessionLeased(session: String(lost.sessionID)), message: "its lease was lost while the database was away",
+                               path: connection.location)
+            }
             try connection.copy(into: "events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced)") { buffer in
                 for event in events {
                     CopyText.field(event.sessionID, &buffer)

@@ -299,3 +299,62 @@ extension TeamServerTests {
         #expect(appRefused.stderr.contains("cannot connect to wss://127.0.0.1:\(bPort)/app: the server refused the token"), "\(appRefused.stderr)")
     }
 }
+
+extension TeamServerTests {
+    @Test("a message on the database's bus reaches an app only as a command another instance stored: a forged notification, a stale or repeated row, or an ack in a command's place does not")
+    func forgedBusMessages() throws {
+        let cluster = try PostgresTestCluster.shared()
+        let url = try cluster.createDatabase()
+        let database = try #require(url.split(separator: "/").last.map(String.init))
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let serve = try Self.serve(url)
+        defer { Self.stop(serve) }
+        let port = try #require(serve.port())
+        let sink = ServerSink(url: Self.app(port), localLog: dir.path("outbox"), report: nil)
+        defer { sink.disconnect() }
+        let received = Mutex<[String]>([])
+        sink.onCommand { command in
+            received.withLock { $0.append(command.arguments["action"]?["type"]?.stringValue ?? command.kind.rawValue) }
+            return .done()
+        }
+        var state = Counter()
+        let recorder = Recorder<Counter, Add>(initialState: state, to: .sinks([sink]), metadata: RecordingMetadata(app: "Counter"))
+        Self.record(1...3, recorder, &state)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(30)))
+        let session = try PostgresLogStore(url: url).openReader().session(named: recorder.session.uuid).id
+
+        func command(_ type: String) -> String {
+            #"{"kind":"command","from":"elsewhere","session":\#(session),"command":{"type":"command","id":"x-\#(type)","kind":"dispatch","action":{"type":"\#(type)"}}}"#
+        }
+        func stored(_ message: String, age: Int = 0) throws -> String {
+            let quoted = message.replacingOccurrences(of: "'", with: "''")
+            return try cluster.psql("INSERT INTO rewind_bus(payload, created_at) VALUES ('\(quoted)', extract(epoch FROM now()) - \(age)) RETURNING id",
+                                    database: database).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // A message in the notification itself, as anyone who can log in may send one.
+        _ = try cluster.psql("SELECT pg_notify('rewind_bus', '\(command("forged/inline").replacingOccurrences(of: "'", with: "''"))')", database: database)
+        // A row older than a minute.
+        let old = try stored(command("forged/stale"), age: 120)
+        _ = try cluster.psql("SELECT pg_notify('rewind_bus', '\(old)')", database: database)
+        // An ack where the command should be.
+        let ack = try stored(#"{"kind":"command","from":"elsewhere","session":\#(session),"command":{"type":"ack","seq":100000}}"#)
+        _ = try cluster.psql("SELECT pg_notify('rewind_bus', '\(ack)')", database: database)
+        // A real one, then its id notified again.
+        let real = try stored(command("shop/real"))
+        _ = try cluster.psql("SELECT pg_notify('rewind_bus', '\(real)')", database: database)
+        #expect(waitUntil(timeout: .seconds(30)) { received.withLock { !$0.isEmpty } })
+        _ = try cluster.psql("SELECT pg_notify('rewind_bus', '\(real)')", database: database)
+        // A last real one: once it is in, every message before it was handled.
+        let last = try stored(command("shop/last"))
+        _ = try cluster.psql("SELECT pg_notify('rewind_bus', '\(last)')", database: database)
+        #expect(waitUntil(timeout: .seconds(30)) { received.withLock { $0.count >= 2 } })
+        #expect(received.withLock { $0 } == ["shop/real", "shop/last"])
+        // The app kept streaming: nothing told it more was stored than was.
+        Self.record(4...6, recorder, &state)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(30)))
+        recorder.stop()
+        #expect(sink.waitUntilEnded(timeout: .seconds(30)))
+        try Self.expectStored(recorder.session.uuid, through: 6, in: url)
+    }
+}

@@ -22,9 +22,16 @@ extension TextQuery {
     /// without its combining marks (U+0300 to U+036F), so `cafe` finds `Café` on both stores.
     /// RewindPostgres's GIN index is on this very expression (`column` = `action`), so the
     /// planner can use it.
+    /// How much of an action a team store indexes for search: its first 128 Ki characters. A
+    /// `tsvector`'s words may take at most 1 MB, and an action with more distinct words than
+    /// that would be refused by the index, so never stored; 128 Ki characters are at most 512 KB
+    /// of UTF-8. Words past them are not found by text search (`find` and the rest read the
+    /// whole action).
+    package static let postgresIndexedCharacters = 131_072
+
     package static func postgresDocument(_ column: String) -> String {
         """
-        to_tsvector('simple', regexp_replace(regexp_replace(normalize(\(column), NFD), '[\\u0300-\\u036f]+', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))
+        to_tsvector('simple', regexp_replace(regexp_replace(normalize(left(\(column), \(postgresIndexedCharacters)), NFD), '[\\u0300-\\u036f]+', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))
         """
     }
 

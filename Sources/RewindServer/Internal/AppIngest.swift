@@ -90,7 +90,12 @@ final class AppIngest: @unchecked Sendable {
     /// as a resume on another connection of this server would, and the lease goes with it.
     func letGo(session: Int64) {
         queue.async {
-            guard let live = self.sessions[session] else { return }
+            guard let live = self.sessions[session] else {
+                // Not streamed here: a lease this server still holds (a hello that failed half
+                // way, before it gave it back) goes now.
+                self.writer?.release(session: session)
+                return
+            }
             live.connection.close(code: .normal, reason: "the session was resumed on another server")
             self.apps[live.connection.id]?.session = nil
             self.release(live, change: nil, announce: false)
@@ -297,10 +302,19 @@ final class AppIngest: @unchecked Sendable {
         let id: Int64
         let next: Int64
         let wasLive: Bool
+        // A hello that fails once the session is opened gives its lease back (unless another
+        // connection here streams the session): held, it would keep every other instance from
+        // taking the session for as long as this one runs.
+        var opened: Int64?
+        var welcomed = false
+        defer {
+            if !welcomed, let opened, sessions[opened] == nil { writer.release(session: opened) }
+        }
         do {
             let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
             id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(meta),
                                       replayOf: hello.replayOf, run: hello.run, hashVersion: hello.hashVersion)
+            opened = id
             try writer.commit()
             next = try writer.nextSeq(session: id)
         } catch {
@@ -348,6 +362,7 @@ final class AppIngest: @unchecked Sendable {
             session = LiveSession(id: id, uuid: hello.session, builder: builder, connection: connection, durable: next - 1)
             sessions[id] = session
         }
+        welcomed = true
         live.withLock { $0[id] = connection }
         _ = connection.send(textBytes: ServerToApp.welcome(id: hello.id, session: hello.session, nextSeq: next, limits: limits).json.serializedBytes(.compact))
         if let info = try? reader.session(id: id) {

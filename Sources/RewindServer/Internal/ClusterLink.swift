@@ -25,8 +25,14 @@ final class ClusterLink: @unchecked Sendable {
     private let reader: LogReader
     private weak var ingest: AppIngest?
     private weak var relay: CommandRelay?
-    /// The most events one notice pushes (a commit holds at most the writer's batch bound).
-    static let maxEventsPerNotice: Int64 = 10_000
+    /// Where messages to the other servers are sent from: never the caller's thread (the ingest
+    /// queue announces sessions, and a database that is away must not stall it).
+    private let sendQueue = DispatchQueue(label: "rewind.server.cluster-send")
+    /// The most events one notice may name: a commit window holds at most 1,000 events and one
+    /// more batch of the server's (256); a notice for more is not a commit's, and is ignored.
+    static let maxEventsPerNotice: Int64 = 2_000
+    /// Events are read and pushed this many at a time.
+    static let pushPage: Int64 = 100
 
     init(feed: any LogStoreFeed, store: any LogStore, hub: InspectorHub) throws(LogError) {
         self.feed = feed
@@ -80,7 +86,8 @@ final class ClusterLink: @unchecked Sendable {
     private func send(_ object: JSONObject) {
         // A lost message is a command that times out or a list that refreshes late; never a
         // reason to fail what the caller does.
-        _ = try? feed.send(message(object))
+        let text = message(object)
+        sendQueue.async { [feed] in _ = try? feed.send(text) }
     }
 
     private func message(_ object: JSONObject) -> String {
@@ -106,9 +113,24 @@ final class ClusterLink: @unchecked Sendable {
     private func pushEvents(session: Int64, first: Int64, last: Int64) {
         // Ingested here: the inspectors already had them, straight from the app.
         guard ingest?.isStreaming(session: session) != true, hub.isListening(to: session) else { return }
-        guard last >= first, last - first < Self.maxEventsPerNotice else { return }
-        guard let info = try? reader.session(id: session),
-              let events = try? reader.events(session: session, from: first, to: last, includeKeyframes: true) else { return }
+        guard first >= 0, last >= first, last - first < Self.maxEventsPerNotice else { return }
+        guard let info = try? reader.session(id: session) else { return }
+        var from = first
+        while from <= last {
+            let to = min(last, from + Self.pushPage - 1)
+            guard let events = try? reader.events(session: session, from: from, to: to, includeKeyframes: true) else {
+                // Read back what was committed failed (the database went away): say so, so the
+                // inspectors fetch it once it is back.
+                hub.publishGap("live events from another server could not be read from the database; fetch what you missed with events")
+                return
+            }
+            push(events, of: info)
+            from = to + 1
+        }
+    }
+
+    private func push(_ events: [LogEvent], of info: SessionInfo) {
+        let session = info.id
         for event in events {
             let wire = WireEvent(
                 seq: event.seq, at: event.at.timeIntervalSince1970, action: event.action,

@@ -81,11 +81,14 @@ final class CommandRelay: @unchecked Sendable {
     /// Another server's command (a `command` message for apps, with that server's id) for the
     /// app connected here.
     func relay(command message: JSONValue, to app: WebSocketConnection, forServer server: String) {
-        guard case .object(var object) = message, let theirID = object["id"]?.stringValue else { return }
-        let isBranch = object["kind"]?.stringValue == Command.Kind.branch.rawValue
+        // Only a command goes to the app, decoded and written again as this server writes one:
+        // whatever else a message holds (another type, an ack) never reaches it.
+        guard case .command(var command) = try? ServerToApp(json: message), case .string(let theirID) = command.id else { return }
+        let isBranch = command.kind == .branch
         let serverID = register(Pending(origin: .server(server, id: theirID), app: app, isBranch: isBranch))
-        object["id"] = .string(serverID)
-        deliver(JSONValue.object(object).serializedBytes(.compact), serverID: serverID, to: app, isBranch: isBranch)
+        command.id = .string(serverID)
+        command.session = nil
+        deliver(ServerToApp.command(command).json.serializedBytes(.compact), serverID: serverID, to: app, isBranch: isBranch)
     }
 
     /// The answer to a command this server sent another (``sendRemote(_:session:from:)``).
