@@ -225,7 +225,10 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
         return translation
     }
 
-    /// SQLite's parameters (`?1`, `?`) as PostgreSQL's (`$1`), outside quotes; the highest number.
+    /// SQLite's parameters (`?1`, `?`) as PostgreSQL's (`$1`), outside quotes and `--` comments;
+    /// the highest number, and the numbers below it the SQL never names. Rewind's own SQL only:
+    /// it has no dollar quotes or `E''` strings, which this does not read (user text never goes
+    /// into SQL, only into parameters).
     package static func translate(_ sql: String) -> (sql: String, parameters: Int, unused: [Int]) {
         var output = ""
         output.reserveCapacity(sql.utf8.count + 8)
@@ -243,6 +246,15 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
             if character == "'" || character == "\"" {
                 quote = character
                 output.append(character)
+                continue
+            }
+            // A comment runs to the end of its line: a `?` in it is no parameter.
+            if character == "-", characters.first == "-" {
+                output.append(character)
+                while let next = characters.popFirst() {
+                    output.append(next)
+                    if next.isNewline { break }
+                }
                 continue
             }
             guard character == "?" else { output.append(character); continue }
