@@ -51,7 +51,8 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
         ),
         // PostgreSQL's own client library, for the team store: Debian's libpq-dev, Homebrew's
-        // libpq. Only RewindPostgres imports it, and only the CLI (rewind serve) links that.
+        // libpq. Only RewindPostgres imports it, and only the CLI (rewind serve) and rewind-bench (its
+        // server-postgres group) link that.
         .systemLibrary(
             name: "CLibPQ",
             pkgConfig: "libpq",
@@ -108,7 +109,8 @@ let package = Package(
         .target(name: "RewindDemo", dependencies: ["RewindSupport", "Rewind"]),
         .executableTarget(
             name: "RewindBench",
-            dependencies: ["RewindSupport", "RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire"]
+            dependencies: ["RewindSupport", "RewindJSON", "RewindLog", "RewindReplay", "Rewind", "RewindServer", "RewindWebSocket", "RewindWire",
+                           "RewindPostgres"]
         ),
         .executableTarget(name: "RewindFaultChild", dependencies: ["RewindSupport", "RewindJSON", "RewindLog"]),
         // Used only by the CLI tests: an app on RewindRecorder alone that records where its

@@ -3,7 +3,7 @@ import RewindJSON
 import RewindWire
 import RewindSupport
 
-/// `rewind-bench --role app|inspector …`: one client of an out-of-process server benchmark, run as
+/// `rewind-bench --role app|inspector|copy …`: one client of an out-of-process server benchmark, run as
 /// a process of its own by ``ProcessServerBenchmarks``. It prints one JSON object on standard
 /// output when done.
 enum ProcessRoles {
@@ -14,7 +14,8 @@ enum ProcessRoles {
             switch arguments.first {
             case "app": result = try app(Array(arguments.dropFirst()))
             case "inspector": result = try inspector(Array(arguments.dropFirst()))
-            default: throw BenchFailure("unknown role '\(arguments.first ?? "")': app or inspector")
+            case "copy": result = try copy(Array(arguments.dropFirst()))
+            default: throw BenchFailure("unknown role '\(arguments.first ?? "")': app, inspector or copy")
             }
             say(result.serialized(.compact))
             exit(0)

@@ -12,6 +12,7 @@ let groups: [BenchGroup] = [
     StoreBenchmarks.recorderGroup,
     ServerBenchmarks.group,
     ProcessServerBenchmarks.group,
+    PostgresBenchmarks.group,
     ForwardBenchmarks.group,
     ForwardBenchmarks.recorderGroup,
 ]
