@@ -87,7 +87,8 @@ struct TeamServerTests {
         #expect(inspector.wait(timeout: 30) { $0["type"] == "event" && $0["seq"] == 40 } != nil, "\(Self.liveSeqs(inspector, session: uuid))")
         #expect(Self.liveSeqs(inspector, session: uuid) == Array(0...40))
         // B lists the session as live (its app streams it to A), and heard it start.
-        #expect(inspector.received.contains { $0["type"] == "session" && $0["session"]?["uuid"]?.string == uuid }, "\(inspector.received.prefix(3))")
+        // (The announcement travels on the bus, apart from the commits' notices: it may come later.)
+        #expect(inspector.wait(timeout: 30) { $0["type"] == "session" && $0["session"]?["uuid"]?.string == uuid } != nil, "\(inspector.received.prefix(3))")
         inspector.send(["type": "sessions", "id": 2])
         let listed = inspector.wait(timeout: 30) { $0["type"] == "sessions" && $0["id"] == 2 }
         #expect(listed?["sessions"]?.arrayValue?.first { $0["uuid"]?.string == uuid }?["live"] == true, "\(String(describing: listed))")
