@@ -38,6 +38,7 @@ package protocol SQLRows: AnyObject {
     func withBytes<R>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
 }
 
+/// What every store's rows (SQLite's ``Statement`` included) do the same way.
 extension SQLRows {
     /// Binds NULL or an integer.
     package func bind(_ value: Int64?, at index: Int32) throws(LogError) {

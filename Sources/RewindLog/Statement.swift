@@ -43,18 +43,8 @@ package final class Statement {
         try check(code)
     }
 
-    /// Binds NULL or an integer.
-    package func bind(_ value: Int64?, at index: Int32) throws(LogError) {
-        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
-    }
-
     /// Binds NULL or a double.
     package func bind(_ value: Double?, at index: Int32) throws(LogError) {
-        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
-    }
-
-    /// Binds NULL or a string.
-    package func bind(_ value: String?, at index: Int32) throws(LogError) {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
 
@@ -141,21 +131,6 @@ package final class Statement {
     /// Column `index` as a double.
     package func double(_ index: Int32) -> Double {
         sqlite3_column_double(handle, index)
-    }
-
-    /// Column `index` as text (empty for NULL).
-    package func string(_ index: Int32) -> String {
-        withBytes(index) { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// Column `index` as text, or `nil` when NULL.
-    package func optionalString(_ index: Int32) -> String? {
-        isNull(index) ? nil : string(index)
-    }
-
-    /// Column `index` as bytes.
-    package func bytes(_ index: Int32) -> [UInt8] {
-        withBytes(index) { Array($0) }
     }
 
     /// Lends column `index`'s text or blob bytes to `body`, valid only while it runs.
