@@ -54,7 +54,9 @@ public final class PostgresLogWriter: LogStoreWriter, @unchecked Sendable {
         let jobs = self.jobs
         let options = self.options
         let thread = Thread {
-            Thread.current.name = "rewind-pg-writer"
+            // At most 15 characters: Linux refuses a longer thread name, and the thread would show
+            // as "rewind" in /proc and in debuggers.
+            Thread.current.name = "rewind-pgwriter"
             PostgresLogWriter.run(engine, jobs: jobs, options: options)
         }
         self.thread = thread

@@ -240,6 +240,22 @@ struct PostgresStoreTests {
         }
     }
 
+    #if os(Linux)
+    @Test("the writer's thread shows under its own name (Linux takes at most 15 characters), as per-thread profiles read it")
+    func writerThreadName() throws {
+        let url = try Self.cluster.createDatabase(prefix: "thread_name")
+        defer { try? Self.cluster.dropDatabase(url) }
+        let writer = try PostgresLogWriter(url: url)
+        defer { writer.close() }
+        // A call returns once the thread ran it, so the thread has named itself by then.
+        _ = try writer.sessionID(uuid: "none")
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(names.contains("rewind-pgwriter"), "\(names)")
+    }
+    #endif
+
     @Test("text search goes through the GIN index on the action's words, not a scan")
     func textSearchUsesTheIndex() throws {
         let (url, _, _) = try databaseWithSession()
