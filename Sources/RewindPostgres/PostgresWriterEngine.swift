@@ -213,26 +213,8 @@ final class PostgresWriterEngine: @unchecked Sendable {
                     CopyText.field(Int64(event.coalesced ? 1 : 0), &buffer, last: true)
                 }
             }
-            let keyframes = events.filter { $0.keyframe != nil }
-            if !keyframes.isEmpty {
-                try connection.copy(into: "keyframes(session_id, seq, state)") { buffer in
-                    for event in keyframes {
-                        CopyText.field(event.sessionID, &buffer)
-                        CopyText.field(event.seq, &buffer)
-                        CopyText.field(event.keyframe!, &buffer, last: true)
-                    }
-                }
-            }
-            let marks = events.filter { $0.nonFinite != nil }
-            if !marks.isEmpty {
-                try connection.copy(into: "non_finite(session_id, seq, pointers)") { buffer in
-                    for event in marks {
-                        CopyText.field(event.sessionID, &buffer)
-                        CopyText.field(event.seq, &buffer)
-                        CopyText.field(event.nonFinite!, &buffer, last: true)
-                    }
-                }
-            }
+            try copyText(\.keyframe, of: events, into: "keyframes(session_id, seq, state)")
+            try copyText(\.nonFinite, of: events, into: "non_finite(session_id, seq, pointers)")
             let sites = events.filter { $0.site != nil }
             if !sites.isEmpty {
                 try connection.copy(into: "send_sites(session_id, seq, file, line, function)") { buffer in
@@ -260,6 +242,20 @@ final class PostgresWriterEngine: @unchecked Sendable {
         } catch {
             _ = try? connection.execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// COPYs `(session_id, seq, text)` for each event that has the text at `column` (a keyframe,
+    /// non-finite marks); nothing when none has.
+    private func copyText(_ column: KeyPath<EncodedEvent, [UInt8]?>, of events: [EncodedEvent], into target: String) throws(LogError) {
+        let rows = events.filter { $0[keyPath: column] != nil }
+        guard !rows.isEmpty else { return }
+        try connection.copy(into: target) { buffer in
+            for event in rows {
+                CopyText.field(event.sessionID, &buffer)
+                CopyText.field(event.seq, &buffer)
+                CopyText.field(event[keyPath: column]!, &buffer, last: true)
+            }
         }
     }
 
