@@ -43,15 +43,14 @@ final class LinkedStore {
 @Suite("StoreLink: a store of the app's own takes the inspector's commands", .ownThreads)
 @MainActor
 struct StoreLinkTests {
-    static func temporaryLog() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rewind-link-\(UUID().uuidString).db").path
-    }
 
     @Test("a jump shows a past state; the app's own actions change and record the live state underneath; resume shows it")
     func jumpKeepsTheLiveState() async throws {
-        let path = Self.temporaryLog()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = LinkedStore(path: path)
+        let folder = try TemporaryDirectory()
+        let store = LinkedStore(path: folder.path("link.db"))
+        // The recorder stops (its session ended) before its folder goes, with the log's WAL and
+        // writer lock: nothing is written after.
+        defer { store.link.recorder.stop(); folder.cleanup() }
         store.link.connect(wake: .wake) { store.send($0) }
         store.send(.add(5))
 
@@ -70,16 +69,18 @@ struct StoreLinkTests {
         #expect(store.state.count == 6)
 
         store.link.recorder.stop()
-        let recording = try Recording.load(fromLog: path)
+        let recording = try Recording.load(fromLog: folder.path("link.db"))
         #expect(recording.steps.map(\.action) == [["add": ["_0": 5]], ["add": ["_0": 1]]])
         #expect(try recording.state(at: 2) == ["count": 6])
     }
 
     @Test("a replay holds what the store is sent meanwhile and applies it after, to the state the replay ended in")
     func replayHoldsActions() async throws {
-        let path = Self.temporaryLog()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = LinkedStore(path: path)
+        let folder = try TemporaryDirectory()
+        let store = LinkedStore(path: folder.path("link.db"))
+        // The recorder stops (its session ended) before its folder goes, with the log's WAL and
+        // writer lock: nothing is written after.
+        defer { store.link.recorder.stop(); folder.cleanup() }
         var sentDuringReplay = false
         store.link.connect(wake: .wake) { action in
             store.send(action)
@@ -101,20 +102,24 @@ struct StoreLinkTests {
     }
 
     @Test("a link whose store never connected says how to connect it")
-    func notConnected() async {
-        let path = Self.temporaryLog()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = LinkedStore(path: path)
+    func notConnected() async throws {
+        let folder = try TemporaryDirectory()
+        let store = LinkedStore(path: folder.path("link.db"))
+        // The recorder stops (its session ended) before its folder goes, with the log's WAL and
+        // writer lock: nothing is written after.
+        defer { store.link.recorder.stop(); folder.cleanup() }
         let jumped = await store.link.perform(Command(id: 1, kind: .jump, arguments: ["state": ["count": 1]]))
         #expect(!jumped.ok)
         #expect(jumped.message == "the store is not connected to its StoreLink: call link.connect(wake:send:) once the store exists")
     }
 
     @Test("a store whose reducer does not hand the wake to the link is told so")
-    func wakeNotHandled() async {
-        let path = Self.temporaryLog()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = LinkedStore(path: path)
+    func wakeNotHandled() async throws {
+        let folder = try TemporaryDirectory()
+        let store = LinkedStore(path: folder.path("link.db"))
+        // The recorder stops (its session ended) before its folder goes, with the log's WAL and
+        // writer lock: nothing is written after.
+        defer { store.link.recorder.stop(); folder.cleanup() }
         store.link.connect(wake: .wake) { _ in }
         let jumped = await store.link.perform(Command(id: 1, kind: .jump, arguments: ["state": ["count": 1]]))
         #expect(!jumped.ok)

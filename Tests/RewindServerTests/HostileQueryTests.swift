@@ -88,13 +88,18 @@ extension HostileInput {
                 #expect(try socket.upgrade(path: InspectorRequest.path, port: fixture.port, subprotocol: InspectorRequest.subprotocol).status == 101)
                 attackers.append(socket)
             }
+            // The 101 can reach a client before the server has counted the connection: wait until
+            // all six are counted, or a late one would read as "an inspector was let go" below.
+            let counted = Date(timeIntervalSinceNow: 30)
+            while fixture.server.inspectorCount < attackers.count, Date() < counted { usleep(10_000) }
+            let open = fixture.server.inspectorCount
+            #expect(open == attackers.count, "the server counts \(open) of \(attackers.count) inspectors")
             // Each asks for the 256 KB state 40 times (10 MB each, 60 MB in all) and reads nothing.
             for socket in attackers {
                 for id in 1...40 { try socket.sendText(#"{"type":"state","id":\#(id),"session":"\#(app.uuid)","seq":0}"#) }
             }
             // Reading nothing until the server has let an attacker go: one that read at once would
             // keep its queue short and never reach the cap.
-            let open = fixture.server.inspectorCount
             let deadline = Date(timeIntervalSinceNow: 60)
             while fixture.server.inspectorCount == open, Date() < deadline { usleep(10_000) }
             #expect(fixture.server.inspectorCount < open, "no inspector was let go")

@@ -10,8 +10,9 @@ import RewindTestSupport
 struct ServerHarnessTests {
     @Test("an app's hello and events are stored and acked; an inspector's request is answered; bad input gets an error")
     func answersLikeTheServer() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("harness-\(UUID().uuidString).db").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let path = folder.path("harness.db")
         let harness = try ServerHarness(logPath: path)
         let welcome = harness.app(Array(hello("harness-session").serialized(.compact).utf8))
         #expect(welcome.count == 1)

@@ -300,3 +300,22 @@ def browser(download_dir=None, size=(1400, 900), insecure=False):
 
 def new_folder():
     return tempfile.mkdtemp(prefix="rewind-browser-")
+
+
+def stop_all(*parts):
+    """Calls each stop that is there, whatever the others do."""
+    for part in parts:
+        if part:
+            try:
+                part()
+            except Exception:
+                pass
+
+
+def remove_folder(folder, keep=False):
+    """Removes a run's folder (its logs, imports and installed binary, ~130 MB), unless it is
+    kept to look into a failure (`keep`, or REWIND_KEEP_TEMP=1)."""
+    if keep or os.environ.get("REWIND_KEEP_TEMP"):
+        print(f"kept {folder}", flush=True)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)

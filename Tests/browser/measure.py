@@ -149,12 +149,8 @@ def main():
         if args.screenshot:
             screenshot(d, args.screenshot)
     finally:
-        for part in (driver and driver.quit, inspector and inspector.close, app and app.stop, server.stop):
-            if part:
-                try:
-                    part()
-                except Exception:
-                    pass
+        harness.stop_all(driver and driver.quit, inspector and inspector.close, app and app.stop, server.stop)
+        harness.remove_folder(folder)
 
 
 def screenshot(d, path):

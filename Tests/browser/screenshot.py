@@ -71,12 +71,8 @@ def main():
         print(f"{args.output}: session {live['id']} ({live['app']}) at #{best}, {os.path.getsize(args.output)} bytes"
               + ("" if best is not None else " (no login and no action with 3 changes found)"))
     finally:
-        for part in (driver and driver.quit, inspector and inspector.close, app.stop, server.stop):
-            if part:
-                try:
-                    part()
-                except Exception:
-                    pass
+        harness.stop_all(driver and driver.quit, inspector and inspector.close, app.stop, server.stop)
+        harness.remove_folder(folder)
 
 
 if __name__ == "__main__":

@@ -137,12 +137,8 @@ def main():
         print(f"FAIL setup: {error}", flush=True)
         traceback.print_exc()
     finally:
-        for part in (ctx.driver and ctx.driver.quit, ctx.inspector and ctx.inspector.close, ctx.app and ctx.app.stop, ctx.server and ctx.server.stop):
-            if part:
-                try:
-                    part()
-                except Exception:
-                    pass
+        harness.stop_all(ctx.driver and ctx.driver.quit, ctx.inspector and ctx.inspector.close, ctx.app and ctx.app.stop, ctx.server and ctx.server.stop)
+        harness.remove_folder(folder, keep=results["failed"] > 0)
     print(f"{results['passed']} passed, {results['failed']} failed")
     return 1 if results["failed"] else 0
 
