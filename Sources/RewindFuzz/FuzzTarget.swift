@@ -88,6 +88,14 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     nonisolated(unsafe) static var harness: ServerHarness?
+    /// The server target's log, its WAL and its writer's lock, one folder a process.
+    static let serverFolder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fuzz-\(getpid())")
+
+    /// Closes the server target's log and removes its folder (the end of a replay).
+    static func closeServer() {
+        harness = nil
+        try? FileManager.default.removeItem(at: serverFolder)
+    }
 
     /// An app frame the server would forward to inspectors as it came must read as the push the
     /// server would otherwise build from the event it parsed.
@@ -106,9 +114,15 @@ enum FuzzTarget: String, CaseIterable {
 
     static func server(_ bytes: [UInt8]) {
         if harness == nil {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fuzz-\(getpid()).db").path
-            try? FileManager.default.removeItem(atPath: path)
-            do { harness = try ServerHarness(logPath: path) } catch { fail("cannot open the fuzz log: \(error)") }
+            try? FileManager.default.removeItem(at: serverFolder)
+            do {
+                try FileManager.default.createDirectory(at: serverFolder, withIntermediateDirectories: true)
+                harness = try ServerHarness(logPath: serverFolder.appendingPathComponent("fuzz.db").path)
+            } catch {
+                fail("cannot open the fuzz log in \(serverFolder.path): \(error)")
+            }
+            // A fuzzing run ends by exit; its folder goes then (a crash keeps it, to look into).
+            atexit { try? FileManager.default.removeItem(at: FuzzTarget.serverFolder) }
         }
         guard let harness else { return }
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {

@@ -61,6 +61,7 @@ struct RewindFuzz {
             }
             print("rewind-fuzz: \(target.rawValue): \(inputs.count) inputs")
         }
+        FuzzTarget.closeServer()
         print("rewind-fuzz: replayed \(total) inputs, no failures")
     }
 }
