@@ -113,8 +113,7 @@ enum ProcessServerBenchmarks {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let child = try Child(try rewindBinary(), ["serve", "--port", String(port), "--db", folder.appendingPathComponent("bench.db").path,
-                                                    "--web", folder.path])
+        let child = try Child(try rewindBinary(), ["serve", "--port", String(port), "--db", folder.appendingPathComponent("bench.db").path])
         defer { child.terminate() }
         let line = try child.waitFor("/app")
         guard let range = line.range(of: "ws://127.0.0.1:"), let port = Int(line[range.upperBound...].prefix { $0.isNumber }) else {
