@@ -45,6 +45,11 @@ public struct WebSocketServerConfiguration: Sendable, Hashable {
     /// `ws`. With TLS every connection must speak it: plain HTTP to the port fails its handshake
     /// and is closed, without holding up anyone else. Only HTTP/1.1 is offered (ALPN).
     public var tls: WebSocketTLS?
+    /// How long an HTTP/1.1 connection may wait between one response and the next request
+    /// before the server closes it (default 5 s, libwebsockets' own; counted in whole seconds, at
+    /// least 1). Idle connections hold a socket each; a client that comes back later connects
+    /// again.
+    public var httpIdleTimeout: Duration = .seconds(5)
 
     /// A configuration with the given endpoints and defaults for the rest.
     public init(

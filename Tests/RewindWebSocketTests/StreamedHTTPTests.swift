@@ -83,7 +83,10 @@ struct StreamedHTTPTests {
 
     @Test("a streamed body arrives whole and chunked, and the connection serves the next request")
     func wholeAndChunked() throws {
-        let (server, port, log) = try Self.startStreamingServer()
+        // The keep-alive below is about the connection being reusable, not about how soon the
+        // next request comes: on a loaded machine this thread can stall past the 5 s default
+        // between the last chunk and the next request (the idle close has its own test).
+        let (server, port, log) = try Self.startStreamingServer { $0.httpIdleTimeout = .seconds(120) }
         defer { server.shutdown() }
         let socket = try RawSocket(port: port)
         try socket.write("GET /big HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
@@ -110,6 +113,32 @@ struct StreamedHTTPTests {
         #expect(next.hasSuffix("\r\n\r\nquick"))
         #expect(log.wait { $0.ended == 1 })
         #expect(server.streamStatistics.activeProducers == 0)
+    }
+
+    @Test("httpIdleTimeout sets how long an idle keep-alive connection lives: 1 s closes it, 60 s keeps it past lws's 5 s default")
+    func idleTimeoutIsTheConfigured() throws {
+        let (short, shortPort, _) = try Self.startStreamingServer { $0.httpIdleTimeout = .seconds(1) }
+        defer { short.shutdown() }
+        let (long, longPort, _) = try Self.startStreamingServer { $0.httpIdleTimeout = .seconds(60) }
+        defer { long.shutdown() }
+        let request = { (port: Int) in "GET /quick HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n" }
+        let shortSocket = try RawSocket(port: shortPort), longSocket = try RawSocket(port: longPort)
+        try shortSocket.write(request(shortPort))
+        try longSocket.write(request(longPort))
+        let started = ContinuousClock.now
+        // The short one answers, then closes the idle connection (well before this 20 s deadline).
+        let shortRaw = String(decoding: shortSocket.readToEnd(timeout: .seconds(20)), as: UTF8.self)
+        #expect(shortRaw.hasPrefix("HTTP/1.1 200") && shortRaw.hasSuffix("\r\n\r\nquick"), "\(shortRaw)")
+        #expect(ContinuousClock.now - started < .seconds(20), "the 1 s server kept its idle connection")
+        let longHead = String(decoding: longSocket.read(untilSuffix: Array("quick".utf8), timeout: .seconds(20)), as: UTF8.self)
+        #expect(longHead.hasPrefix("HTTP/1.1 200"))
+        // Idle past libwebsockets' 5 s default: the 60 s server still takes a request on it.
+        // (The wait is the thing under test, not a guess at how long something takes.)
+        let past = started + .seconds(6)
+        while ContinuousClock.now < past { usleep(50_000) }
+        try longSocket.write("GET /quick HTTP/1.1\r\nHost: 127.0.0.1:\(longPort)\r\nConnection: close\r\n\r\n")
+        let next = String(decoding: longSocket.readToEnd(timeout: .seconds(20)), as: UTF8.self)
+        #expect(next.hasPrefix("HTTP/1.1 200") && next.hasSuffix("\r\n\r\nquick"), "after 6 s idle: \(next)")
     }
 
     @Test("an HTTP/1.0 request gets the body up to the end of the connection")
