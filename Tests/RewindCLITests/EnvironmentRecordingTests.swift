@@ -11,6 +11,14 @@ import RewindTestSupport
 struct EnvironmentRecordingTests {
     static let child = CLIRunner.locate("RewindRecorderChild")
 
+    /// The lines a recorder child wrote to stderr, but for the first attempt's "no answer within
+    /// 2 s; still trying" notice: true when it is said, and a loaded machine (a TLS handshake
+    /// with both processes waiting for the CPU) can take that long to be welcomed. Whether the
+    /// events arrived is checked apart.
+    static func unexpectedStderr(_ stderr: String) -> [Substring] {
+        stderr.split(separator: "\n").filter { !$0.contains("timed out (no answer within 2 s; still trying)") }
+    }
+
     @Test("REWIND_SERVER and REWIND_TOKEN stream the session to a rewind serve that requires the token")
     func streamsToTheNamedServer() throws {
         let server = try TailCommandTests.Server(token: "env-secret")
@@ -20,7 +28,7 @@ struct EnvironmentRecordingTests {
             "REWIND_SERVER": "ws://127.0.0.1:\(server.port)/app", "REWIND_TOKEN": "env-secret", "REWIND_DB": fallback,
         ])
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        #expect(Self.unexpectedStderr(run.stderr).isEmpty, "\(run.stderr)")
         let uuid = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         // The child exits once its `end` has left it; the server stores the end a moment later.
         let reader = try LogReader(path: server.db)
