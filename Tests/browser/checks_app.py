@@ -4,14 +4,17 @@ import os
 import subprocess
 import re
 import shutil
+import sys
+import time
 import urllib.request
+import uuid as uuids
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 import harness
 from harness import wait_until
-from pagekit import js, open_session, press, shown_seq, shown_state, wait
+from pagekit import dom_rows, js, open_session, press, shown_seq, shown_state, wait
 
 
 def test_jump_and_resume_reach_the_app(ctx):
@@ -349,3 +352,54 @@ def test_branch_beside_its_original(ctx):
     d.find_element(By.ID, "tab-action").click()
     d.find_element(By.ID, "branch-skip").click()
     wait(d, lambda d: "a branch needs the app's reducer" in d.find_element(By.ID, "message").text, message="the sentence without an app")
+
+
+def test_a_missed_live_event_is_read_from_the_log(ctx):
+    """A live event the page never got (dropped here in the page, as one is when the server skips
+    it for a page that lags): the session's push when it ends gives its length, and the list
+    grows to it, reading the rows it lacks from the log."""
+    sys.path.insert(0, os.path.join(harness.REPO, "Tests", "python"))
+    from test_protocol import stable_hash
+    d = ctx.driver
+    session = str(uuids.uuid4())
+    with harness.connect(f"ws://127.0.0.1:{ctx.server.port}/app", subprotocols=["rewind.app.v1"], max_size=None) as ws:
+        def send(seq):
+            state = {"n": seq}
+            event = {"type": "event", "seq": seq, "at": time.time(), "hash": stable_hash(state), "durationNs": 1000}
+            if seq == 0:
+                event.update(action={"type": "@@INIT"}, keyframe=state)
+            else:
+                event.update(action={"type": "missed/add"}, patch=[{"op": "replace", "path": "/n", "value": seq}])
+            ws.send(json.dumps(event))
+
+        def acked(seq):
+            deadline = time.monotonic() + 30
+            while True:
+                message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+                assert message.get("type") != "error", f"the server refused the stream: {message}"
+                if message.get("type") == "ack" and message.get("seq", -1) >= seq:
+                    return
+
+        ws.send(json.dumps({"type": "hello", "id": 1, "session": session, "app": "missed"}))
+        for seq in range(4):
+            send(seq)
+        acked(3)
+        made = wait_until(lambda: ctx.inspector.session(uuid=session), message="the session on the server")
+        open_session(ctx, made["id"])
+        count = "return Number(document.getElementById('count').dataset.matches)"
+        wait(d, lambda d: js(d, count) == 4, message="the page to count the session's 4 events")
+        # From here the page hears no live event: the next two reach the server only.
+        js(d, "window.__rewind.connection.listeners.set('event', [])")
+        send(4)
+        send(5)
+        acked(5)
+        ws.send(json.dumps({"type": "end", "id": 2}))
+    wait_until(lambda: not ctx.inspector.session(uuid=session)["live"], message="the session ended")
+    wait(d, lambda d: js(d, count) == 6, message="the list to grow to the session's 6 events when it ends")
+    wait(d, lambda d: js(d, "const e = window.__rewind.page.store.get(5); return e ? e.actionType : null") == "missed/add",
+         message="event #5 read from the log")
+    def drawn(d):
+        rows = [r for r in dom_rows(d) if r["seq"] in (4, 5) and not r["loading"]]
+        return rows if len(rows) == 2 else None
+    rows = wait(d, drawn, message="rows #4 and #5 drawn")
+    assert [r["type"] for r in rows] == ["missed/add", "missed/add"], rows

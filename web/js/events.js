@@ -107,7 +107,15 @@ export class EventStore {
     if (this.inFlight.has(index) || (!force && this.queue.includes(index))) return;
     // A tail page may still miss events the server has not committed: ask again, but calmly.
     const now = performance.now();
-    if (!force && (this.fetchedAt?.get(index) ?? -1e9) > now - 300) return;
+    const last = this.fetchedAt?.get(index) ?? -1e9;
+    if (!force && last > now - 300) {
+      // Not now, but once the 300 ms are up: the list is drawn again then and asks for what it
+      // still lacks, even when nothing else happens meanwhile (a session that just ended).
+      if (!this.retryTimer) {
+        this.retryTimer = setTimeout(() => { this.retryTimer = null; if (!this.closed) this.onChange(); }, last + 300 - now);
+      }
+      return;
+    }
     (this.fetchedAt ??= new Map()).set(index, now);
     if (this.fetchedAt.size > 4 * MAX_PAGES) this.fetchedAt.clear();
     if (this.inFlight.size >= MAX_IN_FLIGHT) { this.queue.push(index); return; }

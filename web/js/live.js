@@ -61,7 +61,14 @@ export function wireConnection(connection, ctx) {
     pages.pushed(s);
     if (page.current && page.current.id === s.id) {
       page.current = s;
-      page.store.total = Math.max(page.store.total, (s.lastSeq ?? -1) + 1);
+      // The push is the session's length as stored: when it is past what the live events
+      // brought (one was skipped while this page lagged, and the refill read the log before it
+      // was committed), the list grows to it and reads the rows it lacks from the log.
+      const total = (s.lastSeq ?? -1) + 1;
+      if (total > page.store.total) {
+        page.store.total = total;
+        schedule('list');
+      }
       controls.sessionChanged();
     }
     schedule('sessions');
