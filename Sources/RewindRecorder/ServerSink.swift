@@ -558,7 +558,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         case .anywhere(let handler):
             Task { link.reply(await handler(command)) }
         case nil:
-            Task { link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands")) }
+            // No Swift task for a fixed answer: the shared pool has one thread a core, and an app
+            // that holds them all would leave the server waiting for this reply.
+            DispatchQueue.global().async {
+                link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands"))
+            }
         }
     }
 }
