@@ -7,7 +7,9 @@ import RewindRecorder
 // `stop` (the default) ends the session and waits until a server has it; `return` returns from
 // main at once and `exit` calls exit(0) at once, leaving the rest to the exit hook; `finish`
 // calls `finish()` and prints its result as a JSON line after the uuid; `commit` commits the
-// local log (store and forward), prints `committed` and waits to be killed.
+// local log (store and forward), prints `committed` and waits to be killed; `catchup-finish`
+// waits until the earlier sessions of the local log are delivered and their connections closed
+// (a relaunched device caught up), then finishes as `finish` does.
 
 struct ChildState: Codable, Sendable {
     var total = 0
@@ -32,7 +34,16 @@ FileHandle.standardOutput.write(Data((recorder.session.uuid + "\n").utf8))
 switch mode {
 case "return":
     break
-case "finish":
+case "finish", "catchup-finish":
+    if mode == "catchup-finish" {
+        // The catch-up starts once the server has welcomed this run's session.
+        let deadline = Date(timeIntervalSinceNow: 30)
+        let servers = recorder.sinks.compactMap { $0 as? ServerSink }
+        while servers.contains(where: { $0.catchUpCount == 0 }) && Date() < deadline { usleep(2_000) }
+        for server in servers where !server.waitForCatchUp(timeout: .seconds(30)) {
+            FileHandle.standardError.write(Data("RewindRecorderChild: the earlier sessions were not delivered to \(server.url)\n".utf8))
+        }
+    }
     let result = await recorder.finish(timeout: .seconds(10))
     var line: [String: Any] = ["delivered": result.delivered, "acknowledged": result.acknowledged,
                                "recorded": result.recorded, "keptOnDevice": result.keptOnDevice]

@@ -95,6 +95,47 @@ struct StoreAndForwardTests {
         #expect(try LogReader(path: place.db).session(named: away.uuid).endedAt != nil)
     }
 
+    @Test("relaunched after an outage, caught up, then finished: the app exits on its own, run after run (issue 37)")
+    func caughtUpThenFinished() throws {
+        // The field's path: runs with the server down owe their sessions; the next run delivers
+        // them, waits until their connections have closed, and only then finishes. The finish's
+        // thread used to get an ended connection thread's pthread_t and stopped the app with
+        // "waitUntilFinished called on the client's own service thread".
+        let place = try Place()
+        defer { place.dir.cleanup() }
+        let first = try place.serve()
+        let port = try #require(first.port())
+        Self.stop(first)
+        var owed: [(uuid: String, last: Int64)] = []
+        for count in [6, 9] {
+            let away = try Self.record(count, environment: place.environment(port: port))
+            #expect(away.result["delivered"] == false, "\(away.result)")
+            owed.append((away.uuid, Int64(count)))
+        }
+        var serve = try place.serve(port: port)
+        defer { Self.stop(serve) }
+        // Each relaunch owes one session more: a run whose server is down, between two that reach it.
+        for (round, count) in [4, 7, 5].enumerated() {
+            if round > 0 {
+                Self.stop(serve)
+                let away = try Self.record(3 + round, environment: place.environment(port: port))
+                #expect(away.result["delivered"] == false, "\(away.result)")
+                owed.append((away.uuid, Int64(3 + round)))
+                serve = try place.serve(port: port)
+            }
+            let run = try CLIRunner.run([String(count), "catchup-finish"], program: Self.child, environment: place.environment(port: port))
+            #expect(run.status == 0, "run \(round + 1) ended with \(run.status): \(run.stderr)")
+            #expect(!run.stderr.contains("Precondition failed"), "\(run.stderr)")
+            let lines = run.stdout.split(separator: "\n").map(String.init)
+            let uuid = try #require(lines.first)
+            let result = try JSONValue(parsing: try #require(lines.dropFirst().first, "run \(round + 1) printed no result: \(run.stderr)"))
+            #expect(result["delivered"] == true, "\(result) \(run.stderr)")
+            owed.append((uuid, Int64(count)))
+        }
+        for session in owed { try Self.expectStored(session.uuid, through: session.last, in: place.db) }
+        #expect(try LogReader(path: place.localLog(port: port)).pendingDeliveries().isEmpty)
+    }
+
     @Test("a wrong token: said once, the events kept; the right token the next run delivers both")
     func wrongTokenThenRight() throws {
         let place = try Place()

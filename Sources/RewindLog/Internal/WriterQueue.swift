@@ -20,7 +20,8 @@ final class WriterQueue: @unchecked Sendable {
         /// `true` while the writer sleeps until its commit deadline: appends then accumulate here
         /// without waking it, unless they reach `wakeThreshold` events.
         var writerWaitsForDeadline = false
-        /// The writer thread, recorded when it starts.
+        /// The writer thread, recorded when it starts and forgotten before it ends: glibc hands a
+        /// dead thread's `pthread_t` to the next thread it starts, which must not pass for it.
         var writerThread: pthread_t?
 
         /// Takes every queued job.
@@ -96,9 +97,10 @@ final class WriterQueue: @unchecked Sendable {
         }
     }
 
-    /// Called by the writer thread after its connection is closed.
+    /// Called by the writer thread after its connection is closed (and so while it still runs).
     func markFinished() {
         state.update(waking: .all) { state in
+            state.writerThread = nil
             state.accepting = false
             state.finished = true
         }

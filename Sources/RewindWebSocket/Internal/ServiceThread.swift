@@ -2,10 +2,17 @@ import Foundation
 import RewindSupport
 
 /// The one thread that makes every libwebsockets call for a server or a client.
+///
+/// Its identity is held only while it runs: a `pthread_t` names a thread only until that thread
+/// ends, and glibc hands the same value to the next thread it starts (the freed stack is reused,
+/// and the value is the stack's address). So the thread forgets its `pthread_t` before it
+/// returns, under the same lock ``isCurrent`` reads it with: a later thread that happens to get
+/// the same value is never taken for this one.
 final class ServiceThread: @unchecked Sendable {
     private struct State {
         var started = false
         var finished = false
+        /// The running thread; `nil` before it starts and once its body has returned.
         var thread: pthread_t?
     }
 
@@ -25,13 +32,18 @@ final class ServiceThread: @unchecked Sendable {
             Thread.current.name = name
             state.withLock { $0.thread = pthread_self() }
             body()
-            state.update(waking: .all) { $0.finished = true }
+            // Still running here, so no other thread can hold this `pthread_t` yet.
+            state.update(waking: .all) { state in
+                state.thread = nil
+                state.finished = true
+            }
         }
         thread.start()
         return true
     }
 
-    /// Whether the caller is running on this service thread.
+    /// Whether the caller is running on this service thread: `false` before it starts and after
+    /// it has ended, whichever thread asks.
     var isCurrent: Bool {
         let me = pthread_self()
         return state.withLock { state in state.thread.map { pthread_equal($0, me) != 0 } ?? false }
