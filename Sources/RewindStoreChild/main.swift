@@ -9,7 +9,8 @@ import ShopModel
 // and branch. It prints `session UUID`, then sends each ACTION (JSON, as the user would), then
 // every JSON action read from standard input, one a line. After every change of the state the
 // store holds (an action, a jump, a replay's step) it prints `state JSON` (keys sorted). It runs
-// until it is killed.
+// until it is killed; SIGTERM ends it as an app ends its recording: `finish()`, whose result it
+// prints as `finished JSON`, then exit 0.
 
 /// What a reducer asks for after it ran.
 enum Effect<Action> {
@@ -58,6 +59,30 @@ encoder.outputFormatting = [.sortedKeys]
 store.onChange = { state in
     say("state " + String(decoding: (try? encoder.encode(state)) ?? Data(), as: UTF8.self))
 }
+// SIGTERM, on whichever thread it lands, writes a byte to a pipe (all a handler may safely do);
+// a thread reading the pipe finishes the recording on the main actor.
+var terminationPipe: [Int32] = [0, 0]
+_ = pipe(&terminationPipe)
+nonisolated(unsafe) var terminationWriteEnd: Int32 = terminationPipe[1]
+let terminationReadEnd = terminationPipe[0]
+signal(SIGTERM) { _ in
+    var byte: UInt8 = 1
+    _ = write(terminationWriteEnd, &byte, 1)
+}
+Thread {
+    var byte: UInt8 = 0
+    while read(terminationReadEnd, &byte, 1) != 1 {}
+    DispatchQueue.main.async {
+        Task { @MainActor in
+            let result = await recorder.finish(timeout: .seconds(10))
+            let line: [String: Any] = ["delivered": result.delivered, "acknowledged": result.acknowledged,
+                                       "recorded": result.recorded, "keptOnDevice": result.keptOnDevice]
+            say("finished " + String(decoding: (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])) ?? Data(), as: UTF8.self))
+            exit(0)
+        }
+    }
+}.start()
+
 say("session \(recorder.session.uuid)")
 
 @MainActor
@@ -79,4 +104,5 @@ let reader = Thread {
     }
 }
 reader.start()
+
 dispatchMain()

@@ -18,8 +18,8 @@ struct TeamServerTests {
     static func app(_ port: Int) -> URL { URL(string: "ws://127.0.0.1:\(port)/app")! }
 
     /// `rewind serve --db URL`, once it listens.
-    static func serve(_ url: String, arguments: [String] = []) throws -> ServeProcess {
-        let serve = try ServeProcess(["--port", "0", "--db", url] + arguments)
+    static func serve(_ url: String, port: Int = 0, arguments: [String] = []) throws -> ServeProcess {
+        let serve = try ServeProcess(["--port", String(port), "--db", url] + arguments)
         guard serve.waitForOutput("/app\n", timeout: 60), serve.port() != nil else {
             throw FixtureFailure(message: "rewind serve --db did not start: \(serve.text)")
         }
@@ -357,5 +357,61 @@ extension TeamServerTests {
         recorder.stop()
         #expect(sink.waitUntilEnded(timeout: .seconds(30)))
         try Self.expectStored(recorder.session.uuid, through: 6, in: url)
+    }
+}
+
+extension TeamServerTests {
+    @Test("a branch asked on B after the app caught up on A: the app delivers the branch and lives on (issue 37)")
+    func branchAfterCatchUp() throws {
+        let url = try PostgresTestCluster.shared().createDatabase()
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let child = CLIRunner.locate("RewindStoreChild")
+        // A's port, known before the app's first run: A is started, then stopped.
+        var a = try Self.serve(url)
+        let aPort = try #require(a.port())
+        Self.stop(a)
+        let environment = ["REWIND_SERVER": "ws://127.0.0.1:\(aPort)/app",
+                           "REWIND_OUTBOX": folder.url.appendingPathComponent("outbox").path,
+                           "REWIND_DB": folder.url.appendingPathComponent("unused.db").path]
+        let actions = [#"{"add":{"_0":3}}"#, #"{"add":{"_0":4}}"#, #"{"add":{"_0":5}}"#, #"{"remove":{"_0":0}}"#]
+
+        // The first run finds no server: its session stays on the device.
+        let away = try RunningCLI(actions, environment: environment, program: child)
+        #expect(away.wait { out, _ in out.components(separatedBy: "\nstate ").count > actions.count }, "\(away.stdout) \(away.stderr)")
+        away.signal(SIGTERM)
+        #expect(away.waitForExit(timeout: 60) == 0, "\(away.stderr)")
+        #expect(away.stdout.contains(#"finished {"acknowledged":0,"delivered":false"#), "\(away.stdout)")
+
+        a = try Self.serve(url, port: aPort)
+        defer { Self.stop(a) }
+        let b = try Self.serve(url)
+        defer { Self.stop(b) }
+        let bPort = try #require(b.port())
+
+        // The relaunch delivers the owed session, ended, and records a new one.
+        let app = try RunningCLI(actions, environment: environment, program: child)
+        defer { app.stop() }
+        var sessions: [JSONValue] = []
+        #expect(waitUntil(timeout: .seconds(60)) {
+            sessions = (try? jsonLines((try? CLIRunner.run(["sessions", "--json", "--db", url]).stdout) ?? "")) ?? []
+            return sessions.count == 2 && sessions.allSatisfy { $0["lastSeq"] == 4 }
+                && sessions.contains { $0["endedAt"] != .null }
+        }, "\(sessions)")
+        let live = try #require(sessions.first { $0["endedAt"] == .null }?["uuid"]?.string)
+
+        // Branches asked on B once the catch-up is over: the app on A recomputes each.
+        for round in 1...3 {
+            let result = try CLIRunner.run(["branch", live, "--skip", "2", "--server", "ws://127.0.0.1:\(bPort)"])
+            #expect(result.status == 0, "branch \(round): \(result.stderr) (app: \(app.stderr))")
+            #expect(result.stdout.hasPrefix("branched into session "), "\(result.stdout)")
+        }
+        app.signal(SIGTERM)
+        #expect(app.waitForExit(timeout: 60) == 0, "the app: \(app.stderr)")
+        #expect(!app.stderr.contains("Precondition failed"), "\(app.stderr)")
+        #expect(app.stdout.contains(#""delivered":true"#), "\(app.stdout)")
+        let verify = try CLIRunner.run(["verify", "--db", url])
+        #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+        #expect(verify.stdout.split(separator: "\n").count == 5, "two sessions and three branches: \(verify.stdout)")
     }
 }
