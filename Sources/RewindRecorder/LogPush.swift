@@ -85,7 +85,8 @@ package enum LogPush {
                 acknowledged: { seq, server in acks.note(seq, by: server) },
                 welcomed: { index in acks.welcomed(index) })
             link.connect()
-            link.deliverRecorded(events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }, ended: info.endedAt != nil)
+            link.deliverRecorded(events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }, ended: info.endedAt != nil,
+                                 at: info.endedAt?.timeIntervalSince1970)
             // Waits in slices, giving up early on servers that refuse or cannot be reached three
             // times each before one ever answered.
             let deadline = Date().addingTimeInterval(timeout.seconds)

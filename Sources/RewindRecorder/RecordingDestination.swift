@@ -85,11 +85,18 @@ public enum RecordingDestination: Sendable {
             return RecordingDestination.servers([url], token: token, caFile: caFile)
                 .makeSinks(queueCapacity: queueCapacity, environment: environment, report: report)
         case .servers(let urls, let token, let caFile):
-            if case .failure(let problem) = ServerAddress.resolve(list: urls) {
+            let addresses: [(url: URL, token: String?)]
+            switch ServerAddress.resolve(list: urls) {
+            case .success(let resolved):
+                addresses = resolved
+            case .failure(let problem):
                 let path = Self.defaultLogPath(environment: environment)
                 report("\(problem.message); recording to \(path) instead")
                 return RecordingDestination.defaultLog.makeSinks(queueCapacity: queueCapacity, environment: environment)
             }
+            // As `.automatic`: with no token in the code or in an address (`?token=`), the
+            // environment's, so a token stays out of the app's source.
+            let token = token ?? (addresses.contains { $0.token != nil } ? nil : Self.token(fromEnvironment: environment))
             return [ServerSink(url: urls[0], fallbacks: Array(urls.dropFirst()), token: token,
                                caFile: caFile ?? Self.caFile(fromEnvironment: environment), capacity: queueCapacity,
                                localLog: Outbox.defaultFolder(environment: environment))]
@@ -152,9 +159,13 @@ public enum RecordingDestination: Sendable {
             }
             urls.append(resolved)
         }
-        // An app's scheme may name the app token by its own name; REWIND_TOKEN wins.
-        let token = ["REWIND_TOKEN", "REWIND_APP_TOKEN"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
-        return .success(EnvironmentServer(urls: urls, token: token, caFile: caFile(fromEnvironment: environment)))
+        return .success(EnvironmentServer(urls: urls, token: token(fromEnvironment: environment), caFile: caFile(fromEnvironment: environment)))
+    }
+
+    /// `REWIND_TOKEN`, else `REWIND_APP_TOKEN` (an app's scheme may name the app token by its own
+    /// name), when set and not empty.
+    static func token(fromEnvironment environment: [String: String]) -> String? {
+        ["REWIND_TOKEN", "REWIND_APP_TOKEN"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
     }
 }
 

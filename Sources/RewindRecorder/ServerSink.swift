@@ -297,7 +297,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
                 history: { from, before in try outbox.events(session: id, from: from, before: before) })
             shared.withLock { $0.catchingUp.append(link) }
             link.connect()
-            link.deliverRecorded(item.events, ended: item.ended)
+            link.deliverRecorded(item.events, ended: item.ended, at: item.endedAt)
         }
     }
 
@@ -345,6 +345,9 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         lastServerError ?? lastConnectReport ?? lastLocalProblem
     }
 
+    /// The token each server is asked with (`nil`: none).
+    var tokens: [String?] { requests.map(\.token) }
+
     /// Whether the sink keeps a local log (store and forward).
     var keepsLocalLog: Bool { outboxFolder != nil }
 
@@ -388,7 +391,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             if let link { shared.ending.append(link) }
             return link
         }
-        link?.end()
+        link?.end(at: date.timeIntervalSince1970)
     }
 
     /// Waits until every ended session has been delivered: all its events acknowledged, `end`

@@ -9,7 +9,9 @@ import RewindRecorder
 // calls `finish()` and prints its result as a JSON line after the uuid; `commit` commits the
 // local log (store and forward), prints `committed` and waits to be killed; `catchup-finish`
 // waits until the earlier sessions of the local log are delivered and their connections closed
-// (a relaunched device caught up), then finishes as `finish` does.
+// (a relaunched device caught up), then finishes as `finish` does; `soak` prints the uuid first
+// and paces its actions (below), then finishes; `final` waits until connected and every earlier
+// session of the local log is delivered, then finishes.
 
 struct ChildState: Codable, Sendable {
     var total = 0
@@ -25,16 +27,31 @@ let count = arguments.first.flatMap(Int.init) ?? 10
 let mode = arguments.dropFirst().first ?? "stop"
 var state = ChildState()
 let recorder = Recorder<ChildState, ChildAction>(initialState: state, metadata: RecordingMetadata(app: "RecorderChild"))
+// `soak` (the field soak, Tests/soak): the uuid first, so a run killed mid-way is known; an
+// action every 1–3 ms, as a user and the app's effects would send them; then `finish`.
+let paced = mode == "soak"
+if paced { FileHandle.standardOutput.write(Data((recorder.session.uuid + "\n").utf8)) }
 for amount in 1...max(1, count) {
     state.total += amount
     state.added.append(amount)
     recorder.record(.add(amount), state: state)
+    if paced { usleep(useconds_t(1_000 + (amount * 7_919) % 2_000)) }
 }
-FileHandle.standardOutput.write(Data((recorder.session.uuid + "\n").utf8))
+if !paced { FileHandle.standardOutput.write(Data((recorder.session.uuid + "\n").utf8)) }
 switch mode {
 case "return":
     break
-case "finish", "catchup-finish":
+case "finish", "catchup-finish", "soak", "final":
+    if mode == "final" {
+        // The soak's last run of a device: once connected (the sink has begun, and with it the
+        // catch-up), everything the local log owes is delivered before the finish.
+        let deadline = Date(timeIntervalSinceNow: 30)
+        let servers = recorder.sinks.compactMap { $0 as? ServerSink }
+        while servers.contains(where: { !$0.isConnected }) && Date() < deadline { usleep(2_000) }
+        for server in servers where !server.waitForCatchUp(timeout: .seconds(90)) {
+            FileHandle.standardError.write(Data("RewindRecorderChild: the earlier sessions were not delivered to \(server.url)\n".utf8))
+        }
+    }
     if mode == "catchup-finish" {
         // The catch-up starts once the server has welcomed this run's session.
         let deadline = Date(timeIntervalSinceNow: 30)
@@ -44,7 +61,7 @@ case "finish", "catchup-finish":
             FileHandle.standardError.write(Data("RewindRecorderChild: the earlier sessions were not delivered to \(server.url)\n".utf8))
         }
     }
-    let result = await recorder.finish(timeout: .seconds(10))
+    let result = await recorder.finish(timeout: .seconds(mode == "soak" ? 5 : mode == "final" ? 30 : 10))
     var line: [String: Any] = ["delivered": result.delivered, "acknowledged": result.acknowledged,
                                "recorded": result.recorded, "keptOnDevice": result.keptOnDevice]
     if let error = result.lastError { line["lastError"] = error }

@@ -17,7 +17,9 @@ public enum AppMessage: Sendable, Equatable {
     /// Several events in one frame, in seq order (see ``WireEventBatch``).
     case events(WireEventBatch)
     case result(CommandResult)
-    case end(id: JSONValue?)
+    /// The session is over; `at` is when the app ended it (seconds since 1970), which a session
+    /// delivered late from the device's log keeps, instead of the time it arrived.
+    case end(id: JSONValue?, at: Double? = nil)
 
     /// The WebSocket subprotocol apps speak.
     public static let subprotocol = "rewind.app.v1"
@@ -110,7 +112,7 @@ public enum AppMessage: Sendable, Equatable {
             guard let ok = try f.optionalBool("ok") else { throw f.fail("ok", "true or false") }
             self = .result(CommandResult(id: id, ok: ok, message: try f.optionalString("message")))
         case "end":
-            self = .end(id: f.id)
+            self = .end(id: f.id, at: f.object["at"] == nil ? nil : try f.number("at"))
         default:
             throw WireError(.unknownType, "unknown message type \"\(f.type)\" on \(Self.path); expected hello, event, events, result or end", id: f.id)
         }
@@ -140,9 +142,10 @@ public enum AppMessage: Sendable, Equatable {
             var o: JSONObject = ["type": "result", "id": r.id, "ok": .bool(r.ok)]
             if let message = r.message { o["message"] = .string(message) }
             return .object(o)
-        case .end(let id):
+        case .end(let id, let at):
             var o: JSONObject = ["type": "end"]
             if let id { o["id"] = id }
+            if let at, let n = JSONNumber(at) { o["at"] = .number(n) }
             return .object(o)
         }
     }

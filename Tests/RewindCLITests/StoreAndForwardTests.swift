@@ -112,6 +112,8 @@ struct StoreAndForwardTests {
             #expect(away.result["delivered"] == false, "\(away.result)")
             owed.append((away.uuid, Int64(count)))
         }
+        // Delivered later, a session keeps the end its device recorded.
+        let recordedBy = Date()
         var serve = try place.serve(port: port)
         defer { Self.stop(serve) }
         // Each relaunch owes one session more: a run whose server is down, between two that reach it.
@@ -133,6 +135,10 @@ struct StoreAndForwardTests {
             owed.append((uuid, Int64(count)))
         }
         for session in owed { try Self.expectStored(session.uuid, through: session.last, in: place.db) }
+        for session in owed.prefix(2) {
+            let ended = try #require(try LogReader(path: place.db).session(named: session.uuid).endedAt)
+            #expect(ended <= recordedBy, "\(session.uuid) ended at \(ended), after its run exited at \(recordedBy): the delivery's time")
+        }
         #expect(try LogReader(path: place.localLog(port: port)).pendingDeliveries().isEmpty)
     }
 

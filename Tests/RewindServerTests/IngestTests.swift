@@ -102,6 +102,36 @@ struct IngestTests {
         inspector.close()
     }
 
+    @Test("end's at is the session's end time, held between its start and the server's clock")
+    func endKeepsTheAppsTime() throws {
+        let fixture = try ServerFixture()
+        let started = Date().timeIntervalSince1970 - 3_600
+        // (claimed end, what is stored): the device's time; before the start; in the future; none.
+        let cases: [(JSONValue?, (Double) -> Bool)] = [
+            (JSONNumber(started + 60.5).map(JSONValue.number), { abs($0 - (started + 60.5)) < 0.001 }),
+            (JSONNumber(started - 500).map(JSONValue.number), { abs($0 - started) < 0.001 }),
+            (JSONNumber(started + 86_400 * 400).map(JSONValue.number), { $0 <= Date().timeIntervalSince1970 && $0 > started + 3_000 }),
+            (nil, { $0 > started + 3_000 && $0 <= Date().timeIntervalSince1970 }),
+        ]
+        for (claimed, check) in cases {
+            let uuid = UUID().uuidString
+            var recording = Recording()
+            let app = try JSONClient.app(port: fixture.port)
+            app.send(AppMessage.hello(AppMessage.Hello(id: 1, session: uuid, app: "Tests", startedAt: started)).json)
+            #expect(app.waitFor { $0["type"] == "welcome" } != nil)
+            for event in recording.events(0..<2) { app.send(event) }
+            var end: JSONObject = ["type": "end", "id": 9]
+            if let claimed { end["at"] = claimed }
+            app.send(.object(end))
+            #expect(app.waitForAck(1))
+            var endedAt: Date?
+            #expect(waitUntil { endedAt = try? fixture.reader().session(named: uuid).endedAt; return endedAt != nil })
+            let stored = try #require(endedAt).timeIntervalSince1970
+            #expect(check(stored), "claimed \(String(describing: claimed)), stored \(stored), started \(started)")
+            app.close()
+        }
+    }
+
     @Test("a replay's hello names the session it replays; the log and inspectors keep the link")
     func helloCarriesReplayOf() throws {
         let fixture = try ServerFixture()

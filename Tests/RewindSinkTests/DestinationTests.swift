@@ -123,6 +123,22 @@ struct DestinationTests {
         #expect(RecordingDestination.server(fromEnvironment: ["REWIND_SERVER": value]) == .failure(EnvironmentProblem(message: sentence)))
     }
 
+    @Test(".server(url) takes REWIND_TOKEN (else REWIND_APP_TOKEN) as .automatic does, unless the code or the address gives one")
+    func serverTakesTheEnvironmentsToken() throws {
+        let url = URL(string: "ws://10.0.0.5:7433/app")!
+        func tokens(_ destination: RecordingDestination, _ environment: [String: String]) throws -> [String?] {
+            let sinks = destination.makeSinks(queueCapacity: 8, environment: environment.merging(["REWIND_OUTBOX": "/tmp/rewind-outbox"]) { a, _ in a },
+                                              report: { Issue.record("reported: \($0)") })
+            return try #require(sinks.first as? ServerSink).tokens
+        }
+        #expect(try tokens(.server(url), ["REWIND_TOKEN": "env", "REWIND_APP_TOKEN": "app"]) == ["env"])
+        #expect(try tokens(.server(url), ["REWIND_APP_TOKEN": "app"]) == ["app"])
+        #expect(try tokens(.server(url), ["REWIND_TOKEN": ""]) == [nil])
+        #expect(try tokens(.server(url, token: "code"), ["REWIND_TOKEN": "env"]) == ["code"])
+        #expect(try tokens(.server(URL(string: "http://10.0.0.5:7433/?token=page")!), ["REWIND_TOKEN": "env"]) == ["page"])
+        #expect(try tokens(.servers([url, URL(string: "ws://10.0.0.6:7433/app")!]), ["REWIND_APP_TOKEN": "app"]) == ["app", "app"])
+    }
+
     @Test(".servers: a sink with every server in order; an empty list, a wrong entry or a repeated server is reported and falls back")
     func serversDestination() throws {
         let reports = Reports()

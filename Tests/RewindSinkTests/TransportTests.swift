@@ -86,7 +86,7 @@ struct TransportTests {
         _ = try sendActions(2, to: store)
         #expect(await waitUntil(timeout: 20) { !reports.all.isEmpty })
         let sentence = try #require(reports.all.first)
-        #expect(sentence.contains("the server refused the token; set REWIND_TOKEN to the token `rewind serve` printed"), "\(sentence)")
+        #expect(sentence.contains("the server refused the token; set REWIND_TOKEN (or REWIND_APP_TOKEN) to the server's app token"), "\(sentence)")
         #expect(!wrong.isConnected)
 
         let right = ServerSink(url: url, token: "right-token", report: { reports.append("right: \($0)") })

@@ -22,6 +22,7 @@ struct WireMessageTests {
             ])),
             .result(.init(id: "c7", ok: false, message: "state does not decode at /user/age")),
             .end(id: 9),
+            .end(id: nil, at: 1_795_855_863.25),
         ]
         for message in messages {
             let text = message.json.serializedBytes()

@@ -184,6 +184,8 @@ final class Outbox: @unchecked Sendable {
         var localID: Int64
         var ackedSeq: Int64
         var ended: Bool
+        /// When the app ended it (seconds since 1970), for `end` to say.
+        var endedAt: Double?
         var events: [RecordedEvent]
     }
 
@@ -208,6 +210,7 @@ final class Outbox: @unchecked Sendable {
             let session = RecordingSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
                                            replayOf: info.replayOf, run: info.run, hashVersion: info.hashVersion)
             found.append(Pending(session: session, localID: info.id, ackedSeq: delivery.ackedSeq, ended: info.endedAt != nil,
+                                 endedAt: info.endedAt?.timeIntervalSince1970,
                                  events: events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }))
         }
         return found

@@ -76,6 +76,8 @@ final class ServerLink: @unchecked Sendable {
         /// Whether an ended session says `end` once delivered; a session delivered from the
         /// local log after its app is gone, which never ended there, only closes its connection.
         var saysEnd = true
+        /// When the app ended the session (seconds since 1970), said with `end`.
+        var endedAt: Double?
 
         /// What the waiters look at: ``change(_:)`` wakes them when any of it changes.
         var watched: Watched {
@@ -146,10 +148,10 @@ final class ServerLink: @unchecked Sendable {
 
     /// For a session delivered from the local log: appended whole, then over once the server
     /// holds it, saying `end` only if the session ended where it was recorded.
-    func deliverRecorded(_ recorded: [RecordedEvent], ended: Bool) {
+    func deliverRecorded(_ recorded: [RecordedEvent], ended: Bool, at endedAt: Double? = nil) {
         state.withLock { $0.saysEnd = ended }
         append(recorded)
-        end()
+        end(at: endedAt)
     }
 
     // MARK: What the sink asks
@@ -206,9 +208,10 @@ final class ServerLink: @unchecked Sendable {
     }
 
     /// Marks the session ended; `end` goes out once every event is acknowledged.
-    func end() {
+    func end(at endedAt: Double? = nil) {
         change { state in
             state.ended = true
+            if let endedAt { state.endedAt = endedAt }
             if state.phase != .finished { state.delivering = self }
             finishIfDelivered(&state)
         }
@@ -655,7 +658,7 @@ final class ServerLink: @unchecked Sendable {
     private func finishIfDelivered(_ state: inout State) {
         guard state.ended, state.events.ackedThrough >= state.events.lastSeq, state.phase == .streaming,
               let client = state.client else { return }
-        if state.saysEnd { _ = client.send(text: AppMessage.end(id: nil).json.serialized()) }
+        if state.saysEnd { _ = client.send(text: AppMessage.end(id: nil, at: state.endedAt).json.serialized()) }
         client.close(goingAway: false)
         state.closingClient = client
         state.client = nil

@@ -69,7 +69,8 @@ struct ConnectFailure: Sendable, Equatable {
                 + "and not blocking port \(url.port.map(String.init) ?? "7433") in its firewall?"
         case .wrongToken:
             return "cannot connect to \(address): the server refused the token; "
-                + "set REWIND_TOKEN to the token `rewind serve` printed (\(reason))."
+                + "set REWIND_TOKEN (or REWIND_APP_TOKEN) to the server's app token: its --app-token, "
+                + "or its --token when it has no app token (\(reason))."
         case .untrustedCertificate:
             return "cannot connect to \(address): \(reason.replacingOccurrences(of: "--ca-file, REWIND_CA_FILE", with: "REWIND_CA_FILE or caFile:"))."
         case .unsupported:

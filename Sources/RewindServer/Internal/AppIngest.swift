@@ -240,10 +240,10 @@ final class AppIngest: @unchecked Sendable {
                 try events(batch, session: session)
             case .result(let result):
                 relay.result(result, from: connection)
-            case .end(let id):
+            case .end(let id, let at):
                 guard let session = app.session else { throw WireError(.helloFirst, "say hello before ending a session", id: id) }
                 do {
-                    try writer?.endSession(id: session.id, at: Date())
+                    try writer?.endSession(id: session.id, at: Self.endTime(claimed: at, startedAt: session.startedAt, now: Date()))
                 } catch {
                     throw WireError(.storage, "could not record the end of the session: \(error)", id: id)
                 }
@@ -286,6 +286,14 @@ final class AppIngest: @unchecked Sendable {
             }
         }
         return meta
+    }
+
+    /// When a session ended: the time its app says (`end`'s `at`, kept on the device when the
+    /// session is delivered late), held between the session's start and now; now when the app
+    /// says nothing or something that is not a time.
+    static func endTime(claimed: Double?, startedAt: Double, now: Date) -> Date {
+        guard let claimed, claimed.isFinite else { return now }
+        return Date(timeIntervalSince1970: min(max(claimed, startedAt), now.timeIntervalSince1970))
     }
 
     private func hello(_ hello: AppMessage.Hello, app: AppConnection) throws(WireError) -> LiveSession {
@@ -360,6 +368,7 @@ final class AppIngest: @unchecked Sendable {
                 apps[old.connection.id]?.session = nil
             }
             session = LiveSession(id: id, uuid: hello.session, builder: builder, connection: connection, durable: next - 1)
+            session.startedAt = hello.startedAt ?? Date().timeIntervalSince1970
             sessions[id] = session
         }
         welcomed = true

@@ -22,6 +22,9 @@ final class LiveSession: @unchecked Sendable {
     /// The size of the current state as canonical compact JSON, when known (it is measured as
     /// the state is hashed); bounds the inverse of the next event.
     var stateBytes: Int?
+    /// When the app says it started the session (seconds since 1970): an `end` claimed before it
+    /// is taken as this time.
+    var startedAt: Double = 0
 
     init(id: Int64, uuid: String, builder: EventBuilder, connection: WebSocketConnection, durable: Int64) {
         self.id = id
