@@ -120,6 +120,10 @@ public struct SQLiteLogStore: LogStore {
     public var location: String { path }
     public var isShared: Bool { false }
 
+    /// Whether a writer (`rewind serve`, a recording app, an import) holds the file now: while
+    /// none does, no app can be streaming any of its sessions.
+    public var hasWriter: Bool { WriterLock.isHeld(for: path) }
+
     public func openReader() throws(LogError) -> LogReader {
         try LogReader(path: path)
     }

@@ -2,7 +2,7 @@ import RewindJSON
 
 /// A session as the inspector protocol shows it.
 ///
-/// `{"id":3,"uuid":"6F0C…","app":"Todos","startedAt":1763700000.2,"endedAt":null,"live":true,"eventCount":1042,"lastSeq":1041,"meta":{},
+/// `{"id":3,"uuid":"6F0C…","app":"Todos","startedAt":1763700000.2,"endedAt":null,"live":true,"state":"live","eventCount":1042,"lastSeq":1041,"meta":{},
 /// "appVersion":"1.4","device":"iPhone15,2","os":"iOS 17.4.1","tags":["bug report"]}`
 public struct WireSession: Sendable, Equatable {
     public var id: Int64
@@ -12,6 +12,27 @@ public struct WireSession: Sendable, Equatable {
     public var endedAt: Double?
     /// An app is connected and streaming it now.
     public var live: Bool
+
+    /// The session's one state, the same in the page, the CLI and the protocol.
+    public enum State: String, Sendable {
+        /// An app streams it now.
+        case live
+        /// Its app said `end`.
+        case ended
+        /// It never ended and no app holds it: its app died, was killed or lost its connection
+        /// (it becomes live again if that app comes back and resumes it).
+        case interrupted
+
+        /// The state of a session that ended at `endedAt` (`nil`: never) and that an app holds
+        /// now or not.
+        public init(endedAt: Double?, held: Bool) {
+            self = endedAt != nil ? .ended : held ? .live : .interrupted
+        }
+    }
+
+    /// ``State/live`` while an app streams it, ``State/ended`` once its app said `end`,
+    /// ``State/interrupted`` otherwise.
+    public var state: State { live ? .live : State(endedAt: endedAt, held: false) }
     public var eventCount: Int
     public var lastSeq: Int64?
     public var replayOf: String?
@@ -52,6 +73,7 @@ public struct WireSession: Sendable, Equatable {
         o["startedAt"] = JSONNumber(startedAt).map(JSONValue.number) ?? .null
         o["endedAt"] = endedAt.flatMap(JSONNumber.init).map(JSONValue.number) ?? .null
         o["live"] = .bool(live)
+        o["state"] = .string(state.rawValue)
         o["eventCount"] = .number(JSONNumber(eventCount))
         o["lastSeq"] = lastSeq.map { .number(JSONNumber($0)) } ?? .null
         o["replayOf"] = replayOf.map(JSONValue.string) ?? .null

@@ -15,7 +15,7 @@ struct LogQueryCommandTests {
         #expect(result.stderr == "")
         #expect(result.stdout == """
         ID  UUID      RUN  APP      VERSION  STARTED                  ENDED                    EVENTS  KEYFRAMES
-         1  3f2a0000  -    Counter  1.2      2023-11-14 22:13:20.000  live                          9          8
+         1  3f2a0000  -    Counter  1.2      2023-11-14 22:13:20.000  interrupted                   9          8
          2  9c1d0000  -    Other    -        2023-11-14 22:14:20.000  2023-11-14 22:18:20.000     201          5
 
         """)
@@ -31,11 +31,12 @@ struct LogQueryCommandTests {
         #expect(lines.count == 2)
         #expect(lines[0] == [
             "id": 1, "uuid": .string(LogFixture.counterUUID), "app": "Counter", "startedAt": 1_700_000_000, "endedAt": .null,
-            "live": true, "events": 9, "keyframes": 8, "lastSeq": 8, "meta": ["version": "1.2"], "replayOf": .null,
+            "live": false, "state": "interrupted", "events": 9, "keyframes": 8, "lastSeq": 8, "meta": ["version": "1.2"], "replayOf": .null,
             "run": .null, "branch": .null, "note": .null, "appVersion": "1.2", "device": .null, "os": .null, "tags": [],
         ])
         #expect(lines[1]["endedAt"] == 1_700_000_300)
         #expect(lines[1]["live"] == false)
+        #expect(lines[1]["state"] == "ended")
         #expect(lines[1]["events"] == 201)
     }
 

@@ -86,9 +86,9 @@ struct SessionListCommandTests {
         let page = try Self.run(["--tag", "qa", "--limit", "2"], path)
         #expect(page.status == 0)
         #expect(page.stdout == """
-        ID  UUID  RUN  APP    VERSION  DEVICE  STARTED                  ENDED  EVENTS  KEYFRAMES  TAGS
-        11  s-10  -    Todos  1.0      x86_64  2025-11-13 12:13:20.000  live        0          0  bug report, qa
-         6  s-5   -    Todos  2.0      arm64   2025-11-13 07:13:20.000  live        0          0  bug report, qa
+        ID  UUID  RUN  APP    VERSION  DEVICE  STARTED                  ENDED        EVENTS  KEYFRAMES  TAGS
+        11  s-10  -    Todos  1.0      x86_64  2025-11-13 12:13:20.000  interrupted       0          0  bug report, qa
+         6  s-5   -    Todos  2.0      arm64   2025-11-13 07:13:20.000  interrupted       0          0  bug report, qa
 
         """)
         #expect(page.stderr == "more: add --after 6 for the next page\n")
@@ -159,5 +159,38 @@ struct SessionListCommandTests {
         for bad in ["", "h", "-2h", "2x", "2 h", "2025-11-20T14:00:00", "1e3d", "today", "2025-11-20Tgarbage"] {
             #expect(throws: CLIError.self, "\(bad)") { try TimeArgument.parse(bad, option: "--since", now: now) }
         }
+    }
+
+    @Test("a session that never ended is interrupted once no writer holds the log, live while one does; ended ones are ended (issue 37)")
+    func interruptedSessions() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("states.db")
+        do {
+            let writer = try LogWriter(path: path)
+            defer { writer.close() }
+            let ended = try writer.openSession(uuid: "ended", app: "Todos", startedAt: Self.start)
+            try writer.endSession(id: ended, at: Self.start.addingTimeInterval(60))
+            _ = try writer.openSession(uuid: "gone", app: "Todos", startedAt: Self.start.addingTimeInterval(120))
+            try writer.commit()
+        }
+        func states() throws -> [String: String] {
+            let output = try Self.run(["--json"], path)
+            #expect(output.status == 0, "\(output.stderr)")
+            var found: [String: String] = [:]
+            for line in try jsonLines(output.stdout) {
+                found[line["uuid"]?.string ?? "?"] = line["state"]?.string
+                #expect(line["live"] == .bool(line["state"] == "live"), "\(line)")
+            }
+            return found
+        }
+        #expect(try states() == ["ended": "ended", "gone": "interrupted"])
+        let table = try Self.run([], path)
+        #expect(table.stdout.contains("interrupted"), "\(table.stdout)")
+        // While a writer holds the file (a server, a recording app), this command cannot tell.
+        let holder = try LogWriter(path: path)
+        #expect(try states() == ["ended": "ended", "gone": "live"])
+        holder.close()
+        #expect(try states() == ["ended": "ended", "gone": "interrupted"])
     }
 }

@@ -125,3 +125,28 @@ def test_session_list_filters_and_pages(ctx):
     type_into(d, "filter-version", "")
     type_into(d, "filter-device", "")
     wait(d, lambda d: len(listed_ids(d)) == PAGE, message="the whole list again")
+
+
+def test_session_states_read_alike(ctx):
+    """A session that ended, and one whose app went without `end`: the list says ended and
+    interrupted, as the server's `state` does; `rewind sessions` says the same once no writer
+    holds the log (checked in the Swift tests)."""
+    d = ctx.driver
+    step = ({"type": "bump"}, [{"op": "replace", "path": "/n", "value": 1}], {"n": 1}, None)
+    ended = harness.stream_session(ctx.server.port, "states", {"n": 0}, [step], end=True)
+    gone = harness.stream_session(ctx.server.port, "states", {"n": 0}, [step], end=False)
+    ids = {}
+    for uuid, state in ((ended, "ended"), (gone, "interrupted")):
+        session = harness.wait_until(lambda: (lambda s: s if s and s.get("state") == state else None)(ctx.inspector.session(uuid=uuid)),
+                                     message=f"the server to call {uuid} {state}")
+        assert session["live"] is False, session
+        ids[state] = session["id"]
+    d.get("about:blank")
+    d.get(ctx.server.url)
+
+    def meta_of(session_id):
+        return js(d, f"const e = document.querySelector('#sessions .session[data-id=\"{session_id}\"] .meta'); return e ? e.textContent : null")
+
+    for state, session_id in ids.items():
+        wait(d, lambda d: (meta_of(session_id) or "").split(" · ")[2:3] == [state],
+             message=f"session #{session_id} listed as {state} (shown: {meta_of(session_id)})")

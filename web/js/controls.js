@@ -1,6 +1,8 @@
 // The time-travel bar's commands to the app: jump, resume, pause, dispatch and replay. They
 // reach the app only while its session is live; the app's answer is shown in the message line.
 
+import { sessionState } from './sessionlist.js';
+
 const $ = (id) => document.getElementById(id);
 const MAX_REPLAY = 20000;
 const size = (bytes) => (bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`);
@@ -35,7 +37,9 @@ export class Controls {
     }
     for (const id of ['jump', 'resume', 'pause', 'dispatch', 'replay']) $(id).disabled = !this.live;
     const { session } = this.current();
-    const hint = session && !session.live ? 'the session has ended: commands need a live app' : '';
+    const hint = !session || session.live ? ''
+      : sessionState(session) === 'interrupted' ? 'the session was interrupted (its app is gone): commands need a live app'
+      : 'the session has ended: commands need a live app';
     for (const id of ['jump', 'resume', 'pause', 'dispatch', 'replay']) $(id).dataset.hint = hint;
     this.selectionChanged();
   }

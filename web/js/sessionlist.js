@@ -106,7 +106,7 @@ export class SessionList {
     const meta = document.createElement('div');
     meta.className = 'meta';
     const count = (s.lastSeq ?? -1) + 1;
-    const parts = [`#${s.id}`, `${count.toLocaleString()} events`, s.live ? 'live' : 'ended'];
+    const parts = [`#${s.id}`, `${count.toLocaleString()} events`, sessionState(s)];
     if (derived) parts.push(derived);
     // Today's sessions by their time; older ones with their day.
     const started = new Date(s.startedAt * 1000);
@@ -184,4 +184,12 @@ export function groupByRun(sessions) {
     group.push(s);
   }
   return groups;
+}
+
+/// A session's one state, as the server and `rewind sessions` say it: live while an app streams
+/// it, ended once its app said so, interrupted when it never ended and no app holds it.
+export function sessionState(s) {
+  if (s.state) return s.state;
+  if (s.live) return 'live';
+  return s.endedAt != null ? 'ended' : 'interrupted';
 }

@@ -10,8 +10,12 @@ struct SessionsCommand: ParsableCommand {
         abstract: "List the sessions recorded in the log.",
         discussion: """
         One line per session: its id, the start of its uuid, the start of its run, the app, when \
-        it started, when it ended ('live' while it has not), and how many events and keyframes \
-        it holds. Name a session in other commands by its id, a uuid prefix or 'latest'.
+        it started, when it ended, and how many events and keyframes it holds. A session with no \
+        end is 'live' while an app holds it and 'interrupted' once none does (its app died, was \
+        killed or lost the server): on a team store by the instances' leases; in a file no \
+        writer holds, every such session is interrupted, and while rewind serve holds the file \
+        they read 'live' here (the page and the server's sessions list tell them apart). Name a \
+        session in other commands by its id, a uuid prefix or 'latest'.
 
         A run is one process of the app: an app with a store per screen (BLoC, MVVM) records a \
         session per store, and they share a run. Sessions are grouped by run, runs in the order \
@@ -34,7 +38,7 @@ struct SessionsCommand: ParsableCommand {
         recorded meanwhile never show up inside a later page: they are before the first.
 
         With --json, one object per line: id, uuid, app, startedAt and endedAt (seconds since \
-        1970; endedAt null while live), live, events, keyframes, lastSeq, meta, replayOf, run, \
+        1970; endedAt null until it ends), live, state (live, ended or interrupted), events, keyframes, lastSeq, meta, replayOf, run, \
         branch ({of, ofId, skipped, edited} or null), note (the NOTE, or null), appVersion, \
         device, os and tags. A page ends with one more line, {"next": CURSOR} ({"next": null} \
         on the last page).
@@ -123,8 +127,9 @@ struct SessionsCommand: ParsableCommand {
         for of in Set(sessions.compactMap(\.replayOf)) where ids[of] == nil {
             if let original = try? reader.session(uuid: of) { ids[of] = original.id }
         }
+        let held = Self.heldSessions(in: try log.store())
         if json {
-            for session in listed { writeJSONLine(Self.json(session, ids: ids)) }
+            for session in listed { writeJSONLine(Self.json(session, ids: ids, held: held)) }
             if paged { writeJSONLine(["next": next.map(OutputFormat.number) ?? .null]) }
             return
         }
@@ -136,13 +141,13 @@ struct SessionsCommand: ParsableCommand {
             }
             return
         }
-        writeStandardOutput(Self.table(listed, ids: ids))
+        writeStandardOutput(Self.table(listed, ids: ids, held: held))
         if let next { writeStandardError("more: add --after \(next) for the next page") }
     }
 
     /// The sessions as a table: the NOTE (a branch or a replay), VERSION, DEVICE and TAGS
     /// columns only when some session has one.
-    static func table(_ sessions: [SessionInfo], ids: [String: Int64]) -> String {
+    static func table(_ sessions: [SessionInfo], ids: [String: Int64], held: Set<Int64>? = nil) -> String {
         let notes = sessions.map { Self.note($0, ids: ids) }
         let noted = notes.contains { $0 != nil }
         let versioned = sessions.contains { $0.appVersion != nil }
@@ -160,7 +165,7 @@ struct SessionsCommand: ParsableCommand {
             var row = [String(session.id), String(session.uuid.prefix(8)), session.run.map { String($0.prefix(8)) } ?? "-", session.app]
             if versioned { row.append(session.appVersion ?? "-") }
             if deviced { row.append(session.device ?? "-") }
-            row += [OutputFormat.time(session.startedAt), session.endedAt.map(OutputFormat.time) ?? "live",
+            row += [OutputFormat.time(session.startedAt), session.endedAt.map(OutputFormat.time) ?? Self.state(session, held: held).rawValue,
                     OutputFormat.count(session.eventCount), OutputFormat.count(session.keyframeCount)]
             if tagged { row.append(session.tags.joined(separator: ", ")) }
             if noted { row.append(note ?? "") }
@@ -220,7 +225,23 @@ struct SessionsCommand: ParsableCommand {
         return order.flatMap { members[$0] ?? [] }
     }
 
-    static func json(_ session: SessionInfo, ids: [String: Int64] = [:]) -> JSONValue {
+    /// The sessions an app holds now, as far as the store can tell: on a team store, those whose
+    /// lease some instance holds; in a file no writer holds, none. `nil` when it cannot tell (a
+    /// writer holds the file: `rewind serve` knows which of its sessions an app streams, this
+    /// command does not), and every session without an end then counts as live.
+    static func heldSessions(in store: any LogStore) -> Set<Int64>? {
+        if let file = store as? SQLiteLogStore { return file.hasWriter ? nil : [] }
+        guard let feed = try? store.openFeed() else { return nil }
+        defer { feed.stop() }
+        return try? feed.leasedSessions()
+    }
+
+    /// A session's one state (``WireSession/State``): ended, live while held, else interrupted.
+    static func state(_ session: SessionInfo, held: Set<Int64>?) -> WireSession.State {
+        WireSession.State(endedAt: session.endedAt?.timeIntervalSince1970, held: held?.contains(session.id) ?? true)
+    }
+
+    static func json(_ session: SessionInfo, ids: [String: Int64] = [:], held: Set<Int64>? = nil) -> JSONValue {
         let branch: JSONValue = session.branch.map { branch in
             [
                 "of": .string(branch.of),
@@ -235,7 +256,8 @@ struct SessionsCommand: ParsableCommand {
             "app": .string(session.app),
             "startedAt": OutputFormat.seconds(session.startedAt),
             "endedAt": session.endedAt.map(OutputFormat.seconds) ?? .null,
-            "live": .bool(session.endedAt == nil),
+            "live": .bool(Self.state(session, held: held) == .live),
+            "state": .string(Self.state(session, held: held).rawValue),
             "events": OutputFormat.number(session.eventCount),
             "keyframes": OutputFormat.number(session.keyframeCount),
             "lastSeq": session.lastSeq.map(OutputFormat.number) ?? .null,

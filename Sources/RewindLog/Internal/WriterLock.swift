@@ -37,8 +37,15 @@ final class WriterLock: @unchecked Sendable {
                                path: path)
             }
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // A probe (`isHeld`) holds the lock shared for a moment: a few tries ride over it.
+        var tries = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
+            tries += 1
+            if code == EWOULDBLOCK && tries < 5 {
+                usleep(2_000)
+                continue
+            }
             let holder = code == EWOULDBLOCK ? Self.holder(fd) : nil
             close(fd)
             guard code == EWOULDBLOCK else {
@@ -54,6 +61,18 @@ final class WriterLock: @unchecked Sendable {
         _ = ftruncate(fd, 0)
         _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         return WriterLock(descriptor: fd)
+    }
+
+    /// Whether a writer holds the log at `path` now (any process, this one included). Asks with a
+    /// shared lock taken and let go at once, so it never waits; a writer starting in that moment
+    /// tries again (``acquire(for:)``).
+    static func isHeld(for path: String) -> Bool {
+        let fd = open(lockPath(for: path), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        _ = flock(fd, LOCK_UN)
+        return false
     }
 
     /// What the holder wrote into the lock file: `pid N: command`, or `nil`.
