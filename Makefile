@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux openssl postgresql libpq-dev
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: all deps build install uninstall test test-steps apple-check ci-config-check fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
+.PHONY: all deps build install uninstall test test-steps apple-check ci-config-check platform-check soak-test soak fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
 
 all: build
 
@@ -60,7 +60,9 @@ test-steps:
 	$(SWIFT) test --skip-build --disable-xctest
 	$(MAKE) --no-print-directory apple-check
 	$(MAKE) --no-print-directory ci-config-check
+	$(MAKE) --no-print-directory platform-check
 	$(MAKE) --no-print-directory fuzz-replay
+	$(MAKE) --no-print-directory soak-test
 	$(MAKE) --no-print-directory python-test
 	$(MAKE) --no-print-directory browser-test
 
@@ -75,6 +77,26 @@ apple-check:
 # .github/workflows/ci.yml cannot run here: it is parsed as YAML and its jobs are checked.
 ci-config-check: python-deps
 	python3 Tests/ci/check_workflow.py .github/workflows/ci.yml
+
+# Every target builds on a Mac too (CI's macOS job, a user's `make install`): no Glibc-only spelling
+# outside a Linux-only #if, in any Swift file (Tests/ci/check_platform_spellings.py), and the
+# check's own test.
+platform-check:
+	python3 Tests/ci/test_check_platform_spellings.py
+	python3 Tests/ci/check_platform_spellings.py
+
+# The field soak (Tests/soak/field_soak.py): four devices recording run after run, one run in four
+# killed, while two `rewind serve` on one PostgreSQL are killed and restarted and the database is
+# restarted once, then the same against one server on an SQLite log. The short form: 20 s a phase.
+# `make soak SOAK_MINUTES=10` runs the long form on the release build.
+SOAK_MINUTES ?= 10
+soak-test:
+	python3 Tests/soak/field_soak.py --bin "$$($(SWIFT) build --show-bin-path)" --seconds 20
+
+soak: deps
+	$(SWIFT) build -c release --product rewind
+	$(SWIFT) build -c release --product RewindRecorderChild
+	python3 Tests/soak/field_soak.py --bin "$$($(SWIFT) build -c release --show-bin-path)" --minutes $(SOAK_MINUTES)
 
 # Every input the fuzzer ever crashed on, and every repro of issue 13, through its target again.
 fuzz-replay:

@@ -2,6 +2,7 @@ import Foundation
 import Rewind
 import RewindJSON
 import RewindSupport
+import RewindWebSocket
 
 /// The "server-process/recorder-app" group: the product's own app side
 /// (a real `Recorder` whose `ServerSink` keeps a local log, store and forward, and sends batches)
@@ -204,7 +205,7 @@ enum ForwardBenchmarks {
 
     /// A port nothing listens on at the moment.
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, SocketType.stream, 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -15,8 +15,17 @@ public final class RawSocket {
 
     /// Connects to 127.0.0.1:`port`; a small `receiveBuffer` makes a non-reading peer fill up fast.
     public init(port: Int, receiveBuffer: Int32? = nil) throws {
+        #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        #if canImport(Darwin)
+        // Darwin has no MSG_NOSIGNAL: a write to a closed peer is EPIPE, not SIGPIPE, by option.
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -43,6 +52,12 @@ public final class RawSocket {
         return address
     }
 
+    #if os(Linux)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
+
     public func write(_ text: String) throws {
         try write(Array(text.utf8))
     }
@@ -50,7 +65,7 @@ public final class RawSocket {
     public func write(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Self.sendFlags) }
             guard n > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
             sent += n
         }

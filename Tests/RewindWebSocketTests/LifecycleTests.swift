@@ -81,7 +81,7 @@ struct LifecycleTests {
     @Test("a client to a port with nothing listening reports failure and its thread ends")
     func nothingListening() throws {
         // A socket bound but not listening holds a port nobody else can take, and refuses connections.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, SocketType.stream, 0)
         defer { close(fd) }
         var address = RawSocket.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
