@@ -15,7 +15,8 @@ struct LinkedApp {
     var db: String { dir.url.appendingPathComponent("served.db").path }
 
     /// Starts `rewind serve` and `program ACTION…`, and waits until the app's session has seq 6.
-    init(program: URL, actions: [String]) throws {
+    /// Starts the server and the app, and waits until the server holds the app's seq `through`.
+    init(program: URL, actions: [String], through: Int64 = 6) throws {
         dir = try TemporaryDirectory()
         let db = dir.url.appendingPathComponent("served.db").path
         serve = try ServeProcess(["--port", "0", "--db", db])
@@ -38,7 +39,7 @@ struct LinkedApp {
             }
         }
         session = try #require(found, "the app recorded no session: \(app.stderr)")
-        try Self.waitForSeq(6, of: session, in: db)
+        try Self.waitForSeq(through, of: session, in: db)
     }
 
     func stop() {

@@ -39,6 +39,18 @@ struct StandInSnippetTests {
         #expect(docs.contains("```swift\n" + snippet + "```"), "Docs/Integrating.md does not hold \(file.path) verbatim")
     }
 
+    @Test("an app that has sent nothing yet takes the inspector's dispatch (ReSwift makes its middleware on the first dispatch)", arguments: apps)
+    func commandsBeforeTheFirstAction(app: App) throws {
+        let running = try LinkedApp(program: CLIRunner.locate(app.program), actions: [], through: 0)
+        defer { running.stop() }
+        let inspector = try DemoInspector(port: running.port)
+        defer { inspector.close() }
+        let dispatched = try LinkedApp.command(inspector, "d0", "dispatch", session: running.session, ["action": ["add": ["_0": 5]]])
+        #expect(dispatched["ok"] == true, "\(dispatched)")
+        #expect(running.waitForPrinted(LinkedApp.state(cart: [5], total: 5), after: 0), "\(running.app.stdout)")
+        try LinkedApp.waitForSeq(1, of: running.session, in: running.db)
+    }
+
     @Test("jump, dispatch, resume, branch and replay --into against the app the snippet wires", arguments: apps)
     func commands(app: App) throws {
         let running = try LinkedApp(program: CLIRunner.locate(app.program), actions: app.actions)

@@ -2,7 +2,9 @@
 // `ReSwiftInit`, `Reducer`, `DispatchFunction`, `Middleware`, `Store` (`init(reducer:state:
 // middleware:)`, `dispatch`, `state`, `subscribe`) and `StoreSubscriber`. Written here from
 // ReSwift's documented API so that Docs/Integrating.md's snippet compiles and runs on Linux;
-// ReSwift itself is not a dependency and none of its code is here.
+// ReSwift itself is not a dependency and none of its code is here. As in ReSwift, the dispatch
+// function (and with it every middleware) is made lazily, on the first dispatch, unless the
+// store starts without a state (its ReSwiftInit is that first dispatch).
 
 public protocol Action {}
 
@@ -26,20 +28,25 @@ open class Store<State> {
         didSet { for subscriber in subscribers { subscriber(state) } }
     }
     private let reducer: Reducer<State>
-    private var dispatchFunction: DispatchFunction!
+    private let middleware: [Middleware<State>]
+    public lazy var dispatchFunction: DispatchFunction! = createDispatchFunction()
     private var subscribers: [(State) -> Void] = []
     private var isDispatching = false
 
     public required init(reducer: @escaping Reducer<State>, state: State?, middleware: [Middleware<State>] = [],
                          automaticallySkipsRepeats: Bool = true) {
         self.reducer = reducer
+        self.middleware = middleware
         self.state = state
-        dispatchFunction = middleware.reversed().reduce({ [unowned self] action in self.defaultDispatch(action) }) { next, link in
+        if state == nil { dispatch(ReSwiftInit()) }
+    }
+
+    private func createDispatchFunction() -> DispatchFunction {
+        middleware.reversed().reduce({ [unowned self] action in self.defaultDispatch(action) }) { next, link in
             let dispatch: DispatchFunction = { [weak self] in self?.dispatch($0) }
             let getState = { [weak self] in self?.state }
             return link(dispatch, getState)(next)
         }
-        if state == nil { dispatch(ReSwiftInit()) }
     }
 
     private func defaultDispatch(_ action: Action) {

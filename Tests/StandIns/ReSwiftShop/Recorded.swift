@@ -17,11 +17,10 @@ func makeStore() -> Store<AppState> {
         _ = link.reduce(&state, action) { $0 = appReducer(action: action, state: $0) }
         return state
     }
-    // The middleware: gives the link the store's dispatch, for the inspector's dispatch and the wake.
-    let rewind: Middleware<AppState> = { dispatch, _ in
-        link.connect(wake: AppAction.rewind) { dispatch($0) }
-        return { next in next }
-    }
-    return Store<AppState>(reducer: recorded, state: AppState(), middleware: [rewind])
+    let store = Store<AppState>(reducer: recorded, state: AppState())
+    // The store's dispatch, for the inspector's dispatch and the wake: connected here, not in a
+    // middleware, which ReSwift builds only on the first dispatch.
+    link.connect(wake: AppAction.rewind) { [weak store] in store?.dispatch($0) }
+    return store
 }
 // Integrating.md ReSwift end
