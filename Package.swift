@@ -8,6 +8,13 @@ import PackageDescription
 let appleShapes = Context.environment["REWIND_APPLE_SHAPES"] != nil
 let appleShapesSettings: [SwiftSetting] = appleShapes ? [.define("REWIND_APPLE_SHAPES")] : []
 
+/// What Xcode 26 sets in a new app: `.defaultIsolation(MainActor.self)` (spelled as the compiler's
+/// flag: the manifest's tools version, 6.0, predates the setting), and that with Approachable
+/// Concurrency, whose upcoming features not already on in Swift 6 mode are these two.
+let mainActorApp: [SwiftSetting] = [.unsafeFlags(["-default-isolation", "MainActor"])]
+let approachableApp: [SwiftSetting] = mainActorApp + [.enableUpcomingFeature("InferIsolatedConformances"),
+                                                      .enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "Rewind",
     // The floor Observation needs; Linux builds everything but the Apple-only code paths.
@@ -130,6 +137,22 @@ let package = Package(
         .target(name: "ReSwift", path: "Tests/StandIns/ReSwift"),
         .executableTarget(name: "TCAShop", dependencies: ["ComposableArchitecture", "RewindRecorder"], path: "Tests/StandIns/TCAShop"),
         .executableTarget(name: "ReSwiftShop", dependencies: ["ReSwift", "RewindRecorder"], path: "Tests/StandIns/ReSwiftShop"),
+        // README.md's counter app, and the three apps again in the settings of a project Xcode 26
+        // makes (Tests/StandIns/Isolation: the same files, linked): default MainActor isolation,
+        // and that with Approachable Concurrency.
+        .executableTarget(name: "ReadmeCounter", dependencies: ["Rewind"], path: "Tests/StandIns/ReadmeCounter"),
+        .executableTarget(name: "ReadmeCounterMainActor", dependencies: ["Rewind"], path: "Tests/StandIns/Isolation/ReadmeCounterMainActor",
+                          swiftSettings: mainActorApp),
+        .executableTarget(name: "ReadmeCounterApproachable", dependencies: ["Rewind"], path: "Tests/StandIns/Isolation/ReadmeCounterApproachable",
+                          swiftSettings: approachableApp),
+        .executableTarget(name: "TCAShopMainActor", dependencies: ["ComposableArchitecture", "RewindRecorder"], path: "Tests/StandIns/Isolation/TCAShopMainActor",
+                          swiftSettings: mainActorApp),
+        .executableTarget(name: "TCAShopApproachable", dependencies: ["ComposableArchitecture", "RewindRecorder"], path: "Tests/StandIns/Isolation/TCAShopApproachable",
+                          swiftSettings: approachableApp),
+        .executableTarget(name: "ReSwiftShopMainActor", dependencies: ["ReSwift", "RewindRecorder"], path: "Tests/StandIns/Isolation/ReSwiftShopMainActor",
+                          swiftSettings: mainActorApp),
+        .executableTarget(name: "ReSwiftShopApproachable", dependencies: ["ReSwift", "RewindRecorder"], path: "Tests/StandIns/Isolation/ReSwiftShopApproachable",
+                          swiftSettings: approachableApp),
         .target(name: "CFuzzSupport"),
         .executableTarget(name: "RewindFuzz", dependencies: ["RewindJSON", "RewindWire", "RewindServer", "CFuzzSupport"]),
         // Test-only helpers shared by the test targets (the OwnThreads trait).
@@ -173,7 +196,8 @@ let package = Package(
         // Runs the built `rewind` binary; depending on it makes `swift build --build-tests` build it.
         // RewindLog lets the tests prepare logs (old sessions) and check what commands stored;
         // RewindPostgres, what they stored in a team database.
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire", "RewindPostgres"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport", "RewindSupport", "RewindCLI", "RewindRecorderChild", "RewindStoreChild", "RewindShopChild", "TCAShop", "ReSwiftShop", "ReadmeCounter", "ReadmeCounterMainActor", "ReadmeCounterApproachable", "TCAShopMainActor", "TCAShopApproachable",
+                                                               "ReSwiftShopMainActor", "ReSwiftShopApproachable", "Rewind", "RewindLog", "RewindJSON", "RewindReplay", "RewindWebSocket", "RewindWire", "RewindPostgres"]),
     ] + (appleShapes ? [
         // The stand-ins (SDK shapes, iOS 18 / macOS 15) and a check that runs the SwiftUI binding.
         .target(name: "SwiftUI", path: "Tests/AppleStandIns/SwiftUI"),

@@ -55,7 +55,7 @@ struct CompileErrorTests {
     ]
 
     /// Type-checks `source` against the build's modules; returns the status and what swiftc said.
-    static func typecheck(_ source: String, in directory: URL) throws -> (status: Int32, output: String) {
+    static func typecheck(_ source: String, in directory: URL, flags: [String] = []) throws -> (status: Int32, output: String) {
         let file = directory.appendingPathComponent("Profile.swift")
         try Data(source.utf8).write(to: file)
         let modules = CLIRunner.locate("Modules").path
@@ -63,8 +63,7 @@ struct CompileErrorTests {
             "-typecheck", "-swift-version", "6", "-I", modules,
             "-Xcc", "-fmodule-map-file=" + repository.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
             "-Xcc", "-fmodule-map-file=" + repository.appendingPathComponent("Sources/CLibWebSockets/module.modulemap").path,
-            file.path,
-        ], in: directory)
+        ] + flags + [file.path], in: directory)
     }
 
     static func source(_ test: Case, state: String, action: String) -> String {
@@ -87,5 +86,40 @@ struct CompileErrorTests {
         #expect(failing.status != 0)
         #expect(failing.output.contains(test.message), "\(failing.output)")
         #expect(!failing.output.contains("dynamic member"), "\(failing.output)")
+    }
+
+    @Test("default MainActor isolation: types without nonisolated fail with the compiler's isolated-conformance error (the one Integrating.md quotes); with it they compile, with no warning")
+    func defaultMainActorIsolation() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let flags = ["-default-isolation", "MainActor"]
+        func source(_ word: String) -> String {
+            """
+            import Foundation
+            import Rewind
+
+            \(word)struct CounterState: Codable, Sendable { var count = 0 }
+            \(word)enum CounterAction: Codable, Sendable { case increment }
+
+            @MainActor func start(_ server: URL) {
+                let store = Store<CounterState, CounterAction>(initialState: CounterState()) { state, action in state.count += 1; return .none }
+                store.record(to: .server(server), app: "Counter", commands: .accepted)
+            }
+
+            """
+        }
+        let plain = try Self.typecheck(source(""), in: directory.url, flags: flags)
+        #expect(plain.status != 0)
+        let docs = try String(contentsOf: Self.repository.appendingPathComponent("Docs/Integrating.md"), encoding: .utf8)
+        let quoted = "main actor-isolated conformance of 'CounterState' to 'Encodable' cannot satisfy conformance requirement for a 'Sendable' type parameter"
+        #expect(plain.output.contains(quoted), "\(plain.output)")
+        #expect(docs.contains(quoted), "Integrating.md no longer quotes the compiler's words")
+        let marked = try Self.typecheck(source("nonisolated "), in: directory.url, flags: flags)
+        #expect(marked.status == 0, "\(marked.output)")
+        #expect(!marked.output.contains("warning"), "\(marked.output)")
+        let approachable = try Self.typecheck(source("nonisolated "), in: directory.url, flags: flags + [
+            "-enable-upcoming-feature", "InferIsolatedConformances", "-enable-upcoming-feature", "NonisolatedNonsendingByDefault"])
+        #expect(approachable.status == 0, "\(approachable.output)")
+        #expect(!approachable.output.contains("warning"), "\(approachable.output)")
     }
 }

@@ -15,6 +15,8 @@ struct StandInSnippetTests {
     /// the same six events in both (TCA's checkout sends `placed` as an effect; ReSwift has none).
     struct App: CustomTestStringConvertible, Sendable {
         var program: String
+        /// The folder of its sources under Tests/StandIns (the settings' builds link to them).
+        var folder: String
         var marker: String
         var actions: [String]
         var testDescription: String { program }
@@ -22,15 +24,49 @@ struct StandInSnippetTests {
 
     static let shop = [#"{"add":{"_0":100}}"#, #"{"add":{"_0":212}}"#, #"{"add":{"_0":12}}"#,
                        #"{"remove":{"_0":1}}"#, #"{"checkout":{}}"#]
-    static let apps = [
-        App(program: "TCAShop", marker: "TCA", actions: shop),
-        App(program: "ReSwiftShop", marker: "ReSwift", actions: shop + [#"{"placed":{"_0":"order-112"}}"#]),
-    ]
+    /// Each app in the three settings it is built in (Package.swift): as it is, with default
+    /// MainActor isolation, and with that and Approachable Concurrency.
+    static let settings = ["", "MainActor", "Approachable"]
+    static let apps = settings.flatMap { setting in [
+        App(program: "TCAShop" + setting, folder: "TCAShop", marker: "TCA", actions: shop),
+        App(program: "ReSwiftShop" + setting, folder: "ReSwiftShop", marker: "ReSwift", actions: shop + [#"{"placed":{"_0":"order-112"}}"#]),
+    ] }
+
+    @Test("README.md holds the counter app exactly as it is compiled")
+    func readmeHoldsTheCounter() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: Self.repository.appendingPathComponent("Tests/StandIns/ReadmeCounter/Counter.swift"), encoding: .utf8)
+        let begin = try #require(source.range(of: "// README.md counter begin\n"))
+        let end = try #require(source.range(of: "// README.md counter end\n"))
+        let snippet = source[begin.upperBound..<end.lowerBound]
+        #expect(snippet.contains("store.record(to: .server(server)"))
+        #expect(readme.contains("```swift\n" + snippet + "```"), "README.md does not hold the counter verbatim")
+    }
+
+    @Test("README.md's counter streams to rewind serve, finishes and is stored whole, in each setting", arguments: settings)
+    func readmeCounterRuns(setting: String) throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let db = folder.path("served.db")
+        let serve = try ServeProcess(["--port", "0", "--db", db])
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        let port = try #require(serve.port())
+        let app = try RunningCLI(["4"], environment: ["REWIND_SERVER": "ws://127.0.0.1:\(port)/app",
+                                                      "REWIND_OUTBOX": folder.path("outbox"), "REWIND_DB": folder.path("unused.db")],
+                                 program: CLIRunner.locate("ReadmeCounter" + setting))
+        defer { app.stop() }
+        #expect(app.waitForExit(timeout: 60) == 0, "\(app.stdout) \(app.stderr)")
+        #expect(app.stderr.isEmpty, "\(app.stderr)")
+        #expect(app.stdout.contains(#"finished {"delivered":true,"recorded":6,"count":5}"#), "\(app.stdout)")
+        let session = try #require(app.stdout.split(separator: "\n").first { $0.hasPrefix("session ") }.map { String($0.dropFirst(8)) })
+        let state = try CLIRunner.run(["state", "\(session)@last", "--path", "/count", "--db", db])
+        #expect(state.stdout == "5\n", "\(state.stdout) \(state.stderr)")
+    }
 
     @Test("Docs/Integrating.md holds each snippet exactly as it is compiled", arguments: apps)
     func docsHoldTheSnippets(app: App) throws {
         let docs = try String(contentsOf: Self.repository.appendingPathComponent("Docs/Integrating.md"), encoding: .utf8)
-        let file = Self.repository.appendingPathComponent("Tests/StandIns/\(app.program)/Recorded.swift")
+        let file = Self.repository.appendingPathComponent("Tests/StandIns/\(app.folder)/Recorded.swift")
         let source = try String(contentsOf: file, encoding: .utf8)
         let begin = try #require(source.range(of: "// Integrating.md \(app.marker) begin\n"))
         let end = try #require(source.range(of: "// Integrating.md \(app.marker) end\n"))

@@ -1,13 +1,13 @@
 import ReSwift
 
 /// The shop's state and actions, written as a ReSwift app writes them.
-struct AppState: Codable, Sendable, Equatable {
+nonisolated struct AppState: Codable, Sendable, Equatable {
     var cart: [Int] = []
     var total = 0
     var lastOrder: String?
 }
 
-enum AppAction: Action, Codable, Sendable {
+nonisolated enum AppAction: Action, Codable, Sendable {
     case add(Int)
     case remove(Int)
     case checkout
@@ -16,7 +16,7 @@ enum AppAction: Action, Codable, Sendable {
     case rewind
 }
 
-func appReducer(action: Action, state: AppState?) -> AppState {
+nonisolated func appReducer(action: Action, state: AppState?) -> AppState {
     var state = state ?? AppState()
     guard let action = action as? AppAction else { return state }
     switch action {

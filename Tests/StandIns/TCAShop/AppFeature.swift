@@ -1,7 +1,7 @@
 import ComposableArchitecture
 
 /// The shop's root feature, written as a TCA app writes one.
-struct AppFeature: Reducer {
+nonisolated struct AppFeature: Reducer {
     struct State: Codable, Sendable, Equatable {
         var cart: [Int] = []
         var total = 0

@@ -1,0 +1,1 @@
+../../ReSwiftShop/AppState.swift

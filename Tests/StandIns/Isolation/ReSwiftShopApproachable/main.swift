@@ -1,0 +1,1 @@
+../../ReSwiftShop/main.swift

@@ -1,0 +1,1 @@
+../../ReadmeCounter/main.swift

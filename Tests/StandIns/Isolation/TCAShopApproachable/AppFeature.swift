@@ -1,0 +1,1 @@
+../../TCAShop/AppFeature.swift

@@ -1,0 +1,1 @@
+../../TCAShop/main.swift
