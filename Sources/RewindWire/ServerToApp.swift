@@ -76,6 +76,11 @@ public struct WireLimits: Sendable, Equatable {
     /// 16MiB`, `--max-state 64MiB`).
     public static let unstated = WireLimits(maxMessage: 16 << 20, maxState: 64 << 20)
 
+    /// The largest message every app reads from the server, in bytes: the recorder's
+    /// libwebsockets client refuses a larger one with 1009 (URLSession's takes 128 MiB). A
+    /// server refuses a command that would be larger instead of sending it.
+    public static let appReceiveLimit = 16 << 20
+
     public init(maxMessage: Int, maxState: Int) {
         self.maxMessage = maxMessage
         self.maxState = maxState

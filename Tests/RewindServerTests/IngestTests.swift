@@ -154,3 +154,31 @@ struct IngestTests {
         inspector.close()
     }
 }
+
+@Suite("Commands an app could not read", .ownThreads)
+struct OversizedCommandTests {
+    @Test("a jump to a state past what apps read (16 MiB) is refused up front with one sentence and never sent (issue 38)")
+    func jumpPastTheAppsLimit() throws {
+        let fixture = try ServerFixture()
+        let uuid = UUID().uuidString
+        var recording = Recording()
+        let (app, _) = try fixture.helloApp(uuid)
+        for event in recording.events(0..<2) { app.send(event) }
+        // Seq 2 replaces /last with 17 MiB of text: the state at seq 2 is past the apps' limit.
+        app.send(recording.replacing(2, payload: String(repeating: "s", count: 17 << 20)))
+        app.send(recording.replacing(3, payload: "small again"))
+        #expect(app.waitForAck(3, timeout: 60))
+        let inspector = try JSONClient.inspector(port: fixture.port)
+        #expect(inspector.ready())
+        inspector.send(["type": "command", "id": 7, "session": .string(uuid), "kind": "jump", "seq": 2])
+        let refused = inspector.waitForReply(id: 7, timeout: 60)
+        #expect(refused?["type"] == "error" && refused?["code"] == "command-failed", "\(String(describing: refused))")
+        #expect(refused?["message"]?.stringValue?.contains("16 MiB") == true, "\(String(describing: refused))")
+        // A jump that fits still goes, and it is the first command the app sees.
+        inspector.send(["type": "command", "id": 8, "session": .string(uuid), "kind": "jump", "seq": 3])
+        let relayed = app.waitFor(timeout: 30) { $0["type"] == "command" }
+        #expect(relayed?["kind"] == "jump" && relayed?["seq"] == 3, "\(String(describing: relayed))")
+        app.close()
+        inspector.close()
+    }
+}

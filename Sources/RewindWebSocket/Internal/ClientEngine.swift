@@ -33,6 +33,8 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
     private var delegate: (any WebSocketClientDelegate)?
     private var established = false
     private var ended = false
+    /// A received message was refused: the connection closes from the next writable callback.
+    private var refusing = false
     /// This client's TLS handshake counts in ``TLSContextGate`` until it is over.
     private var handshakeCounted = false
     /// Why the server's certificate failed verification, when it did (OpenSSL's words).
@@ -186,12 +188,27 @@ final class ClientEngine: LWSEventHandler, @unchecked Sendable {
             }
             return 0
         case LWS_CALLBACK_CLIENT_RECEIVE:
+            // Once a message is refused (past the limit, or invalid UTF-8) nothing more is read:
+            // the rest of it would start a message of its own.
+            if refusing { return 0 }
             var closeNow = false
-            if let message = WebSocketIO.receive(on: core, wsi: wsi, input: input, length: length, closeNow: &closeNow) {
+            if let message = WebSocketIO.receive(on: core, wsi: wsi, input: input, length: length, closeNow: &closeNow,
+                                                 deferringReason: true) {
                 delegate?.didReceive(message, from: connection)
             }
-            return closeNow ? -1 : 0
+            guard closeNow else { return 0 }
+            // The close goes out from the writable callback, its reason handed over there. A client
+            // that returns -1 here, or sets a close reason while the rest of the frame is still
+            // being parsed, has libwebsockets 4.1 write past its receive buffer when the message
+            // came in one read with the handshake: `rewind tail` died on a message past 16 MiB.
+            refusing = true
+            lws_callback_on_writable(wsi)
+            return 0
         case LWS_CALLBACK_CLIENT_WRITEABLE:
+            if refusing {
+                WebSocketIO.setCloseReason(core.closeCode ?? .messageTooLarge, on: wsi)
+                return -1
+            }
             return WebSocketIO.writable(on: core, wsi: wsi, scratch: scratch)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             WebSocketIO.peerClosing(core, input: input, length: length)

@@ -8,14 +8,17 @@ enum WebSocketIO {
     static let closeTimeoutSeconds: Int32 = 10
 
     /// Handles `RECEIVE` / `CLIENT_RECEIVE`. Returns the whole message once its last fragment
-    /// arrives; on a message past the limit, sets close code 1009 and returns `nil` with
-    /// `closeNow` set, and the callback must return -1.
+    /// arrives; on a message past the limit (or invalid UTF-8), sets the close code (1009, 1007)
+    /// and returns `nil` with `closeNow` set, and the callback must return -1. With
+    /// `deferringReason` (a client), the close's reason is not handed to libwebsockets here:
+    /// the caller does that from its writable callback (``closeReason(for:)``), where it closes.
     static func receive(
         on core: ConnectionCore,
         wsi: OpaquePointer,
         input: UnsafeMutableRawPointer?,
         length: Int,
-        closeNow: inout Bool
+        closeNow: inout Bool,
+        deferringReason: Bool = false
     ) -> WebSocketMessage? {
         let remaining = Int(lws_remaining_packet_payload(wsi))
         let final = lws_is_final_fragment(wsi) != 0 && remaining == 0
@@ -27,8 +30,7 @@ enum WebSocketIO {
             if case .text(let text) = message, !UTF8Validation.isValid(text) {
                 core.stopAccepting()
                 core.closeCode = .invalidPayload
-                var reason = Array("invalid UTF-8 in a text message".utf8)
-                lws_close_reason(wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, &reason, reason.count)
+                if !deferringReason { setCloseReason(.invalidPayload, on: wsi) }
                 closeNow = true
                 return nil
             }
@@ -36,10 +38,21 @@ enum WebSocketIO {
         case .tooLarge:
             core.stopAccepting()
             core.closeCode = .messageTooLarge
-            var reason = Array("message too large".utf8)
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
+            if !deferringReason { setCloseReason(.messageTooLarge, on: wsi) }
             closeNow = true
             return nil
+        }
+    }
+
+    /// Hands libwebsockets the close frame's code and reason for a refused message.
+    static func setCloseReason(_ code: WebSocketCloseCode, on wsi: OpaquePointer) {
+        switch code {
+        case .invalidPayload:
+            var reason = Array("invalid UTF-8 in a text message".utf8)
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, &reason, reason.count)
+        default:
+            var reason = Array("message too large".utf8)
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
         }
     }
 

@@ -34,6 +34,14 @@ struct CommandQuery: InspectorQuery {
                 command.update(jump)
             }
         }
+        // An app closes on a message past its limit (1009) and would never answer: say so here.
+        var measured = command
+        measured.session = nil
+        let bytes = ServerToApp.command(measured).json.measure(byteBudget: WireLimits.appReceiveLimit + 1).bytes
+        if bytes > WireLimits.appReceiveLimit {
+            let what = command.kind == .jump ? "the jump's state" : "the \(command.kind.rawValue) command"
+            throw WireError(.commandFailed, "\(what) would reach the app as a message of more than \(WireLimits.appReceiveLimit >> 20) MiB, which apps do not read; it was not sent (inspect that state in the page or with rewind state instead)", id: id)
+        }
         if let app {
             context.relay.send(command, to: app, from: connection)
         } else {
