@@ -13,7 +13,7 @@ struct ReconnectBackoff: Sendable {
         return delay * Double.random(in: 0.5...1.0)
     }
 
-    /// A connection was welcomed: the next failure starts from the initial delay again.
+    /// The server acknowledged events (progress): the next failure starts from the initial delay.
     mutating func reset() {
         failures = 0
     }

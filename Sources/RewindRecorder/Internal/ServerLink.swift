@@ -61,6 +61,9 @@ final class ServerLink: @unchecked Sendable {
         var lastConnectFailure: String?
         /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
         var storageTrouble = false
+        /// The highest seq sent on this connection (from `welcome`'s `nextSeq - 1`): an ack past
+        /// it is a claim the server cannot make.
+        var sentThrough: Int64 = -1
         /// Why the server refused an event on the last connection; the next one withholds it.
         var refusal: String?
         /// The first seq appended but not yet sent, while events are gathered into a batch.
@@ -399,7 +402,15 @@ final class ServerLink: @unchecked Sendable {
             switch message {
             case .welcome(_, _, let nextSeq, let limits):
                 guard state.phase == .awaitingWelcome else { break }
+                // A server cannot hold what was never recorded: its word is not taken, and the
+                // marks do not move (a fake or broken server would have the device forget events).
+                guard nextSeq >= 0, nextSeq <= state.events.lastSeq + 1 else {
+                    distrust("said it holds session \(session.uuid) through seq \(nextSeq - 1), past the last one recorded (\(state.events.lastSeq))",
+                             url: url, client: client, &state)
+                    break
+                }
                 state.connections += 1
+                state.sentThrough = nextSeq - 1
                 // What this server accepts; one that does not say accepts its defaults.
                 state.events.limits = limits ?? .unstated
                 // Said at once (the sink's lock for it is a leaf), so it is known before any ack.
@@ -429,7 +440,14 @@ final class ServerLink: @unchecked Sendable {
             case .ack(let seq):
                 // While restoring nothing was sent on this connection yet.
                 guard state.phase == .streaming else { break }
+                guard seq <= state.sentThrough else {
+                    distrust("acknowledged seq \(seq) of session \(session.uuid), past the last one sent to it (\(state.sentThrough))",
+                             url: url, client: client, &state)
+                    break
+                }
                 state.storageTrouble = false
+                // Progress: the next failure starts again from the first delay.
+                state.backoff.reset()
                 state.events.acknowledge(through: seq)
                 state.ackedBy = url
                 acknowledged?(seq, url)
@@ -469,12 +487,23 @@ final class ServerLink: @unchecked Sendable {
         if let command { commands(command, self) }
     }
 
+    /// With the lock held: the server claimed what it cannot hold (`claim`, a sentence's end):
+    /// said once as the link's last error, the connection closed, and the next server tried
+    /// after the backoff. Nothing it said is kept.
+    private func distrust(_ claim: String, url: URL, client: any TransportConnection, _ state: inout State) {
+        let sentence = "\(url.absoluteString) \(claim); its word is not taken (is it the server this app streams to?), and the events stay on this device"
+        state.lastError = sentence
+        client.close(goingAway: false)
+        scheduleRetry(.nextWelcomed, &state)
+        report(sentence, server: url)
+    }
+
     /// With the lock held: the server holds everything before `nextSeq`; the rest goes now.
     private func resume(from nextSeq: Int64, on client: any TransportConnection, _ state: inout State) {
         let url = requests[state.server].url
-        // Streaming again: the next failure starts from the first delay and a full round. (Not
-        // at the welcome: a server passed over for what it lacks must not make the link spin.)
-        if !state.storageTrouble { state.backoff.reset() }
+        // Streaming again: a full round. The backoff starts over only once the server
+        // acknowledges something (`ack`): a server that welcomes and drops at once, again and
+        // again, is retried 0.1 s doubling to 5 s apart, as for one that never answers.
         state.untried = requests.count - 1
         // The server stores what it holds before `nextSeq`: its state is the one the last
         // sent version of `nextSeq - 1` gave.
@@ -629,6 +658,7 @@ final class ServerLink: @unchecked Sendable {
             if stateful { state.events.reportedWithholding = false }
             holds = wire.hash
             entry.sentHash = wire.hash
+            state.sentThrough = max(state.sentThrough, entry.seq)
             state.events[index] = entry
             index += 1
             frames.add(members)
