@@ -113,7 +113,7 @@ struct BranchCommand: ParsableCommand {
             return message
         }
         // The app's answer, escaped: its words are the app's.
-        writeEscapedOutput(branch + "\n")
+        writeEscapedOutput("\(shown: branch)\n")
         // The branch session's uuid is the fourth word of the app's answer.
         guard let uuid = branch.split(separator: " ").dropFirst(3).first.map({ String($0.trimmingCharacters(in: [":"])) }) else { return }
         link.send(.compare(id: 2, session: original, with: uuid, seq: nil))

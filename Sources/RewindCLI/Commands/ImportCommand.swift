@@ -83,7 +83,7 @@ struct ImportCommand: ParsableCommand {
             writeStandardOutput(jsonLine(result))
         } else {
             let initial = session.importMeta.syntheticInitial ? "; seq 0 is the empty initial state {}" : ""
-            writeEscapedOutput("Imported \(name) as session \(id) (uuid \(uuid)): \(count) \(count == 1 ? "event" : "events"), seq 0 to \(count - 1)\(initial).\n")
+            writeEscapedOutput("Imported \(shown: name) as session \(id) (uuid \(shown: uuid)): \(count) \(count == 1 ? "event" : "events"), seq 0 to \(count - 1)\(initial).\n")
         }
     }
 

@@ -135,7 +135,7 @@ struct PruneCommand: ParsableCommand {
         }
         var text = ""
         for session in removed {
-            text += "\(dryRun ? "Would remove" : "Removed") session \(session.id) (uuid \(session.uuid), app \(session.app), "
+            text += "\(dryRun ? "Would remove" : "Removed") session \(session.id) (uuid \(shown: session.uuid), app \(shown: session.app), "
             text += "\(session.eventCount) \(session.eventCount == 1 ? "event" : "events"), last active \(session.lastActivity.formatted(.iso8601))).\n"
         }
         let events = removed.reduce(0) { $0 + $1.eventCount }

@@ -136,7 +136,7 @@ struct PushCommand: ParsableCommand {
                 let state = outcome.delivered ? "ok" : "not delivered: \(outcome.problem ?? "unknown")"
                 // With several servers, the one that holds it.
                 let holder = servers.count > 1 ? outcome.server.map { " on \($0.absoluteString)" } ?? "" : ""
-                writeEscapedOutput("\(info.uuid.prefix(8))  \(info.app)  \(events) events, \(had), has \(outcome.serverHas + 1)\(holder): \(state)\n")
+                writeEscapedOutput("\(shown: info.uuid.prefix(8))  \(shown: info.app)  \(events) events, \(had), has \(outcome.serverHas + 1)\(holder): \(shown: state)\n")
             }
         }
         if !json {
@@ -219,7 +219,7 @@ extension PushCommand {
             if json {
                 writeStandardOutput(jsonLine(.object(object)))
             } else {
-                writeEscapedOutput("\(info.uuid.prefix(8))  \(info.app)  \(Self.events(events)): \(line)\n")
+                writeEscapedOutput("\(shown: info.uuid.prefix(8))  \(shown: info.app)  \(Self.events(events)): \(shown: line)\n")
             }
         }
         if !json {

@@ -50,7 +50,7 @@ struct VerifyCommand: ParsableCommand {
         let progress = ProgressLine()
         var firstFailure: String?
         for info in sessions {
-            let name = "session \(info.id) (\(info.uuid.prefix(8)), \(info.app))"
+            let name = "session \(info.id) (\(shown: info.uuid.prefix(8)), \(shown: info.app))"
             let outcome: Result<VerifyReport, ReplayError>
             do {
                 let timeline = try Timeline(reader: reader, session: info.id)

@@ -67,7 +67,7 @@ struct ReplayInto {
                 guard case .bool(true)? = reply["ok"] else {
                     throw CLIError("the app refused the replay: \(message ?? "no reason given")", code: 1)
                 }
-                writeEscapedOutput("replayed seq \(from)…\(to) into session \(target)" + (message.map { ": \($0)" } ?? "") + "\n")
+                writeEscapedOutput("replayed seq \(from)…\(to) into session \(shown: target)" + (message.map { ": \(shown: $0)" } ?? "") + "\n")
                 return
             case .lost(let reason, _, let connected)?:
                 if connected { throw CLIError("the server at \(url) closed the connection before the app answered (\(reason))", code: 1) }

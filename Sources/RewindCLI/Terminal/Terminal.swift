@@ -31,8 +31,18 @@ func writeStandardOutput(_ text: String) {
 }
 
 /// Writes plain text to standard output with everything but its line breaks escaped
-/// (``TerminalText/escapedLines(_:)``): for sentences and lists that quote what an app, a log or
-/// a server said, and carry no styles of their own.
+/// (``TerminalText/escapedLines(_:)``): for sentences and lists that carry no styles of their
+/// own. Its line breaks are kept, so whatever an app, a log or a server said goes in through
+/// `\(shown:)`, which escapes its line breaks too: one of theirs would start a line the command
+/// never wrote (an app named "x\nsession 9: ok" forging a line of `rewind verify`).
 func writeEscapedOutput(_ text: String) {
     FileHandle.standardOutput.write(Data(TerminalText.escapedLines(text).utf8))
+}
+
+extension DefaultStringInterpolation {
+    /// Text an app, a log or a server chose, for one line of a terminal: every control character
+    /// escaped, line breaks included (``TerminalText/escaped(_:)``).
+    mutating func appendInterpolation<Text: StringProtocol>(shown text: Text) {
+        appendLiteral(TerminalText.escaped(String(text)))
+    }
 }
