@@ -12,7 +12,8 @@ public struct PendingDelivery: Sendable, Equatable {
 
 extension LogReader {
     /// The sessions marked for a server (``LogWriter/markDelivered(session:server:through:)``)
-    /// whose server has not acknowledged their last event, oldest first. A log of schema 4 or
+    /// whose server has not acknowledged their last event, or, for a session that ended, its end
+    /// (a mark one past the last seq, made once the server said `ended`), oldest first. A log of schema 4 or
     /// older, read without writing, has none.
     public func pendingDeliveries() throws(LogError) -> [PendingDelivery] {
         let hasTable = try hasTable("deliveries")
@@ -20,6 +21,7 @@ extension LogReader {
         let rows = try withStatement("""
             SELECT d.session_id, d.server, d.acked_seq FROM deliveries d
             WHERE d.acked_seq < coalesce((SELECT max(seq) FROM events WHERE session_id = d.session_id), -1)
+                + (SELECT CASE WHEN s.ended_at IS NULL THEN 0 ELSE 1 END FROM sessions s WHERE s.id = d.session_id)
             ORDER BY d.session_id
             """) { statement throws(LogError) -> [(Int64, String, Int64)] in
             var rows: [(Int64, String, Int64)] = []

@@ -104,7 +104,9 @@ package enum LogPush {
             // What the server it ended on holds (the link's own count is that server's).
             let has = acks.server == nil ? -1 : status.ackedThrough
             if let writer, has >= 0, let server = acks.server {
-                try? writer.markDelivered(session: info.id, server: server.absoluteString, through: has)
+                // Delivered with its end: the end's own mark, one past the last seq.
+                let mark = delivered && info.endedAt != nil && has >= last ? last + 1 : has
+                try? writer.markDelivered(session: info.id, server: server.absoluteString, through: mark)
             }
             var problem: String?
             if !delivered {

@@ -297,7 +297,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
                 history: { from, before in try outbox.events(session: id, from: from, before: before) })
             shared.withLock { $0.catchingUp.append(link) }
             link.connect()
-            link.deliverRecorded(item.events, ended: item.ended, at: item.endedAt)
+            link.deliverRecorded(item.events, ended: item.ended, at: item.endedAt, acknowledgedThrough: item.ackedSeq)
         }
     }
 

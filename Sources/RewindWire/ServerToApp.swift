@@ -7,6 +7,7 @@ import RewindJSON
 /// {"type":"ack","seq":41}
 /// {"type":"command","id":"c7","kind":"jump","seq":12,"state":{…}}
 /// {"type":"error","code":"seq-gap","message":"…"}
+/// {"type":"ended","id":2,"session":"6F0C…"}
 /// ```
 public enum ServerToApp: Sendable, Equatable {
     /// The answer to `hello`: the seq the server expects next (0 for a new session; after a
@@ -18,6 +19,9 @@ public enum ServerToApp: Sendable, Equatable {
     /// Something for the app to do, from an inspector.
     case command(Command)
     case error(WireError)
+    /// The session's `end` is durable in the log (answering the app's `end`, whose `id` it
+    /// echoes): the app may forget the session.
+    case ended(id: JSONValue?, session: String)
 
     public init(frame: [UInt8]) throws(WireError) {
         try self.init(json: parseFrame(frame))
@@ -36,6 +40,8 @@ public enum ServerToApp: Sendable, Equatable {
         case "error":
             let code = WireError.Code(rawValue: try f.string("code")) ?? .badMessage
             self = .error(WireError(code, try f.string("message"), id: f.id))
+        case "ended":
+            self = .ended(id: f.id, session: try f.string("session"))
         default:
             throw WireError(.unknownType, "unknown message type \"\(f.type)\" from the server", id: f.id)
         }
@@ -59,6 +65,11 @@ public enum ServerToApp: Sendable, Equatable {
             return command.json(type: "command")
         case .error(let error):
             return error.json
+        case .ended(let id, let session):
+            var o: JSONObject = ["type": "ended"]
+            if let id { o["id"] = id }
+            o["session"] = .string(session)
+            return .object(o)
         }
     }
 }

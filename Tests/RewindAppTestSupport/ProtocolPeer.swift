@@ -150,8 +150,12 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
             return (reply, false)
         case .result(let result):
             snapshot.results.append(result)
-        case .end:
-            if let uuid = sessionOf[connection.id] { snapshot.sessions[uuid]?.ended = true }
+        case .end(let id, _):
+            // As rewind serve does: the end stored, `ended` says so.
+            if let uuid = sessionOf[connection.id] {
+                snapshot.sessions[uuid]?.ended = true
+                return (.ended(id: id, session: uuid), false)
+            }
         }
         return (nil, false)
     }

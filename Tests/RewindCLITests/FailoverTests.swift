@@ -72,10 +72,11 @@ struct ServerFailoverTests {
         try StoreAndForwardTests.expectStored(uuid, through: 80, in: second.db)
         try StoreAndForwardTests.expectStored(uuid, through: 40, in: first.db)
         #expect(try LogReader(path: second.db).session(named: uuid).endedAt != nil)
-        // Nothing is owed: the local log's mark names the server that holds the session.
+        // Nothing is owed: the local log's mark names the server that holds the session, and
+        // is one past its last seq: the server said its end is stored.
         let reader = try LogReader(path: try #require(sink.localLogPath))
         let local = try reader.session(named: uuid)
-        #expect(try reader.deliveredSeq(session: local.id, server: Self.app(bPort).absoluteString) == 80)
+        #expect(try reader.deliveredSeq(session: local.id, server: Self.app(bPort).absoluteString) == 81)
         #expect(try reader.pendingDeliveries().isEmpty)
     }
 
@@ -103,7 +104,7 @@ struct ServerFailoverTests {
         // The local log is the first server's; its mark names the second.
         let local = try LogReader(path: place.localLog(port: aPort))
         #expect(try local.pendingDeliveries().isEmpty)
-        #expect(try local.deliveredSeq(session: try local.session(named: run.uuid).id, server: Self.app(bPort).absoluteString) == 12)
+        #expect(try local.deliveredSeq(session: try local.session(named: run.uuid).id, server: Self.app(bPort).absoluteString) == 13)
 
         // The first server is back: the next run records there, and owes it nothing.
         reserved.release()
@@ -132,7 +133,7 @@ struct ServerFailoverTests {
         #expect(run.result["delivered"] == true, "\(run.result) \(run.stderr)")
         try StoreAndForwardTests.expectStored(run.uuid, through: 9, in: place.db)
         let local = try LogReader(path: place.localLog(port: readerPort))
-        #expect(try local.deliveredSeq(session: try local.session(named: run.uuid).id, server: Self.app(writerPort).absoluteString) == 9)
+        #expect(try local.deliveredSeq(session: try local.session(named: run.uuid).id, server: Self.app(writerPort).absoluteString) == 10)
     }
 
     @Test("no server of the list answers: the events stay on the device, the result names the servers; rewind push --server A,B delivers them to the one that answers")

@@ -119,7 +119,7 @@ final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
         case .welcome: welcomed = true
         case .ack(let seq): acked = max(acked, seq)
         case .command(let command): received.append(command)
-        case .error: break
+        case .error, .ended: break
         }
         condition.broadcast()
         condition.unlock()

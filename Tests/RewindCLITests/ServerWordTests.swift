@@ -139,4 +139,79 @@ struct ServerWordTests {
         let gaps = zip(opens.dropFirst(), opens).map { $0 - $1 }
         #expect(gaps.last ?? 0 >= 0.3, "the gaps did not grow: \(gaps)")
     }
+
+    /// A server that stores every event (it acks them and resumes from the next), and goes away
+    /// whenever an app says `end`, before storing it: as a server killed at that moment.
+    final class EndlessServer: WebSocketServerDelegate, @unchecked Sendable {
+        let ends = Condition(0)
+        private let stored = Mutex<[String: Int64]>([:])
+        private let sessions = Mutex<[UInt64: String]>([:])
+        private var server: WebSocketServer!
+
+        init() throws {
+            let configuration = WebSocketServerConfiguration(endpoints: [WebSocketEndpoint(path: "/app", subprotocol: AppMessage.subprotocol)],
+                                                             maxMessageSize: 64 << 20)
+            server = WebSocketServer(configuration: configuration, delegate: self)
+            try server.start()
+        }
+
+        var url: String { "ws://127.0.0.1:\(server.port ?? 0)/app" }
+
+        func shouldAccept(_ request: WebSocketUpgradeRequest) -> Bool { true }
+        func didOpen(_ connection: WebSocketConnection) {}
+        func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {}
+
+        func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+            guard case .text(let bytes) = message, let said = try? AppMessage(frame: bytes) else { return }
+            var seqs: [Int64] = []
+            switch said {
+            case .hello(let hello):
+                sessions.withLock { $0[connection.id] = hello.session }
+                let next = stored.withLock { ($0[hello.session] ?? -1) + 1 }
+                _ = connection.send(text: ServerToApp.welcome(id: hello.id, session: hello.session, nextSeq: next).json.serialized())
+                return
+            case .event(let event): seqs = [event.seq]
+            case .events(let batch): seqs = batch.events.map(\.seq)
+            case .end:
+                ends.update(waking: .all) { $0 += 1 }
+                connection.close(code: .goingAway)
+                return
+            case .result: return
+            }
+            guard let uuid = sessions.withLock({ $0[connection.id] }), let last = seqs.max() else { return }
+            stored.withLock { $0[uuid] = max($0[uuid] ?? -1, last) }
+            _ = connection.send(text: ServerToApp.ack(seq: last).json.serialized())
+        }
+
+        func stop() { server.shutdown() }
+    }
+
+    @Test("a server that goes away after the last ack, before the end is stored: the next run delivers the end (the field soak's finding)")
+    func endNotStored() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let endless = try EndlessServer()
+        let endlessURL = endless.url
+        let first = try Self.record(12, Self.environment(folder, server: endlessURL))
+        #expect(endless.ends.wait(for: { $0 >= 1 }, deadline: MonotonicClock.deadline(after: 30)))
+        endless.stop()
+        #expect(first.result["delivered"] == false, "\(first.result)")
+        let pending = try LogReader(path: try Self.localLog(folder)).pendingDeliveries()
+        #expect(pending.map(\.session.uuid) == [first.uuid], "the ended session is still owed: \(pending.map(\.ackedSeq))")
+
+        // The next run reaches a real server: it gets the earlier session whole, ended.
+        let db = folder.path("served.db")
+        let serve = try ServeProcess(["--port", "0", "--db", db])
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        let port = try #require(serve.port())
+        var environment = Self.environment(folder, server: "ws://127.0.0.1:\(port)/app")
+        // The local log is named for the server it was made for: the first one, then this one.
+        environment["REWIND_SERVER"] = "\(endlessURL),ws://127.0.0.1:\(port)/app"
+        let next = try CLIRunner.run(["3", "catchup-finish"], program: Self.child, environment: environment)
+        #expect(next.status == 0, "\(next.stderr)")
+        let session = try LogReader(path: db).session(named: first.uuid)
+        #expect(session.lastSeq == 12)
+        #expect(session.endedAt != nil, "the end never reached the server")
+        #expect(try LogReader(path: try Self.localLog(folder)).pendingDeliveries().isEmpty)
+    }
 }

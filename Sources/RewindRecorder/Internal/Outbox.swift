@@ -201,7 +201,8 @@ final class Outbox: @unchecked Sendable {
             // and the link keeps everything after what it acknowledged.
             let from = max(0, delivery.ackedSeq + 1)
             var events = try reader.events(session: info.id, from: from, includeKeyframes: true)
-            if from > 0, events.first?.keyframe == nil {
+            // (Every event delivered, the end still to confirm: nothing to read.)
+            if from > 0, from <= info.lastSeq ?? -1, events.first?.keyframe == nil {
                 // The link rebuilds its states from a keyframe: start at the last one before.
                 if let keyframe = try reader.keyframe(atOrBefore: from, session: info.id) {
                     events = try reader.events(session: info.id, from: keyframe.seq, includeKeyframes: true)

@@ -22,8 +22,9 @@ import RewindSupport
 final class ServerLink: @unchecked Sendable {
     enum Phase {
         /// `restoring`: welcomed by a server that lacks events another server acknowledged;
-        /// they are being read back from the local log.
-        case connecting, awaitingWelcome, restoring, streaming, waiting, finished
+        /// they are being read back from the local log. `ending`: every event acknowledged and
+        /// `end` sent; waiting for the server's `ended`, after which the session is delivered.
+        case connecting, awaitingWelcome, restoring, streaming, ending, waiting, finished
     }
 
     let session: RecordingSession
@@ -151,8 +152,13 @@ final class ServerLink: @unchecked Sendable {
 
     /// For a session delivered from the local log: appended whole, then over once the server
     /// holds it, saying `end` only if the session ended where it was recorded.
-    func deliverRecorded(_ recorded: [RecordedEvent], ended: Bool, at endedAt: Double? = nil) {
-        state.withLock { $0.saysEnd = ended }
+    func deliverRecorded(_ recorded: [RecordedEvent], ended: Bool, at endedAt: Double? = nil, acknowledgedThrough: Int64 = -1) {
+        state.withLock { state in
+            state.saysEnd = ended
+            // Every event already delivered (an end still to confirm): the link knows how far
+            // the session goes, so a server's claim can be checked against it.
+            if recorded.isEmpty { state.events.acknowledge(through: acknowledgedThrough) }
+        }
         append(recorded)
         end(at: endedAt)
     }
@@ -389,7 +395,7 @@ final class ServerLink: @unchecked Sendable {
             } else {
                 // Welcomed (streaming, or reading back what this server lacks) and then closed:
                 // the server went away, and the next one is tried after the backoff.
-                scheduleRetry(state.phase == .streaming || state.phase == .restoring ? .nextWelcomed : .nextUnwelcomed, &state)
+                scheduleRetry(state.phase == .streaming || state.phase == .restoring || state.phase == .ending ? .nextWelcomed : .nextUnwelcomed, &state)
             }
         }
     }
@@ -455,6 +461,9 @@ final class ServerLink: @unchecked Sendable {
             case .command(let command):
                 // Performed off the lock.
                 return command
+            case .ended:
+                guard state.phase == .ending else { break }
+                finishEnded(confirmed: true, &state)
             case .error(let error):
                 // Named with its server: with several, the one that said it.
                 state.lastError = requests.count > 1 ? "\(url.absoluteString): \(error.message)" : error.message
@@ -688,7 +697,38 @@ final class ServerLink: @unchecked Sendable {
     private func finishIfDelivered(_ state: inout State) {
         guard state.ended, state.events.ackedThrough >= state.events.lastSeq, state.phase == .streaming,
               let client = state.client else { return }
-        if state.saysEnd { _ = client.send(text: AppMessage.end(id: nil, at: state.endedAt).json.serialized()) }
+        guard state.saysEnd else {
+            close(client, &state)
+            return
+        }
+        // Delivered once the server says the end is stored (`ended`): a server that went away
+        // first gets `end` again from the next connection, or from the local log next run.
+        _ = client.send(text: AppMessage.end(id: 2, at: state.endedAt).json.serialized())
+        state.phase = .ending
+        let attempt = state.attempt
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.endedTimeout) { [weak self] in
+            self?.change { state in
+                guard attempt == state.attempt, state.phase == .ending else { return }
+                // A server from before `ended` never says it: taken at its word, as then.
+                self?.finishEnded(confirmed: false, &state)
+            }
+        }
+    }
+
+    /// How long a link waits for `ended` after `end` before it takes the session as delivered.
+    static let endedTimeout: Double = 10
+
+    /// With the lock held: the server holds the session's end (`confirmed`: it said `ended`):
+    /// the local log marks it delivered (one past its last seq: the end's own mark), and the
+    /// connection closes.
+    private func finishEnded(confirmed: Bool, _ state: inout State) {
+        guard let client = state.client else { return }
+        acknowledged?(state.events.lastSeq + 1, requests[state.server].url)
+        close(client, &state)
+    }
+
+    /// With the lock held: the session is delivered; its connection closes.
+    private func close(_ client: any TransportConnection, _ state: inout State) {
         client.close(goingAway: false)
         state.closingClient = client
         state.client = nil

@@ -247,6 +247,8 @@ final class AppIngest: @unchecked Sendable {
                 } catch {
                     throw WireError(.storage, "could not record the end of the session: \(error)", id: id)
                 }
+                // Durable now (a writer's call runs committed): the app may forget the session.
+                _ = connection.send(textBytes: ServerToApp.ended(id: id, session: session.uuid).json.serializedBytes(.compact))
                 release(session, change: .ended)
                 app.session = nil
             }
