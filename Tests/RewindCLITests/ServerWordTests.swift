@@ -27,10 +27,7 @@ struct ServerWordTests {
             self.nextSeq = nextSeq
             self.ack = ack
             self.drop = drop
-            let configuration = WebSocketServerConfiguration(endpoints: [WebSocketEndpoint(path: "/app", subprotocol: AppMessage.subprotocol)],
-                                                             maxMessageSize: 64 << 20)
-            server = WebSocketServer(configuration: configuration, delegate: self)
-            try server.start()
+            server = try ServerWordTests.startAppServer(self)
         }
 
         var url: String { "ws://127.0.0.1:\(server.port ?? 0)/app" }
@@ -55,6 +52,15 @@ struct ServerWordTests {
     }
 
     static let child = CLIRunner.locate("RewindRecorderChild")
+
+    /// A libwebsockets server on a free port of 127.0.0.1 with `/app` alone, for `delegate`.
+    static func startAppServer(_ delegate: any WebSocketServerDelegate) throws -> WebSocketServer {
+        let configuration = WebSocketServerConfiguration(endpoints: [WebSocketEndpoint(path: "/app", subprotocol: AppMessage.subprotocol)],
+                                                         maxMessageSize: 64 << 20)
+        let server = WebSocketServer(configuration: configuration, delegate: delegate)
+        try server.start()
+        return server
+    }
 
     static func environment(_ folder: TemporaryDirectory, server: String) -> [String: String] {
         ["REWIND_SERVER": server, "REWIND_OUTBOX": folder.path("outbox"), "REWIND_DB": folder.path("unused.db"), "REWIND_TOKEN": ""]
@@ -149,10 +155,7 @@ struct ServerWordTests {
         private var server: WebSocketServer!
 
         init() throws {
-            let configuration = WebSocketServerConfiguration(endpoints: [WebSocketEndpoint(path: "/app", subprotocol: AppMessage.subprotocol)],
-                                                             maxMessageSize: 64 << 20)
-            server = WebSocketServer(configuration: configuration, delegate: self)
-            try server.start()
+            server = try ServerWordTests.startAppServer(self)
         }
 
         var url: String { "ws://127.0.0.1:\(server.port ?? 0)/app" }

@@ -6,8 +6,8 @@ import RewindTestSupport
 @testable import RewindAppTestSupport
 
 // README example begin
-struct CounterState: Codable, Sendable { var count = 0 }
-enum CounterAction: Codable, Sendable { case increment, decrement }
+nonisolated struct CounterState: Codable, Sendable { var count = 0 }
+nonisolated enum CounterAction: Codable, Sendable { case increment, decrement }
 
 let counterReducer: Reducer<CounterState, CounterAction> = { state, action in
     switch action {
