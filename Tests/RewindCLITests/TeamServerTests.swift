@@ -415,3 +415,32 @@ extension TeamServerTests {
         #expect(verify.stdout.split(separator: "\n").count == 5, "two sessions and three branches: \(verify.stdout)")
     }
 }
+
+extension TeamServerTests {
+    @Test("prune of a session an app streams now: one sentence and exit 1, not 'no session matched' (issue 38)")
+    func pruneALiveSession() throws {
+        let url = try PostgresTestCluster.shared().createDatabase()
+        let serve = try Self.serve(url)
+        defer { Self.stop(serve) }
+        let port = try #require(serve.port())
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let app = try RunningCLI([#"{"add":{"_0":3}}"#, #"{"add":{"_0":4}}"#],
+                                 environment: ["REWIND_SERVER": "ws://127.0.0.1:\(port)/app", "REWIND_OUTBOX": folder.path("outbox"),
+                                               "REWIND_DB": folder.path("unused.db")],
+                                 program: CLIRunner.locate("RewindStoreChild"))
+        defer { app.stop() }
+        var uuid: String?
+        #expect(waitUntil(timeout: .seconds(60)) {
+            let listed = (try? jsonLines((try? CLIRunner.run(["sessions", "--json", "--db", url]).stdout) ?? "")) ?? []
+            uuid = listed.first { ($0["lastSeq"]?.numberValue?.int64Value ?? -1) >= 2 }?["uuid"]?.string
+            return uuid != nil
+        })
+        let session = try #require(uuid)
+        let pruned = try CLIRunner.run(["prune", session, "--db", url])
+        #expect(pruned.status == 1, "\(pruned.stdout) \(pruned.stderr)")
+        #expect(pruned.stderr.contains("was not removed: an app streams it now"), "\(pruned.stderr)")
+        #expect(!pruned.stdout.contains("no session matched"), "\(pruned.stdout)")
+        #expect(try PostgresLogStore(url: url).openReader().session(named: session).lastSeq == 2)
+    }
+}

@@ -104,7 +104,16 @@ struct PruneCommand: ParsableCommand {
                 candidates.first { $0.id == id } ?? SessionInfo(id: id, uuid: "?", app: "?", startedAt: now)
             }
         }
-        report(removed, age: age?.said)
+        // A session named on the command line that stayed: on a team store, one whose lease an
+        // instance holds (an app streams it now). Said, not passed over as "no session matched".
+        let kept = olderThan == nil && !dryRun ? candidates.filter { candidate in !removed.contains { $0.id == candidate.id } } : []
+        if !removed.isEmpty || kept.isEmpty { report(removed, age: age?.said) }
+        do {
+            if let first = kept.first {
+                let more = kept.count > 1 ? " (and \(kept.count - 1) more)" : ""
+                throw CLIError("session \(first.id) (\(shown: first.uuid.prefix(8)), \(shown: first.app))\(more) was not removed: an app streams it now; prune it once it has ended or been interrupted", code: 1)
+            }
+        }
     }
 
     private func readSessions(_ reader: LogReader) throws -> [SessionInfo] {
