@@ -18,6 +18,8 @@ public final class DemoRunner {
         case file(String)
         /// `rewind serve`'s `/app` address; each app has its own connection and takes commands.
         case server(URL, token: String? = nil, caFile: String? = nil)
+        /// Equivalent servers (a team's instances on one database), tried in order.
+        case servers([URL], token: String? = nil, caFile: String? = nil)
     }
 
     /// An app that started recording.
@@ -81,6 +83,10 @@ public final class DemoRunner {
                 recording = .sinks([fileSink!])
             case .server(let url, let token, let caFile):
                 let sink = ServerSink(url: url, token: token, caFile: caFile)
+                serverSinks.append(sink)
+                recording = .sinks([sink])
+            case .servers(let urls, let token, let caFile):
+                let sink = ServerSink(url: urls[0], fallbacks: Array(urls.dropFirst()), token: token, caFile: caFile)
                 serverSinks.append(sink)
                 recording = .sinks([sink])
             }

@@ -129,6 +129,27 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("not delivered (the server is away)"))
     }
 
+    @Test("--server takes a list: with the first down, the apps stream to the next, and nothing is said undelivered (issue 38)")
+    func serverList() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let reserved = try ReservedPort()
+        defer { reserved.release() }
+        let db = dir.url.appendingPathComponent("served.db").path
+        let serve = try ServeProcess(["--port", "0", "--db", db])
+        defer { serve.signal(SIGTERM); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        let list = "ws://127.0.0.1:\(reserved.port)/app,ws://127.0.0.1:\(port)/app"
+        let run = try CLIRunner.run(["demo", "--server", list, "--app", "breweries", "--duration", "2", "--rate", "20"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stdout.contains("not delivered"), "\(run.stdout)")
+        let uuid = try #require(Self.sessions(in: run.stdout)["breweries"], "\(run.stdout)")
+        let verify = try CLIRunner.run(["verify", "--db", db, uuid])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let wrong = try CLIRunner.run(["demo", "--server", "ws://127.0.0.1:\(port)/app,localhost:7433", "--duration", "1"])
+        #expect(wrong.status == 2 && wrong.stderr == "--server: 'localhost:7433' is not a WebSocket address such as ws://127.0.0.1:7433/app\n", "\(wrong.stderr)")
+    }
+
     @Test("a server started with a token: the demo's token lets it in; a wrong one is named as the reason")
     func tokenServer() throws {
         let dir = try TemporaryDirectory()

@@ -25,7 +25,7 @@ struct DemoCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("Stream to `rewind serve` at this address (default: \(defaultServer)).", valueName: "url"))
+    @Option(help: ArgumentHelp("Stream to `rewind serve` at this address, or to the first of several separated by commas that answers (default: \(defaultServer)).", valueName: "url"))
     var server: String?
 
     @Option(help: ArgumentHelp("The server's token (default: $REWIND_TOKEN), for a server started with --token.", valueName: "secret"))
@@ -72,6 +72,7 @@ struct DemoCommand: ParsableCommand {
             switch destination {
             case .file(let path): label = path
             case .server(let url, _, _): label = url.absoluteString
+            case .servers(let urls, _, _): label = urls.map(\.absoluteString).joined(separator: ",")
             }
             let runner = DemoRunner(apps: kinds, destination: destination, rate: rate, seed: seed, stateLog: stateLog)
             DemoLifecycle.start(runner, label: label, rate: rate, seed: seed, duration: duration)
@@ -117,11 +118,18 @@ struct DemoCommand: ParsableCommand {
             return .file(db)
         }
         let text = server ?? Self.defaultServer
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-              let host = url.host, !host.isEmpty else {
-            throw CLIError("--server: '\(text)' is not a WebSocket address such as \(Self.defaultServer)", code: 2)
+        // One address, or several separated by commas (a team's instances), as REWIND_SERVER takes them.
+        var urls: [URL] = []
+        for entry in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let url = URL(string: entry), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+                  let host = url.host, !host.isEmpty else {
+                throw CLIError("--server: '\(entry)' is not a WebSocket address such as \(Self.defaultServer)", code: 2)
+            }
+            urls.append(url)
         }
-        return .server(url, token: ServerLocation.token(token, side: .app), caFile: try caFile.resolved())
+        let appToken = ServerLocation.token(token, side: .app)
+        let trusted = try caFile.resolved()
+        return urls.count == 1 ? .server(urls[0], token: appToken, caFile: trusted) : .servers(urls, token: appToken, caFile: trusted)
     }
 }
 
