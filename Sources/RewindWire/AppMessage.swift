@@ -96,6 +96,13 @@ public enum AppMessage: Sendable, Equatable {
             if case .hello(let hello) = self, let run = hello.run, run.isEmpty || run.utf8.count > 128 {
                 throw f.fail("run", "a non-empty string of at most 128 bytes")
             }
+            // What names a session is compared as stored, and PostgreSQL cannot hold U+0000 in
+            // text (it keeps U+FFFD): such a name would never match itself again.
+            if case .hello(let hello) = self {
+                for (name, value) in [("session", hello.session), ("app", hello.app), ("run", hello.run), ("replayOf", hello.replayOf)] {
+                    if let value, value.unicodeScalars.contains("\u{0}") { throw f.fail(name, "a string without U+0000") }
+                }
+            }
             if let version = try f.optionalInt("hashVersion") {
                 guard let known = StateHashVersion(rawValue: Int(version)), case .hello(var hello) = self else {
                     throw f.fail("hashVersion", "1 or 2")

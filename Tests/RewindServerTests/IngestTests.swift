@@ -182,3 +182,21 @@ struct OversizedCommandTests {
         inspector.close()
     }
 }
+
+@Suite("Names that no log keeps", .ownThreads)
+struct NULNameTests {
+    @Test("a hello whose session, app, run or replayOf holds U+0000 is refused by name, and no session row is left (issue 38)", arguments: ["session", "app", "run", "replayOf"])
+    func refused(member: String) throws {
+        let fixture = try ServerFixture()
+        let uuid = UUID().uuidString
+        var hello: JSONObject = ["type": "hello", "id": 1, "session": .string(uuid), "app": "Tests", "run": "r1"]
+        hello[member] = .string(member == "session" ? uuid + "\u{0}x" : "a\u{0}b")
+        let app = try JSONClient.app(port: fixture.port)
+        app.send(.object(hello))
+        let refused = app.waitFor { $0["type"] == "error" || $0["type"] == "welcome" }
+        #expect(refused?["type"] == "error" && refused?["code"] == "bad-message", "\(String(describing: refused))")
+        #expect(refused?["message"] == .string("hello: \"\(member)\" must be a string without U+0000"), "\(String(describing: refused))")
+        #expect(try fixture.reader().sessions().isEmpty)
+        app.close()
+    }
+}
