@@ -109,3 +109,19 @@ struct ServeCommandTests {
         #expect(verify.status == 0)
     }
 }
+
+extension ServeCommandTests {
+    @Test("a short token on an address other machines reach draws a warning at start; a long one, or loopback, does not (issue 38)")
+    func shortTokenWarning() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        for (host, token, warns) in [("0.0.0.0", "abc", true), ("0.0.0.0", "0123456789abcdef0123", false), ("127.0.0.1", "abc", false)] {
+            let serve = try ServeProcess(["--host", host, "--port", "0", "--db", folder.path("\(host)-\(token.count).db"), "--token", token])
+            #expect(serve.waitForOutput("/app\n", timeout: 30), "\(serve.text)")
+            let warned = serve.text.contains("rewind serve: warning: --token is \(token.count) characters long and \(host) is reachable from other machines")
+            #expect(warned == warns, "\(host) \(token): \(serve.text)")
+            serve.signal(SIGTERM)
+            _ = serve.waitForExit()
+        }
+    }
+}

@@ -7,6 +7,10 @@ import RewindWebSocket
 
 /// `rewind serve`: the server apps stream to and inspectors read from.
 struct ServeCommand: ParsableCommand {
+    /// Below this many characters a token is said to be short when the server is reachable from
+    /// other machines (the kept `--lan` token is 32 hex characters).
+    static let minimumTokenLength = 16
+
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Take apps' live events into the log and serve them to inspectors.",
@@ -124,6 +128,14 @@ struct ServeCommand: ParsableCommand {
             let kept = try LANAccess.keptToken(at: tokenPath)
             token = kept.token
             tokenNote = kept.created ? "made and kept in \(tokenPath)" : "kept in \(tokenPath)"
+        }
+        // Reachable from other machines, a short token is guessed: said once at start.
+        if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) {
+            for (option, value) in [("--token", token), ("--app-token", appToken), ("--inspect-token", inspectToken)] {
+                if let value, value.utf8.count < Self.minimumTokenLength {
+                    writeStandardError("rewind serve: warning: \(option) is \(value.utf8.count) characters long and \(host) is reachable from other machines; use at least \(Self.minimumTokenLength) random characters (openssl rand -hex 16)")
+                }
+            }
         }
         if !store.isShared {
             let folder = (path as NSString).deletingLastPathComponent

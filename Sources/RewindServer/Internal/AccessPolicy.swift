@@ -167,13 +167,20 @@ struct AccessPolicy: Sendable {
         return !originHost.isEmpty && String(originHost) == host.lowercased()
     }
 
-    /// Compares in time that does not depend on where the strings differ.
+    /// Compares in time that depends on neither where the strings differ nor the token's length:
+    /// both go through a keyed 64-bit digest (SipHash, seeded at random per process, so no one
+    /// outside can aim at it), and the digests are compared bit by bit. Only equal digests go on
+    /// to the exact comparison.
     static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for i in x.indices { difference |= x[i] ^ y[i] }
-        return difference == 0
+        let difference = digest(a) ^ digest(b)
+        guard difference == 0 else { return false }
+        return Array(a.utf8) == Array(b.utf8)
+    }
+
+    private static func digest(_ text: String) -> UInt64 {
+        var hasher = Hasher()
+        Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
     /// The token as a cookie value: characters a cookie cannot hold are percent-encoded.
