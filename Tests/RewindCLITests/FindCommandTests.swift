@@ -62,6 +62,7 @@ struct FindCommandTests {
     @Test("a path that never exists in the session is said on stderr, with the nearest path that does", arguments: [
         ("/cuont", "/count"), ("/user/nmae", "/user/name"), ("/todos/0/titel", "/todos/0/title"), ("/Todos/5", "/todos/0"),
         ("/count/deeper", "/count"), ("/zzzzzz", nil),
+        ("/cnt", "/count"),
     ])
     func neverExists(path: String, nearest: String?) throws {
         let fixture = try LogFixture()
