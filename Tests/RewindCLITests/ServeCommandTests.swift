@@ -125,3 +125,18 @@ extension ServeCommandTests {
         }
     }
 }
+
+extension ServeCommandTests {
+    @Test("--host 0.0.0.0 prints the addresses clients can use, as --lan does, never the wildcard (issue 41)")
+    func wildcardHostPrintsAddresses() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let serve = try ServeProcess(["--host", "0.0.0.0", "--port", "0", "--db", folder.path("any.db"), "--token", "0123456789abcdef0123"])
+        defer { serve.signal(SIGTERM); _ = serve.waitForExit() }
+        #expect(serve.waitForOutput("(--max-message)\n", timeout: 30), "\(serve.text)")
+        let port = try #require(serve.port(), "\(serve.text)")
+        #expect(!serve.text.contains("0.0.0.0"), "\(serve.text)")
+        #expect(serve.text.contains("rewind serve: apps connect to ws://127.0.0.1:\(port)/app\n"), "\(serve.text)")
+        #expect(serve.text.contains("rewind serve: listening on every interface; every connection needs the token 0123456789abcdef0123"), "\(serve.text)")
+    }
+}

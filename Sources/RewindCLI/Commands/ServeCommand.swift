@@ -190,7 +190,10 @@ struct ServeCommand: ParsableCommand {
         } else if let webFolder {
             lines += "rewind serve: the page is served from \(webFolder)\n"
         }
-        let shownHost = lan ? "127.0.0.1" : host
+        // Every interface (--lan, or --host 0.0.0.0 / ::): this machine's addresses, not the
+        // wildcard, which no client can connect to.
+        let everyInterface = lan || ["0.0.0.0", "::", "[::]"].contains(host)
+        let shownHost = everyInterface ? "127.0.0.1" : host
         let socketScheme = tls == nil ? "ws" : "wss"
         lines += "rewind serve: apps connect to \(socketScheme)://\(shownHost.contains(":") ? "[\(shownHost)]" : shownHost):\(server.port ?? port)/app\n"
         if let tls {
@@ -201,7 +204,7 @@ struct ServeCommand: ParsableCommand {
                                                        inspectToken.map { _ in "the inspect token may only inspect" }]
                 .compactMap { $0 }.joined(separator: "; ") + (token == nil ? "" : "; the server's token opens both") + "\n"
         }
-        if lan, let appSide = appToken ?? token {
+        if everyInterface, let appSide = appToken ?? token {
             lines += Self.lanLines(port: server.port ?? port, token: appSide, tokenNote: tokenNote, addresses: LANAccess.addresses(),
                                    inspectToken: inspectToken ?? token ?? appSide, secure: tls != nil)
         }
