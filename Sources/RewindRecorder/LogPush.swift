@@ -67,7 +67,8 @@ package enum LogPush {
             // Recorded as delivered to one of these servers (a mark for another does not count).
             let holder = try servers.first { try reader.deliveredSeq(session: info.id, server: $0.url.absoluteString) >= last }
             if writer != nil, let holder {
-                outcomes.append(Outcome(session: info, serverHad: last + 1, serverHas: last, delivered: true, problem: nil,
+                // Known from this log's own mark; the server is not asked.
+                outcomes.append(Outcome(session: info, serverHad: nil, serverHas: last, delivered: true, problem: nil,
                                         server: holder.url))
                 continue
             }
@@ -81,7 +82,7 @@ package enum LogPush {
                 commands: { command, link in
                     link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this session is being pushed from a log file; its app is not running"))
                 },
-                failures: { failure, _ in failures.note(failure) },
+                failures: { failure, url in failures.note(failure, url: url) },
                 acknowledged: { seq, server in acks.note(seq, by: server) },
                 welcomed: { index in acks.welcomed(index) })
             link.connect()
@@ -110,7 +111,7 @@ package enum LogPush {
             }
             var problem: String?
             if !delivered {
-                problem = status.lastError ?? failures.last.map { "cannot reach the server: \($0)" }
+                problem = status.lastError ?? failures.last
                     ?? "the server did not take it within \(Int(timeout.seconds)) s"
             }
             outcomes.append(Outcome(session: info, serverHad: acks.first.map { $0 + 1 }, serverHas: has, delivered: delivered,
@@ -158,9 +159,12 @@ private final class FailureTally: Sendable {
 
     private let seen = Mutex(Seen())
 
-    func note(_ failure: TransportFailure) {
+    /// Keeps the failure as the sentence the recorder would say (a wrong token, a refused or
+    /// timed-out connect), not the transport's own words.
+    func note(_ failure: TransportFailure, url: URL) {
+        let sentence = failure.aboutEvents ? failure.reason : ConnectFailure(reason: failure.reason).sentence(url: url)
         seen.withLock { seen in
-            seen.reason = failure.reason
+            seen.reason = sentence
             seen.failures += 1
         }
     }

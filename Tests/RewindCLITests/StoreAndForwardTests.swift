@@ -142,6 +142,23 @@ struct StoreAndForwardTests {
         #expect(try LogReader(path: place.localLog(port: port)).pendingDeliveries().isEmpty)
     }
 
+    @Test("rewind push with a wrong token says so as the recorder does, not in the transport's words (issue 41)")
+    func pushWrongToken() throws {
+        let place = try Place()
+        defer { place.dir.cleanup() }
+        let first = try place.serve()
+        let port = try #require(first.port())
+        Self.stop(first)
+        _ = try Self.record(3, environment: place.environment(port: port))
+        let serve = try place.serve(port: port, token: "right-token-right-token")
+        defer { Self.stop(serve) }
+        let push = try CLIRunner.run(["push", "--db", place.localLog(port: port), "--server", "ws://127.0.0.1:\(port)", "--timeout", "5"],
+                                     environment: ["REWIND_TOKEN": "wrong"])
+        #expect(push.status == 1, "\(push.stdout) \(push.stderr)")
+        #expect(push.stdout.contains("not delivered: cannot connect to ws://127.0.0.1:\(port)/app: the server refused the token"), "\(push.stdout)")
+        #expect(!push.stdout.contains("HS: ws upgrade response"), "\(push.stdout)")
+    }
+
     @Test("a wrong token: said once, the events kept; the right token the next run delivers both")
     func wrongTokenThenRight() throws {
         let place = try Place()
@@ -248,7 +265,15 @@ struct StoreAndForwardTests {
         let reserved = try ReservedPort()
         let down = try CLIRunner.run(["push", "--db", unreached, "--server", "ws://127.0.0.1:\(reserved.port)", "--timeout", "20", a.uuid])
         #expect(down.status == 1)
-        #expect(down.stdout.contains("no answer, has 0: not delivered: cannot reach the server: "), "\(down.stdout)")
+        #expect(down.stdout.contains("no answer, has 0: not delivered: cannot connect to ws://127.0.0.1:\(reserved.port)/app: nothing accepted the connection"), "\(down.stdout)")
+
+        // With the server away, a session this log marked delivered says so without claiming
+        // to have asked (issue 41).
+        // (The marks name the other server now: the last push to it moved them.)
+        Self.stop(other)
+        let marked = try CLIRunner.run(["push", "--db", log, "--server", "ws://127.0.0.1:\(otherPort)", "--timeout", "2"])
+        #expect(marked.stdout.contains("already delivered (this log's mark; the server was not asked)"), "\(marked.stdout)")
+        #expect(!marked.stdout.contains("the server had"), "\(marked.stdout)")
     }
 }
 

@@ -132,7 +132,7 @@ struct PushCommand: ParsableCommand {
                 writeStandardOutput(jsonLine(.object(line)))
             } else {
                 let had = outcome.serverHad.map { "the server had \($0)" }
-                    ?? (outcome.delivered ? "already delivered" : "no answer")
+                    ?? (outcome.delivered ? "already delivered (this log's mark; the server was not asked)" : "no answer")
                 let state = outcome.delivered ? "ok" : "not delivered: \(outcome.problem ?? "unknown")"
                 // With several servers, the one that holds it.
                 let holder = servers.count > 1 ? outcome.server.map { " on \($0.absoluteString)" } ?? "" : ""

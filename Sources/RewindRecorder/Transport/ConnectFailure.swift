@@ -68,9 +68,12 @@ struct ConnectFailure: Sendable, Equatable {
             return "cannot connect to \(address): timed out\(detail); is the Mac awake, on this network, "
                 + "and not blocking port \(url.port.map(String.init) ?? "7433") in its firewall?"
         case .wrongToken:
+            // The HTTP status says it all; the transport's own words ("HS: ws upgrade response
+            // not 101") say nothing more to a person.
+            let status = reason.range(of: #"HTTP \d{3}"#, options: .regularExpression).map { " (\(reason[$0]))" } ?? ""
             return "cannot connect to \(address): the server refused the token; "
                 + "set REWIND_TOKEN (or REWIND_APP_TOKEN) to the server's app token: its --app-token, "
-                + "or its --token when it has no app token (\(reason))."
+                + "or its --token when it has no app token\(status)."
         case .untrustedCertificate:
             return "cannot connect to \(address): \(reason.replacingOccurrences(of: "--ca-file, REWIND_CA_FILE", with: "REWIND_CA_FILE or caFile:"))."
         case .unsupported:
