@@ -306,3 +306,33 @@ func utcTimeOfDay(_ seconds: Double) -> String {
     formatter.dateFormat = "HH:mm:ss.SSS"
     return formatter.string(from: Date(timeIntervalSince1970: seconds))
 }
+
+extension TailCommandTests {
+    @Test("a session already live is said at once, with its seq, in both forms; one whose app went is said interrupted (issue 41)")
+    func alreadyLiveIsSaid() throws {
+        let server = try Server()
+        defer { server.cleanup() }
+        let uuid = UUID().uuidString
+        let app = try StreamingApp(port: server.port)
+        #expect(app.hello(session: uuid) == 0)
+        for seq in Int64(0)..<5 { app.send(TwoTypeRecording.event(seq)) }
+        #expect(app.waitForAck(4))
+        for arguments in [["tail", "--server", server.url], ["tail", "1", "--server", server.url]] {
+            let tail = try RunningCLI(arguments)
+            #expect(tail.waitForError("rewind tail: following session \(uuid) (CLI test), live, at seq 4"), "\(arguments): \(tail.stderr)")
+            tail.stop()
+        }
+        app.client.close(code: .normal)
+        #expect(app.waitForClose())
+        // The server lets the session go once it has read the close: asked until it has.
+        let interrupted = "rewind tail: following session \(uuid) (CLI test), interrupted (no app holds it now), at seq 4"
+        var said = ""
+        #expect(waitUntil(timeout: .seconds(30)) {
+            guard let later = try? RunningCLI(["tail", "1", "--server", server.url]) else { return false }
+            defer { later.stop() }
+            _ = later.waitForError("rewind tail: following session")
+            said = later.stderr
+            return said.contains(interrupted)
+        }, "\(said)")
+    }
+}

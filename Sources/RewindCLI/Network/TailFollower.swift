@@ -142,6 +142,10 @@ final class TailFollower {
                     _ = try request(.subscribe(id: nil, session: session.uuid))
                     writeStandardError(ended + "; waiting for its app to resume it")
                 } else {
+                    // Said at once, not only when tail had to wait: nothing may print until the
+                    // app's next action.
+                    let state = session.live ? "live" : "interrupted (no app holds it now)"
+                    writeStandardError("rewind tail: following session \(session.uuid) (\(session.app)), \(state), at seq \(session.lastSeq ?? -1)")
                     startFollowing(session, fromStart: false)
                 }
             }
