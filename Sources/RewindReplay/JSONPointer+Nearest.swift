@@ -67,25 +67,19 @@ extension JSONPointer {
     /// reported as `bound + 1`.
     static func prefixDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], bound: Int) -> Int {
         guard !a.isEmpty, !b.isEmpty else { return min(a.count, bound + 1) }
-        var previous = Array(0...b.count)
-        var row = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            row[0] = i
-            var smallest = row[0]
-            for j in 1...b.count {
-                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-                smallest = min(smallest, row[j])
-            }
-            if smallest > bound { return bound + 1 }
-            swap(&previous, &row)
-        }
         // Any start of `b`: the best of the last row.
-        return min(previous.min() ?? bound + 1, bound + 1)
+        return lastRow(a, b, bound: bound).map { min($0.min() ?? bound + 1, bound + 1) } ?? bound + 1
     }
 
     /// Levenshtein distance of `a` and `b`; anything past `bound` is reported as `bound + 1`.
     static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], bound: Int) -> Int {
         if a.isEmpty || b.isEmpty { return min(max(a.count, b.count), bound + 1) }
+        return lastRow(a, b, bound: bound).map { min($0[b.count], bound + 1) } ?? bound + 1
+    }
+
+    /// The last row of the edit-distance table of `a` (rows) against `b` (columns): entry `j`
+    /// is the distance of `a` to `b`'s first `j` scalars. `nil` once a whole row passes `bound`.
+    private static func lastRow(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], bound: Int) -> [Int]? {
         var previous = Array(0...b.count)
         var row = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -95,9 +89,9 @@ extension JSONPointer {
                 row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
                 smallest = min(smallest, row[j])
             }
-            if smallest > bound { return bound + 1 }
+            if smallest > bound { return nil }
             swap(&previous, &row)
         }
-        return min(previous[b.count], bound + 1)
+        return previous
     }
 }

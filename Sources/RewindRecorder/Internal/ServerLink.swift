@@ -463,7 +463,7 @@ final class ServerLink: @unchecked Sendable {
                 return command
             case .ended:
                 guard state.phase == .ending else { break }
-                finishEnded(confirmed: true, &state)
+                finishEnded(&state)
             case .error(let error):
                 // Named with its server: with several, the one that said it.
                 state.lastError = requests.count > 1 ? "\(url.absoluteString): \(error.message)" : error.message
@@ -710,7 +710,7 @@ final class ServerLink: @unchecked Sendable {
             self?.change { state in
                 guard attempt == state.attempt, state.phase == .ending else { return }
                 // A server from before `ended` never says it: taken at its word, as then.
-                self?.finishEnded(confirmed: false, &state)
+                self?.finishEnded(&state)
             }
         }
     }
@@ -718,10 +718,10 @@ final class ServerLink: @unchecked Sendable {
     /// How long a link waits for `ended` after `end` before it takes the session as delivered.
     static let endedTimeout: Double = 10
 
-    /// With the lock held: the server holds the session's end (`confirmed`: it said `ended`):
-    /// the local log marks it delivered (one past its last seq: the end's own mark), and the
+    /// With the lock held: the server holds the session's end (it said `ended`, or is taken at
+    /// its word after ``endedTimeout``): the local log marks it delivered (one past its last seq: the end's own mark), and the
     /// connection closes.
-    private func finishEnded(confirmed: Bool, _ state: inout State) {
+    private func finishEnded(_ state: inout State) {
         guard let client = state.client else { return }
         acknowledged?(state.events.lastSeq + 1, requests[state.server].url)
         close(client, &state)
