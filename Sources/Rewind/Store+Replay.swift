@@ -89,4 +89,7 @@ final class StoreCommandTarget<State: Codable & Sendable, Action: Decodable & Se
     nonisolated func step(_ state: inout State, _ action: Action) {
         _ = reducer(&state, action)
     }
+
+    /// Rewind's store always has its reducer.
+    nonisolated var stepRefusal: String? { nil }
 }

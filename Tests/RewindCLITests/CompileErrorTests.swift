@@ -122,4 +122,47 @@ struct CompileErrorTests {
         #expect(approachable.status == 0, "\(approachable.output)")
         #expect(!approachable.output.contains("warning"), "\(approachable.output)")
     }
+    @Test("the TCA stand-in warns where TCA 1.25 does: the old wiring, which invoked reducers, gets the deprecation; the docs' wiring, composed in body, none")
+    func tcaDeprecatesInvokingAReducer() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let header = """
+            import ComposableArchitecture
+            import RewindRecorder
+
+            struct Feature: Reducer {
+                struct State: Codable, Sendable { var count = 0 }
+                enum Action: Codable, Sendable { case add, rewind }
+                var body: some ReducerOf<Self> {
+                    Reduce { state, action in
+                        if case .add = action { state.count += 1 }
+                        return .none
+                    }
+                }
+            }
+
+            """
+        let invoked = header + """
+            struct Recorded<Base: Reducer>: Reducer where Base.State: Codable & Sendable, Base.Action: Codable & Sendable {
+                let base: Base
+                let link: StoreLink<Base.State, Base.Action>
+                func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+                    link.reduce(&state, action) { base.reduce(into: &$0, action: action) } ?? .none
+                }
+            }
+            func step(_ state: inout Feature.State, _ action: Feature.Action) { _ = Feature().reduce(into: &state, action: action) }
+
+            """
+        let old = try Self.typecheck(invoked, in: directory.url)
+        #expect(old.status == 0, "\(old.output)")
+        // One warning each where the old wiring invoked a reducer: `base.reduce` and `Feature().reduce`.
+        let warned = old.output.split(separator: "\n").filter { $0.contains("Profile.swift:") && $0.contains("warning: 'reduce(into:action:)' is deprecated: Don't invoke a reducer directly") }
+        #expect(warned.map { $0.split(separator: ":")[1] } == ["18", "21"], "\(old.output)")
+        let docs = try String(contentsOf: Self.repository.appendingPathComponent("Tests/StandIns/TCAShop/Recorded.swift"), encoding: .utf8)
+        let begin = try #require(docs.range(of: "import RewindRecorder\n"))
+        let end = try #require(docs.range(of: "@MainActor\nfunc makeStore"))
+        let composed = try Self.typecheck(header + docs[begin.upperBound..<end.lowerBound], in: directory.url)
+        #expect(composed.status == 0, "\(composed.output)")
+        #expect(!composed.output.contains("warning"), "\(composed.output)")
+    }
 }

@@ -19,6 +19,9 @@ struct StandInSnippetTests {
         var folder: String
         var marker: String
         var actions: [String]
+        /// Its StoreLink has a step (ReSwift); TCA's wiring has none, so it refuses replays and
+        /// branches (TCA 1.25 deprecates running a reducer away from the store).
+        var steps: Bool
         var testDescription: String { program }
     }
 
@@ -28,8 +31,8 @@ struct StandInSnippetTests {
     /// MainActor isolation, and with that and Approachable Concurrency.
     static let settings = ["", "MainActor", "Approachable"]
     static let apps = settings.flatMap { setting in [
-        App(program: "TCAShop" + setting, folder: "TCAShop", marker: "TCA", actions: shop),
-        App(program: "ReSwiftShop" + setting, folder: "ReSwiftShop", marker: "ReSwift", actions: shop + [#"{"placed":{"_0":"order-112"}}"#]),
+        App(program: "TCAShop" + setting, folder: "TCAShop", marker: "TCA", actions: shop, steps: false),
+        App(program: "ReSwiftShop" + setting, folder: "ReSwiftShop", marker: "ReSwift", actions: shop + [#"{"placed":{"_0":"order-112"}}"#], steps: true),
     ] }
 
     @Test("README.md holds the counter app exactly as it is compiled")
@@ -87,7 +90,7 @@ struct StandInSnippetTests {
         try LinkedApp.waitForSeq(1, of: running.session, in: running.db)
     }
 
-    @Test("jump, dispatch, resume, branch and replay --into against the app the snippet wires", arguments: apps)
+    @Test("jump, dispatch, resume, branch and replay --into against the app the snippet wires (TCA's refuses the last two)", arguments: apps)
     func commands(app: App) throws {
         let running = try LinkedApp(program: CLIRunner.locate(app.program), actions: app.actions)
         defer { running.stop() }
@@ -111,8 +114,23 @@ struct StandInSnippetTests {
         #expect(resumed["ok"] == true, "\(resumed)")
         #expect(running.waitForPrinted(LinkedApp.state(cart: [7], total: 7, lastOrder: "order-112"), after: printed))
 
+        // The recorded state reads as the app's own names (TCA's @ObservableState stores
+        // `_cart`; the stand-in's state is written as the macro expands it).
+        let recordedCart = try CLIRunner.run(["state", "\(running.session)@2", "--path", "/cart", "--db", running.db])
+        #expect((try? JSONValue(parsing: recordedCart.stdout)) == [100, 212], "\(recordedCart.stdout) \(recordedCart.stderr)")
+
         // From the terminal: a branch through the app's reducer, and a replay into the app.
         let server = "ws://127.0.0.1:\(running.port)"
+        guard app.steps else {
+            for arguments in [["branch", running.session, "--skip", "2", "--server", server],
+                              ["replay", running.session, "--from", "1", "--to", "3", "--into", running.session, "--server", server, "--db", running.db]] {
+                let refused = try CLIRunner.run(arguments)
+                #expect(refused.status != 0)
+                #expect(refused.stderr.contains("StoreLink was made without a step"), "\(arguments[0]): \(refused.stderr)")
+            }
+            #expect(running.app.stdout.hasSuffix(LinkedApp.state(cart: [7], total: 7, lastOrder: "order-112") + "\n"), "\(running.app.stdout)")
+            return
+        }
         let branch = try CLIRunner.run(["branch", running.session, "--skip", "2", "--server", server])
         #expect(branch.status == 0, "\(branch.stderr)")
         let made = try #require(branch.stdout.split(separator: " ").dropFirst(3).first?.trimmingCharacters(in: [":"]), "\(branch.stdout)")

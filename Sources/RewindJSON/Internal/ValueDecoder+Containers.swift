@@ -6,12 +6,28 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var codingPath: [any CodingKey] { path.keys }
 
-    var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] {
+        object.keys.compactMap { name in
+            Key(stringValue: name) ?? (Self.observable ? Key(stringValue: "_" + name) : nil)
+        }
+    }
 
-    func contains(_ key: Key) -> Bool { object.index(forKey: key.stringValue) != nil }
+    func contains(_ key: Key) -> Bool { lookup(key) != nil }
+
+    /// The keys are an `@ObservableState` state's (``ObservableStateKeys``): `_name` is read
+    /// from `name` when the object has no `_name`, and the registrar from nothing.
+    private static var observable: Bool { Key(stringValue: ObservableStateKeys.registrar) != nil }
+
+    private func lookup(_ key: Key) -> JSONValue? {
+        let name = key.stringValue
+        if let value = object[name] { return value }
+        guard name.utf8.first == UInt8(ascii: "_"), Self.observable else { return nil }
+        if name == ObservableStateKeys.registrar { return .object(JSONObject()) }
+        return object[String(name.dropFirst())]
+    }
 
     private func value(_ key: Key) throws -> JSONValue {
-        guard let value = object[key.stringValue] else {
+        guard let value = lookup(key) else {
             let keys = path.keys
             throw DecodingError.keyNotFound(key, .init(
                 codingPath: keys,
@@ -66,7 +82,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// One lookup instead of the default's three (`contains`, `decodeNil`, `decode`).
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = object[key.stringValue], !value.isNull else { return nil }
+        guard let value = lookup(key), !value.isNull else { return nil }
         return try context.decodeValue(type, from: value, at: { path.appending(key) })
     }
 

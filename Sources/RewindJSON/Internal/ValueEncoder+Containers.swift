@@ -41,6 +41,10 @@ struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if key.stringValue == ObservableStateKeys.registrar {
+            builder.markObservable()
+            return
+        }
         set(try context.encodeValue(value, at: { path.appending(key) }, in: frame, key: frame == nil ? .single : .name(key.stringValue)), key)
     }
 

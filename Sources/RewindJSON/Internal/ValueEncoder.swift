@@ -23,6 +23,12 @@ final class ObjectBuilder {
     private var object = JSONObject()
     /// Members whose value is still being built: a placeholder holds their place in `object`.
     private var pending: [(key: String, node: EncodingNode)] = []
+    /// The value is a state of TCA's `@ObservableState` (it encoded the macro's registrar): its
+    /// members are written under the app's own names (``ObservableStateKeys``).
+    private var observable = false
+
+    /// Marks the object as an `@ObservableState` state (its registrar is not written).
+    func markObservable() { observable = true }
 
     /// Sets a finished value; encoding a key again replaces its value and keeps its place.
     func set(_ value: JSONValue, forKey key: String) {
@@ -36,14 +42,45 @@ final class ObjectBuilder {
     }
 
     func finish() -> JSONValue {
-        guard !pending.isEmpty else { return .object(object) }
-        // Take the object out so that filling in the pending members does not copy it.
-        var finished = JSONObject()
-        swap(&finished, &object)
-        for (key, node) in pending { finished.updateValue(node.finish(), forKey: key) }
-        pending = []
-        object = finished
-        return .object(finished)
+        if !pending.isEmpty {
+            // Take the object out so that filling in the pending members does not copy it.
+            var finished = JSONObject()
+            swap(&finished, &object)
+            for (key, node) in pending { finished.updateValue(node.finish(), forKey: key) }
+            pending = []
+            object = finished
+        }
+        if observable {
+            object = ObservableStateKeys.ownNames(object)
+            observable = false
+        }
+        return .object(object)
+    }
+}
+
+/// TCA's `@ObservableState` macro stores each property of a state as `_name`, behind a computed
+/// `name`, and adds `_$observationRegistrar` (which encodes nothing): a synthesized `Codable`
+/// writes those stored names. Rewind's encoder writes such a state (one that encodes the
+/// registrar) under the app's own names, without the registrar, and its decoder reads `_name`
+/// from `name` and the registrar from nothing, for the coding keys of a type that has the
+/// registrar among them: what a recording shows, and what a jump sends back, read as the app's
+/// names. A member that already has its own name is left as it is.
+enum ObservableStateKeys {
+    static let registrar = "_$observationRegistrar"
+
+    static func ownNames(_ object: JSONObject) -> JSONObject {
+        var renamed = JSONObject()
+        for (key, value) in object {
+            if key.utf8.count > 1, key.utf8.first == UInt8(ascii: "_") {
+                let own = String(key.dropFirst())
+                if object.index(forKey: own) == nil {
+                    renamed.updateValue(value, forKey: own)
+                    continue
+                }
+            }
+            renamed.updateValue(value, forKey: key)
+        }
+        return renamed
     }
 }
 

@@ -168,6 +168,7 @@ package struct CommandEngine<Target: CommandTarget> {
             throw CommandRefusal("the range \(from)…\(to) is outside the recording's seqs 0…\(recording.lastSeq)")
         }
         guard !target.isReplaying else { throw CommandRefusal("a replay is already running") }
+        if let refusal = target.stepRefusal { throw CommandRefusal(refusal) }
         if let step = recording.steps.first(where: { $0.seq == from }), step.isSkipped {
             throw CommandRefusal("the state at seq \(from) was coalesced (not recorded): start from a recorded seq")
         }
@@ -278,6 +279,7 @@ package struct CommandEngine<Target: CommandTarget> {
         guard let live = target.commandRecorder else {
             throw CommandRefusal("the store is not recording: a branch is recorded where the app records")
         }
+        if let refusal = target.stepRefusal { throw CommandRefusal(refusal) }
         let last = recording.lastSeq
         for seq in skip.union(edits.keys) where seq < 1 || seq > last {
             throw CommandRefusal("seq \(seq) is not an action of the recording (1…\(last))")

@@ -33,4 +33,7 @@ package protocol CommandTarget<State, Action>: AnyObject {
     func endReplay()
     /// The reducer without effects, off the store (branches, and replays of actions alone).
     nonisolated func step(_ state: inout State, _ action: Action)
+    /// Why the store has no ``step(_:_:)`` (`nil` when it has one): replays and branches are
+    /// refused with it before anything is touched.
+    nonisolated var stepRefusal: String? { get }
 }

@@ -9,12 +9,15 @@ import RewindSupport
 ///
 /// The store gives it three things:
 ///
-/// - its reducer, run through ``reduce(_:_:_:)``: the link records each action with the state
-///   it produced, and it is where a jump, a resume and a replay change what the store holds;
+/// - its reducer, run through ``reduce(_:_:_:)``, or, for a store whose reducers are composed
+///   and never invoked (TCA), ``willReduce(_:_:)`` and ``didReduce(_:_:)`` around it: the link
+///   records each action with the state it produced, and it is where a jump, a resume and a
+///   replay change what the store holds;
 /// - how to send an action, and one action the link may send to wake the reducer
-///   (``connect(wake:send:)``): the link consumes that action (the store's reducer never sees
-///   it, and it is never recorded) to set the state it holds;
-/// - the reducer as a step without effects (`step`), for replays and branches.
+///   (``connect(wake:send:)``): the link consumes that action (it is never recorded) to set the
+///   state it holds;
+/// - the reducer as a step without effects (`step`), for replays and branches. A link made
+///   without one takes every command but those two, which it answers with a sentence saying so.
 ///
 /// ```swift
 /// let recorder = Recorder<AppState, AppAction>(initialState: AppState(), metadata: RecordingMetadata(app: "MyApp"))
@@ -33,7 +36,7 @@ import RewindSupport
 public final class StoreLink<State: Codable & Sendable, Action: Decodable & Sendable>: @unchecked Sendable {
     /// The recorder each reduced action is recorded with.
     public let recorder: Recorder<State, Action>
-    private let stepFunction: @Sendable (inout State, Action) -> Void
+    private let stepFunction: (@Sendable (inout State, Action) -> Void)?
     private let shared = Mutex(Shared())
 
     private struct Shared {
@@ -55,6 +58,37 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
         var held: [Action] = []
         /// What a `.read` wake found.
         var readBack: State?
+        /// The actions between ``willReduce(_:_:)`` and ``didReduce(_:_:)``, innermost last.
+        var around: [Around] = []
+
+        /// Decides what the store's reducer runs `action` on: nothing (the link's wake), nothing
+        /// yet (`hold`: an action sent while a replay runs, sent again after it), the state the
+        /// store holds, or the live state a jump keeps underneath.
+        mutating func begin(_ state: inout State, _ action: Action, hold: Bool) -> ReduceStep {
+            if waking {
+                waking = false
+                let change = pending
+                pending = nil
+                apply(change, to: &state)
+                return .consumed
+            }
+            if replaying && hold {
+                held.append(action)
+                return .held
+            }
+            if resumeFirst {
+                resumeFirst = false
+                if showingPast, let kept = live {
+                    state = kept
+                    live = nil
+                    showingPast = false
+                }
+            }
+            guard showingPast, let kept = live else { return .onState }
+            // The past state stays shown; the action changes the live state kept here.
+            live = nil
+            return .onLive(kept)
+        }
 
         /// Applies what a wake asked for to the state the store holds.
         mutating func apply(_ change: Change?, to state: inout State) {
@@ -92,16 +126,34 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     /// link consumed the action), the state the store holds, or the live state kept here.
     private enum ReduceStep {
         case consumed
+        case held
         case onState
         case onLive(State)
     }
 
+    /// What ``willReduce(_:_:)`` decided, for ``didReduce(_:_:)``: the wake (and the state it
+    /// set, which the store's reducers may not change), or an action on the state the store
+    /// holds, or on the live state while a jump shows `shown`.
+    private enum Around {
+        case consumed(State)
+        case onState(began: Int64)
+        case onLive(shown: State, began: Int64)
+    }
+
     /// A link recording with `recorder`; `step` is the store's reducer without its effects
-    /// (`{ state, action in _ = AppFeature().reduce(into: &state, action: action) }` for TCA,
-    /// `{ state, action in state = appReducer(action, state) }` for ReSwift).
+    /// (`{ state, action in state = appReducer(action, state) }` for ReSwift), which replays and
+    /// branches run.
     public init(recorder: Recorder<State, Action>, step: @escaping @Sendable (inout State, Action) -> Void) {
         self.recorder = recorder
         self.stepFunction = step
+    }
+
+    /// A link recording with `recorder`, for a store that cannot run its reducer away from the
+    /// store (TCA 1.25 deprecates invoking a reducer, and 2.0 removes it): it takes jump, resume,
+    /// pause and dispatch, and answers a replay or a branch with a sentence saying why not.
+    public init(recorder: Recorder<State, Action>) {
+        self.recorder = recorder
+        self.stepFunction = nil
     }
 
     /// Connects the store, once it exists: `send` sends an action through it (a dispatch from
@@ -140,33 +192,8 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     /// }
     /// ```
     public func reduce<Effect>(_ state: inout State, _ action: Action, _ reducer: (inout State) -> Effect) -> Effect? {
-        let step = shared.withLock { shared -> ReduceStep in
-            if shared.waking {
-                shared.waking = false
-                let change = shared.pending
-                shared.pending = nil
-                shared.apply(change, to: &state)
-                return .consumed
-            }
-            if shared.replaying {
-                shared.held.append(action)
-                return .consumed
-            }
-            if shared.resumeFirst {
-                shared.resumeFirst = false
-                if shared.showingPast, let kept = shared.live {
-                    state = kept
-                    shared.live = nil
-                    shared.showingPast = false
-                }
-            }
-            guard shared.showingPast, let kept = shared.live else { return .onState }
-            // The past state stays shown; the action changes the live state kept here.
-            shared.live = nil
-            return .onLive(kept)
-        }
-        switch step {
-        case .consumed:
+        switch shared.withLock({ $0.begin(&state, action, hold: true) }) {
+        case .consumed, .held:
             return nil
         case .onState:
             let began = MonotonicClock.nanoseconds()
@@ -181,6 +208,56 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
                 if shared.showingPast { shared.live = kept }
             }
             return effect
+        }
+    }
+
+    /// Call first among the store's reducers, before the app's own, for a store whose reducers
+    /// are composed rather than invoked (TCA's `body`): with ``didReduce(_:_:)`` last, it does
+    /// what ``reduce(_:_:_:)`` does around a reducer it runs. The wake sets the state here; the
+    /// app's reducers then see it (handle it as a no-op) and whatever they do to the state is
+    /// undone. An action sent while a replay runs is reduced at once on the replay's state and
+    /// recorded (the store runs it whatever the link says, so holding it would run its effects
+    /// twice); the replay goes on from the states it computes.
+    ///
+    /// ```swift
+    /// var body: some ReducerOf<Self> {
+    ///     Reduce { state, action in link.willReduce(&state, action); return .none }
+    ///     base
+    ///     Reduce { state, action in link.didReduce(&state, action); return .none }
+    /// }
+    /// ```
+    public func willReduce(_ state: inout State, _ action: Action) {
+        shared.withLock { shared in
+            switch shared.begin(&state, action, hold: false) {
+            case .consumed, .held:
+                shared.around.append(.consumed(state))
+            case .onState:
+                shared.around.append(.onState(began: MonotonicClock.nanoseconds()))
+            case .onLive(let kept):
+                shared.around.append(.onLive(shown: state, began: MonotonicClock.nanoseconds()))
+                state = kept
+            }
+        }
+    }
+
+    /// Call last among the store's reducers, after the app's own (see ``willReduce(_:_:)``):
+    /// records `action` with the state the reducers produced, and puts back what a jump shows.
+    /// Without its ``willReduce(_:_:)`` it records the action as it is.
+    public func didReduce(_ state: inout State, _ action: Action) {
+        let around = shared.withLock { $0.around.popLast() }
+        switch around {
+        case .consumed(let set)?:
+            state = set
+        case .onState(let began)?:
+            recorder.record(action, state: state, at: Date(), durationNs: MonotonicClock.nanoseconds() - began)
+        case .onLive(let shown, let began)?:
+            recorder.record(action, state: state, at: Date(), durationNs: MonotonicClock.nanoseconds() - began)
+            shared.withLock { shared in
+                if shared.showingPast { shared.live = state }
+            }
+            state = shown
+        case nil:
+            recorder.record(action, state: state)
         }
     }
 
@@ -204,7 +281,7 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
             }
             return shared.waking
         }
-        return missed ? "the store did not hand the link's wake action to StoreLink.reduce at once; call link.reduce(…) from the store's reducer, and send on the main actor" : nil
+        return missed ? "the store did not hand the link's wake action to StoreLink.reduce (or willReduce) at once; call it from the store's reducer, and send on the main actor" : nil
     }
 
     fileprivate static var notConnected: String {
@@ -266,7 +343,7 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
             defer { shared.replayState = nil }
             return shared.replayState
         }) else { return nil }
-        stepFunction(&state, action)
+        stepFunction?(&state, action)
         shared.withLock { $0.replayState = state }
         _ = wake(.set(state))
         return state
@@ -292,7 +369,13 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
     }
 
     fileprivate func step(_ state: inout State, _ action: Action) {
-        stepFunction(&state, action)
+        stepFunction?(&state, action)
+    }
+
+    fileprivate var stepRefusal: String? {
+        stepFunction == nil
+            ? "the store's StoreLink was made without a step (StoreLink(recorder:)), so it cannot run recorded actions away from the store: replays and branches need StoreLink(recorder:step:)"
+            : nil
     }
 }
 
@@ -303,10 +386,12 @@ private final class LinkTarget<State: Codable & Sendable, Action: Decodable & Se
     weak var link: StoreLink<State, Action>?
     /// For ``step(_:_:)``, which runs off the main actor.
     nonisolated let stepFunction: @Sendable (inout State, Action) -> Void
+    nonisolated let stepRefusal: String?
 
     nonisolated init(link: StoreLink<State, Action>) {
         self.link = link
         self.stepFunction = { [weak link] state, action in link?.step(&state, action) }
+        self.stepRefusal = link.stepRefusal
     }
 
     private static var gone: String { "the store's StoreLink is gone" }

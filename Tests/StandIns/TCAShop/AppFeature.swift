@@ -2,10 +2,28 @@ import ComposableArchitecture
 
 /// The shop's root feature, written as a TCA app writes one.
 nonisolated struct AppFeature: Reducer {
+    /// `@ObservableState struct State: Codable, Sendable, Equatable { var cart: [Int] = [];
+    /// var total = 0; var lastOrder: String? }`, as TCA's macro expands it (macros cannot be
+    /// built here): each property stored as `_name` behind a computed `name`, and the registrar.
+    /// Rewind records it as `{"cart":…,"total":…,"lastOrder":…}`.
     struct State: Codable, Sendable, Equatable {
-        var cart: [Int] = []
-        var total = 0
-        var lastOrder: String?
+        var _cart: [Int] = []
+        var _total = 0
+        var _lastOrder: String?
+        var _$observationRegistrar = ObservationStateRegistrar()
+
+        var cart: [Int] {
+            get { _cart }
+            set { _cart = newValue }
+        }
+        var total: Int {
+            get { _total }
+            set { _total = newValue }
+        }
+        var lastOrder: String? {
+            get { _lastOrder }
+            set { _lastOrder = newValue }
+        }
     }
 
     enum Action: Codable, Sendable {
@@ -13,7 +31,7 @@ nonisolated struct AppFeature: Reducer {
         case remove(Int)
         case checkout
         case placed(String)
-        /// The StoreLink's wake (Docs/Integrating.md): it sets the state; this reducer never sees it.
+        /// The StoreLink's wake (Docs/Integrating.md): it sets the state; this reducer does nothing.
         case rewind
     }
 
