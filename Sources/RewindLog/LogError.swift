@@ -51,6 +51,9 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Another `rewind serve` on the same database is writing the session now (it holds the
         /// session's lease); the app should connect there or retry later.
         case sessionLeased(session: String)
+        /// A session was opened without proving it is its app's: its secret's digest differs from
+        /// the one stored when the session began (or none was given for a session that has one).
+        case notOwner(session: String)
     }
 
     /// What went wrong.
@@ -127,6 +130,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
             return text + ": \(message)."
         case .unreachable:
             return "The database \(file) cannot be reached: \(message)."
+        case .notOwner(let session):
+            return "Session \(session) in \(file) belongs to the app that started it, and this does not prove it (its secret is missing or another)."
         case .sessionLeased(let session):
             return "Session \(session) in \(file) is being written by another rewind serve instance (it holds the session's lease)\(message.isEmpty ? "" : ": \(message)")."
         }

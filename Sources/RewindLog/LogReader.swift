@@ -40,8 +40,10 @@ public final class LogReader: @unchecked Sendable {
             hasSendSites = true
             sessionColumns = Self.sessionQuery(withRun: true, withHashVersion: true)
             indexesSessionMeta = true
+            hasOwners = true
             return
         }
+        hasOwners = try connection.scalarInt("SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'owner'") == 1
         // An older file opened read-only keeps its schema: it has no marks or sites to read.
         marksNonFinite = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'non_finite'") == 1
         hasSendSites = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'send_sites'") == 1
@@ -56,6 +58,20 @@ public final class LogReader: @unchecked Sendable {
 
     /// Whether the file has the `non_finite` table (schema 2 and later).
     let marksNonFinite: Bool
+    /// Whether the log has `sessions.owner` and `sessions.secret` (schema 7 and later).
+    let hasOwners: Bool
+
+    /// Who owns session `id` (``SessionOwner``): the digest the log keeps, with the secret where
+    /// the log is on the app's device; `nil` when the session has no owner (or the log predates
+    /// owners). Never part of ``SessionInfo``: nothing shows it.
+    package func owner(session id: Int64) throws(LogError) -> SessionOwner? {
+        guard hasOwners else { return nil }
+        return try withStatement("SELECT owner, secret FROM sessions WHERE id = ?1") { statement throws(LogError) -> SessionOwner? in
+            try statement.bind(id, at: 1)
+            guard try statement.step(), !statement.isNull(0) else { return nil }
+            return SessionOwner(secret: statement.isNull(1) ? nil : statement.string(1), digest: statement.string(0))
+        }
+    }
     /// Whether the file has the `send_sites` table and `sessions.run` (schema 3 and later).
     let hasSendSites: Bool
     /// The sessions query for this file's schema.

@@ -7,7 +7,7 @@ public enum LogSchema {
     /// `PRAGMA application_id` of every Rewind log: `RWND` in ASCII.
     public static let applicationID: Int32 = 0x5257_4E44
     /// The schema version this build writes and reads.
-    public static let currentVersion = 6
+    public static let currentVersion = 7
     /// The page size given to a new file, before it is switched to WAL.
     public static let pageSize = 4_096
 }

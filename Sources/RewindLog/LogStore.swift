@@ -61,8 +61,10 @@ public protocol LogStoreWriter: AnyObject, Sendable {
     /// Records a new session and returns its id; an existing session with the same `uuid` keeps
     /// its id (an app reconnecting). Durable when it returns. On a shared store this writer
     /// then holds the session's lease until ``release(session:)`` or ``close()``.
+    /// `owner`, when given, is checked against the session's (``SessionOwner``) before anything
+    /// else, and stored with a new session.
     func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String?, run: String?,
-                     hashVersion: StateHashVersion) throws(LogError) -> Int64
+                     hashVersion: StateHashVersion, owner: SessionOwner?) throws(LogError) -> Int64
     /// Enqueues one batch; `completion` says whether it was committed (all of it or none).
     func append(_ events: [LogEvent], completion: (@Sendable (Result<Void, LogError>) -> Void)?)
     /// Returns once everything appended before is committed and searchable.
@@ -89,10 +91,17 @@ public protocol LogStoreWriter: AnyObject, Sendable {
 }
 
 extension LogStoreWriter {
-    /// ``openSession(uuid:app:startedAt:meta:replayOf:run:hashVersion:)`` with its defaults.
+    /// ``openSession(uuid:app:startedAt:meta:replayOf:run:hashVersion:owner:)`` with its defaults.
     public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue = [:], replayOf: String? = nil,
                             run: String? = nil) throws(LogError) -> Int64 {
-        try openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: replayOf, run: run, hashVersion: .v1)
+        try openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: replayOf, run: run, hashVersion: .v1, owner: nil)
+    }
+
+    /// ``openSession(uuid:app:startedAt:meta:replayOf:run:hashVersion:owner:)`` for a session no
+    /// app owns (an import, a test).
+    public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String?, run: String?,
+                            hashVersion: StateHashVersion) throws(LogError) -> Int64 {
+        try openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: replayOf, run: run, hashVersion: hashVersion, owner: nil)
     }
 
     /// ``append(_:completion:)`` without a completion.

@@ -94,14 +94,22 @@ public final class LogWriter: Sendable {
     /// - Parameter run: the run the session belongs to: the sessions one process started share it.
     /// - Parameter hashVersion: which state hash the session's events carry; a session continued
     ///   with another one is refused (``LogError/Kind/hashVersionMismatch(session:stored:requested:)``).
+    /// - Parameter owner: the app that started the session (``SessionOwner``): given when the
+    ///   session is new, it is stored; given for a session that has one, it must be the same
+    ///   (``LogError/Kind/notOwner(session:)``), and nothing else is checked or told before.
     public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue = [:],
                             replayOf: String? = nil, run: String? = nil,
-                            hashVersion: StateHashVersion = .v1) throws(LogError) -> Int64 {
+                            hashVersion: StateHashVersion = .v1, owner: SessionOwner? = nil) throws(LogError) -> Int64 {
         let metaText = meta.serialized(.compact)
         return try call { engine throws(LogError) in
             try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: metaText, replayOf: replayOf, run: run,
-                                   hashVersion: hashVersion)
+                                   hashVersion: hashVersion, owner: owner)
         }
+    }
+
+    /// The secret this log keeps for session `id` (a log on the app's device), if any.
+    public func secret(session id: Int64) throws(LogError) -> String? {
+        try call { engine throws(LogError) in try engine.secret(session: id) }
     }
 
     /// Enqueues one batch of events; `completion` (on the writer thread) says whether it was

@@ -57,8 +57,10 @@ package struct SessionCopy {
         }
         let id: Int64
         do {
+            // The owner goes along as its digest: the secret stays on the app's device.
+            let owner = try source.owner(session: session.id).map { SessionOwner(secret: nil, digest: $0.digest) }
             id = try target.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
-                                        replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion)
+                                        replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion, owner: owner)
         } catch where error.kind != .unreachable {
             return .failed(error.description, stored: held?.eventCount ?? 0)
         }

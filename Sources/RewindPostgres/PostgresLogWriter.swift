@@ -12,7 +12,7 @@ import RewindSupport
 /// events) in one transaction, announces each session's new seq range on the `rewind_events`
 /// channel (delivered at commit) and runs the completions once committed.
 ///
-/// A session is written by one instance at a time: ``openSession(uuid:app:startedAt:meta:replayOf:run:hashVersion:)``
+/// A session is written by one instance at a time: ``openSession(uuid:app:startedAt:meta:replayOf:run:hashVersion:owner:)``
 /// takes the session's advisory lock (`pg_try_advisory_lock(id)`) on this writer's connection and
 /// refuses with ``LogError/Kind/sessionLeased(session:)`` when another holds it. PostgreSQL frees
 /// the lock when the connection ends, so after a `kill -9` of an instance its sessions can move
@@ -70,10 +70,10 @@ public final class PostgresLogWriter: LogStoreWriter, @unchecked Sendable {
     // MARK: LogStoreWriter
 
     public func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String?, run: String?,
-                            hashVersion: StateHashVersion) throws(LogError) -> Int64 {
+                            hashVersion: StateHashVersion, owner: SessionOwner?) throws(LogError) -> Int64 {
         try call { engine throws(LogError) in
             try engine.openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: replayOf, run: run,
-                                   hashVersion: hashVersion)
+                                   hashVersion: hashVersion, owner: owner)
         }
     }
 

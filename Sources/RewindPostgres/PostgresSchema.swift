@@ -16,7 +16,7 @@ import RewindLog
 ///   JSON without accents, split where FTS5 splits). The database must be UTF8.
 enum PostgresSchema {
     /// `migrations[v - 1]` brings a database from version `v - 1` to `v`.
-    static let migrations: [String] = [version1]
+    static let migrations: [String] = [version1, version2]
 
     /// The advisory lock (two-key form; sessions use the one-key form) that migrations run under.
     static let migrationLock = "pg_advisory_xact_lock(21111, 1)"
@@ -155,6 +155,22 @@ enum PostgresSchema {
             RETURN NEW;
         END $$;
         CREATE TRIGGER sessions_identity_fixed BEFORE UPDATE ON sessions FOR EACH ROW EXECUTE FUNCTION rewind_session_identity();
+        """
+
+    /// Version 2, the SQLite file's version 7: a session's owner (the SHA-256 digest of its
+    /// app's secret) and, in a log on the app's device, the secret; each set once.
+    static let version2 = """
+        ALTER TABLE sessions ADD COLUMN owner text, ADD COLUMN secret text;
+        CREATE FUNCTION rewind_session_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF (OLD.owner IS NOT NULL AND NEW.owner IS DISTINCT FROM OLD.owner)
+               OR (OLD.secret IS NOT NULL AND NEW.secret IS DISTINCT FROM OLD.secret) THEN
+                RAISE EXCEPTION 'rewind: a session''s owner and secret are set once'
+                    USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER sessions_owner_set_once BEFORE UPDATE ON sessions FOR EACH ROW EXECUTE FUNCTION rewind_session_owner();
         """
 }
 

@@ -43,16 +43,17 @@ final class PostgresWriterEngine: @unchecked Sendable {
     // MARK: Sessions
 
     func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String?, run: String?,
-                     hashVersion: StateHashVersion) throws(LogError) -> Int64 {
+                     hashVersion: StateHashVersion, owner: SessionOwner?) throws(LogError) -> Int64 {
         let metaText = meta.objectValue != nil ? meta.serialized(.compact) : "{}"
         // The session and its tags in one transaction, before the lease: whoever inserts the row
         // indexes its tags, even when another instance wins the race for the lease.
         try connection.execute("BEGIN")
         do throws(LogError) {
             let inserted = try connection.scalarText("""
-                INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run, hash_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run, hash_version, owner, secret) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 ON CONFLICT(uuid) DO NOTHING RETURNING id
-                """, [uuid, app, "\(startedAt.timeIntervalSince1970)", metaText, replayOf, run, String(hashVersion.rawValue)])
+                """, [uuid, app, "\(startedAt.timeIntervalSince1970)", metaText, replayOf, run, String(hashVersion.rawValue),
+                      owner?.digest, owner?.secret])
             if let inserted {
                 for tag in SessionTags.from(meta: meta) {
                     _ = try connection.scalarText("INSERT INTO session_tags(session_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
@@ -64,12 +65,22 @@ final class PostgresWriterEngine: @unchecked Sendable {
             _ = try? connection.execute("ROLLBACK")
             throw error
         }
-        let result = try connection.run("SELECT id, hash_version, run FROM sessions WHERE uuid = ?1", [uuid])
+        let result = try connection.run("SELECT id, hash_version, run, owner FROM sessions WHERE uuid = ?1", [uuid])
         defer { PQclearResult(result) }
         guard let row = PGRowReader(result), row.count > 0 else {
             throw LogError(kind: .unknownSession(uuid), message: "it vanished right after it was recorded", path: connection.location)
         }
         let id = row.int64(0, 0)
+        // Whose it is, first, before the lease: a hello that does not prove it neither learns
+        // more of the session nor takes it from the instance its app streams to.
+        if let stored = row.text(0, 3) {
+            guard let owner, owner.matches(stored) else {
+                throw LogError(kind: .notOwner(session: uuid), message: "", path: connection.location)
+            }
+        } else if let owner {
+            _ = try connection.scalarText("UPDATE sessions SET owner = ?2, secret = coalesce(secret, ?3) WHERE id = ?1 AND owner IS NULL RETURNING id",
+                                          [String(id), owner.digest, owner.secret])
+        }
         guard row.int64(0, 1) == Int64(hashVersion.rawValue) else {
             throw LogError(kind: .hashVersionMismatch(session: uuid, stored: Int(row.int64(0, 1)), requested: hashVersion.rawValue),
                            message: "", path: connection.location)

@@ -43,7 +43,8 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
             open.sessionIDs[session.uuid] = try writer.openSession(uuid: session.uuid, app: session.app,
                                                                    startedAt: session.startedAt, meta: session.meta,
                                                                    replayOf: session.replayOf, run: session.run,
-                                                                   hashVersion: session.hashVersion)
+                                                                   hashVersion: session.hashVersion,
+                                                                   owner: .keeping(session.secret))
         }
     }
 

@@ -43,6 +43,26 @@ package enum LogPush {
     /// for each. With a writable log, each session's delivery is recorded in it (`deliveries`,
     /// naming the server that acknowledged), and a session already recorded as delivered to one
     /// of `servers` is not sent again.
+    /// The secret that proves `info` is this log's session: the one the log keeps; else, in a log
+    /// this push may write whose session has no owner yet (recorded before owners), `made`,
+    /// claimed and kept there so that a later push proves it again; else `made`, for this push
+    /// alone (a server's own log keeps only digests: a session it holds with an owner cannot be
+    /// resumed elsewhere from it).
+    private static func secret(of info: SessionInfo, reader: LogReader, writer: LogWriter?, made: String) throws -> String {
+        if let writer {
+            if let kept = try writer.secret(session: info.id) { return kept }
+            do {
+                _ = try writer.openSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
+                                           replayOf: info.replayOf, run: info.run, hashVersion: info.hashVersion,
+                                           owner: .keeping(made))
+            } catch {
+                guard case .notOwner = error.kind else { throw error }
+            }
+            return made
+        }
+        return try reader.owner(session: info.id)?.secret ?? made
+    }
+
     package static func push(path: String, sessions names: [String], servers: [(url: URL, token: String?)], caFile: String? = nil,
                              transport: ServerTransport = .automatic, timeout: Duration = .seconds(60)) throws -> [Outcome] {
         let reader = try LogReader(path: path)
@@ -73,8 +93,9 @@ package enum LogPush {
                 continue
             }
             let events = try reader.events(session: info.id, includeKeyframes: true)
-            let session = RecordingSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
+            var session = RecordingSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
                                            replayOf: info.replayOf, run: info.run, hashVersion: info.hashVersion)
+            session.secret = try secret(of: info, reader: reader, writer: writer, made: session.secret)
             let acks = AckTally()
             let failures = FailureTally()
             let link = ServerLink(
@@ -89,7 +110,7 @@ package enum LogPush {
             link.deliverRecorded(events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }, ended: info.endedAt != nil,
                                  at: info.endedAt?.timeIntervalSince1970)
             // Waits in slices, giving up early on servers that refuse or cannot be reached three
-            // times each before one ever answered.
+            // times each before one ever answered, or that each refused the session as another's.
             let deadline = Date().addingTimeInterval(timeout.seconds)
             var delivered = false
             while Date() < deadline {
@@ -98,6 +119,8 @@ package enum LogPush {
                     break
                 }
                 if link.status.connections == 0, failures.count >= 3 * servers.count { break }
+                // Every server holds the session under another secret: it will not change.
+                if link.status.connections == 0, link.status.ownerRefusals >= servers.count { break }
             }
             if !delivered { link.stop() }
             if let index = acks.lastWelcome { reached = index }

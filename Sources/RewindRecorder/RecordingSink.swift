@@ -37,6 +37,9 @@ public struct RecordingSession: Sendable, Equatable {
     /// Which state hash its events carry: new recordings use the tree hash (version 2), several
     /// times faster on large states than version 1.
     public var hashVersion: StateHashVersion
+    /// The session's secret (``SessionOwner``), made with it: kept in the device's own logs and
+    /// sent only at `hello`, it proves to a server that a resume or a push is this app's.
+    package var secret: String
 
     /// The run id of this process: the sessions it records (one per store, BLoC and MVVM apps
     /// have several) carry it, so `rewind sessions` and the inspector show them together.
@@ -52,6 +55,7 @@ public struct RecordingSession: Sendable, Equatable {
         self.startedAt = startedAt
         self.meta = meta
         self.replayOf = replayOf
+        self.secret = SessionOwner.newSecret()
     }
 }
 

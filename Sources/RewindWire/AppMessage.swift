@@ -45,10 +45,15 @@ public enum AppMessage: Sendable, Equatable {
         public var run: String?
         /// Which state hash the session's events carry (`hashVersion`, 1 or 2; 1 when absent).
         public var hashVersion: StateHashVersion
+        /// The session's secret, which only its app holds: it binds the session to the app at its
+        /// first `hello` and proves it at every later one (16 to 128 printable ASCII bytes).
+        public var secret: String?
 
         public init(id: JSONValue? = nil, session: String, app: String, version: String? = nil,
                     meta: JSONObject = [:], lastAckedSeq: Int64? = nil, startedAt: Double? = nil,
-                    replayOf: String? = nil, run: String? = nil, hashVersion: StateHashVersion = .v1) {
+                    replayOf: String? = nil, run: String? = nil, hashVersion: StateHashVersion = .v1,
+                    secret: String? = nil) {
+            self.secret = secret
             self.run = run
             self.hashVersion = hashVersion
             self.id = id
@@ -91,7 +96,12 @@ public enum AppMessage: Sendable, Equatable {
                 version: try f.optionalString("version"), meta: try f.optionalObject("meta") ?? [:],
                 lastAckedSeq: try f.optionalSeq("lastAckedSeq"),
                 startedAt: f.object["startedAt"] == nil ? nil : try f.number("startedAt"),
-                replayOf: try f.optionalString("replayOf"), run: try f.optionalString("run")))
+                replayOf: try f.optionalString("replayOf"), run: try f.optionalString("run"),
+                secret: try f.optionalString("secret")))
+            if case .hello(let hello) = self, let secret = hello.secret,
+               !(16...128).contains(secret.utf8.count) || secret.utf8.contains(where: { $0 < 0x21 || $0 > 0x7e }) {
+                throw f.fail("secret", "16 to 128 printable ASCII characters")
+            }
             if case .hello(let hello) = self, hello.session.isEmpty { throw f.fail("session", "a non-empty string") }
             if case .hello(let hello) = self, let run = hello.run, run.isEmpty || run.utf8.count > 128 {
                 throw f.fail("run", "a non-empty string of at most 128 bytes")
@@ -140,6 +150,7 @@ public enum AppMessage: Sendable, Equatable {
             if let replayOf = h.replayOf { o["replayOf"] = .string(replayOf) }
             if let run = h.run { o["run"] = .string(run) }
             if h.hashVersion != .v1 { o["hashVersion"] = .number(JSONNumber(h.hashVersion.rawValue)) }
+            if let secret = h.secret { o["secret"] = .string(secret) }
             return .object(o)
         case .event(let e):
             return e.json

@@ -43,6 +43,9 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooManyRequests = "too-many-requests"
         /// The query ran out of its time budget.
         case queryTimeout = "query-timeout"
+        /// A `hello` for a session it does not prove to be its app's (the session's secret is
+        /// missing or another).
+        case notOwner = "not-owner"
     }
 
     public var code: Code

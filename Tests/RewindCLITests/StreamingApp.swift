@@ -45,11 +45,15 @@ final class StreamingApp: WebSocketClientDelegate, @unchecked Sendable {
         return acked
     }
 
-    /// Says hello and returns the seq the server expects next.
-    func hello(session: String) -> Int64? {
-        _ = client.send(text: AppMessage.hello(AppMessage.Hello(id: 1, session: session, app: "CLI test")).json.serialized(.compact))
+    /// Says hello (proving the session with `secret`, when given) and returns the seq the
+    /// server expects next.
+    func hello(session: String, secret: String? = nil) -> Int64? {
+        _ = client.send(text: AppMessage.hello(AppMessage.Hello(id: 1, session: session, app: "CLI test", secret: secret)).json.serialized(.compact))
         return wait { $0.nextSeq }
     }
+
+    /// Whether the connection has closed.
+    var isClosed: Bool { condition.withLock { closed } }
 
     func waitForAck(_ seq: Int64, timeout: Double = 30) -> Bool {
         wait(timeout: timeout) { $0.acked >= seq ? true : nil } ?? false

@@ -6,7 +6,7 @@ import RewindTestSupport
 
 @Suite("Log file: schema, reopening, refusing what is not ours", .ownThreads)
 struct SchemaTests {
-    @Test("A new file gets schema 6, the Rewind application id, WAL and its tables; reopening keeps them")
+    @Test("A new file gets schema 7, the Rewind application id, WAL and its tables; reopening keeps them")
     func createAndReopen() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("new.db")
@@ -18,9 +18,9 @@ struct SchemaTests {
         }
         let raw = try Connection(path: path)
         #expect(try raw.scalarInt("PRAGMA application_id") == Int64(LogSchema.applicationID))
-        #expect(try raw.scalarInt("PRAGMA user_version") == 6)
+        #expect(try raw.scalarInt("PRAGMA user_version") == 7)
         #expect(try raw.scalarInt("PRAGMA page_size") == Int64(LogSchema.pageSize))
-        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema WHERE version IN (1, 2, 3, 4, 5, 6)") == 6)
+        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema WHERE version IN (1, 2, 3, 4, 5, 6, 7)") == 7)
         let mode = try raw.prepare("PRAGMA journal_mode")
         #expect(try mode.step())
         #expect(mode.string(0) == "wal")
@@ -36,7 +36,7 @@ struct SchemaTests {
         writer.close()
         let reader = try LogReader(path: path)
         #expect(try reader.eventCount() == 3)
-        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema") == 6)
+        #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema") == 7)
     }
 
     @Test("Every connection runs with synchronous=NORMAL")
@@ -55,10 +55,10 @@ struct SchemaTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("future.db")
         try LogWriter(path: path).close()
-        try Connection(path: path).execute("PRAGMA user_version=7")
+        try Connection(path: path).execute("PRAGMA user_version=8")
         let error = #expect(throws: LogError.self) { try LogReader(path: path) }
-        #expect(error?.kind == .newerSchema(found: 7, supported: 6))
-        #expect(error?.description == "\(path) was written by a newer Rewind (schema 7); this build reads schema 6.")
+        #expect(error?.kind == .newerSchema(found: 8, supported: 7))
+        #expect(error?.description == "\(path) was written by a newer Rewind (schema 8); this build reads schema 7.")
         #expect(throws: LogError.self) { try LogWriter(path: path) }
     }
 

@@ -268,7 +268,7 @@ struct SessionMetaSchemaTests {
             """)
     }
 
-    @Test("a schema-5 log opens as schema 6 and its sessions gain the metadata: versions, devices, tags")
+    @Test("a schema-5 log opens as schema 7 and its sessions gain the metadata: versions, devices, tags")
     func migrates() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("v5.db")
@@ -276,7 +276,7 @@ struct SessionMetaSchemaTests {
         #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 5)
         let writer = try LogWriter(path: path)
         let raw = try Connection(path: path)
-        #expect(try raw.scalarInt("PRAGMA user_version") == 6)
+        #expect(try raw.scalarInt("PRAGMA user_version") == 7)
         #expect(try raw.scalarInt("SELECT count(*) FROM rewind_schema WHERE version = 6") == 1)
         #expect(try raw.scalarInt("SELECT count(*) FROM session_tags") == 2)
         // What was stored is unchanged: the old session, its events, the meta text.

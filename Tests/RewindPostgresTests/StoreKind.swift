@@ -55,6 +55,15 @@ final class TestStore {
         try store.openReader()
     }
 
+    /// Runs `sql` on the store directly (not through Rewind), as an administrator would.
+    func execute(_ sql: String) throws {
+        if let databaseURL {
+            _ = try PostgresTestCluster.shared().psql(sql, database: databaseURL)
+        } else if let directory {
+            try Connection(path: directory.path("log.db")).execute(sql)
+        }
+    }
+
     /// Removes the file or drops the database (its connections are ended first).
     func cleanup() {
         directory?.cleanup()

@@ -172,6 +172,48 @@ struct StoreWriteTests {
         #expect(try reader.session(id: v2).hashVersion == .v2)
     }
 
+    @Test("a session belongs to its owner: the same secret reopens it, another or none is refused before anything else is told; one with no owner is claimed once", arguments: StoreKind.allCases)
+    func owners(kind: StoreKind) throws {
+        let store = try kind.make()
+        defer { store.cleanup() }
+        let writer = try store.writer()
+        defer { writer.close() }
+        let secret = SessionOwner.newSecret()
+        #expect(secret.utf8.count == 64 && secret != SessionOwner.newSecret())
+        func open(_ uuid: String, _ owner: SessionOwner?, hashVersion: StateHashVersion = .v1) throws -> Int64 {
+            try writer.openSession(uuid: uuid, app: "Owned", startedAt: Events.start, meta: [:], replayOf: nil, run: nil,
+                                   hashVersion: hashVersion, owner: owner)
+        }
+        let id = try open("owned", .keeping(secret))
+        #expect(try open("owned", .keeping(secret)) == id)
+        #expect(try open("owned", .proving(secret)) == id)
+        for intruder in [SessionOwner.proving(SessionOwner.newSecret()), nil] {
+            let refused = #expect(throws: LogError.self) { try open("owned", intruder) }
+            #expect(refused?.kind == .notOwner(session: "owned"))
+        }
+        // Checked first: a wrong secret with a wrong hash version learns nothing of the version.
+        let first = #expect(throws: LogError.self) { try open("owned", .proving("another secret, long enough"), hashVersion: .v2) }
+        #expect(first?.kind == .notOwner(session: "owned"))
+        let reader = try store.reader()
+        let kept = try #require(try reader.owner(session: id))
+        #expect(kept.digest == SessionOwner.keeping(secret).digest && kept.digest.utf8.count == 64 && kept.digest != secret)
+        #expect(kept.secret == secret)
+
+        // A session with no owner (recorded before owners): the first secret claims it, a server
+        // keeping only the digest.
+        let open1 = try open("unowned", nil)
+        #expect(try open("unowned", nil) == open1)
+        let claimer = SessionOwner.newSecret()
+        #expect(try open("unowned", .proving(claimer)) == open1)
+        #expect(try reader.owner(session: open1) == SessionOwner(secret: nil, digest: SessionOwner.proving(claimer).digest))
+        let late = #expect(throws: LogError.self) { try open("unowned", .proving(SessionOwner.newSecret())) }
+        #expect(late?.kind == .notOwner(session: "unowned"))
+        #expect(try open("unowned", .keeping(claimer)) == open1)
+        // The store itself keeps the owner fixed.
+        #expect(throws: (any Error).self) { try store.execute("UPDATE sessions SET owner = 'x' WHERE uuid = 'owned'") }
+        #expect(try reader.owner(session: id)?.digest == kept.digest)
+    }
+
     @Test("non-finite marks and send sites are stored with their events", arguments: StoreKind.allCases)
     func marksAndSites(kind: StoreKind) throws {
         let store = try kind.make()

@@ -26,7 +26,7 @@ extension LogStoreWriter {
             throw LogError(kind: .invalidEvent(session: existing, seq: 0),
                            message: "an import starts a new session, and uuid \(uuid) is taken", path: path)
         }
-        let id = try openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: nil, run: nil, hashVersion: .v1)
+        let id = try openSession(uuid: uuid, app: app, startedAt: startedAt, meta: meta, replayOf: nil, run: nil, hashVersion: .v1, owner: nil)
         var events = session.events
         for index in events.indices { events[index].sessionID = id }
         let result = CallResult<Bool>()

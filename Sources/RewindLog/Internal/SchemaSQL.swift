@@ -8,7 +8,7 @@
 /// checks, so the invariants hold. UPDATE and DELETE keep ABORT: they are never on a hot path.
 enum SchemaSQL {
     /// `migrations[v - 1]` brings a file from version `v - 1` to `v`.
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
 
     static let version1 = """
         CREATE TABLE rewind_schema(
@@ -253,6 +253,20 @@ enum SchemaSQL {
         WHEN OLD.session_id NOT IN (SELECT session_id FROM rewind_prune)
         BEGIN
             SELECT RAISE(ABORT, 'rewind: session tags are append-only: only prune deletes, whole sessions at a time');
+        END;
+        """
+
+    /// Version 7 binds a session to the app that started it (``SessionOwner``): `owner` is the
+    /// SHA-256 digest of the session's secret, `secret` the secret itself, kept only in a log
+    /// on the app's device. Both are set once: a session stored before version 7 has neither
+    /// until the first open that gives a secret claims it; neither changes after.
+    static let version7 = """
+        ALTER TABLE sessions ADD COLUMN owner TEXT;
+        ALTER TABLE sessions ADD COLUMN secret TEXT;
+        CREATE TRIGGER sessions_owner_set_once BEFORE UPDATE OF owner, secret ON sessions
+        WHEN (OLD.owner IS NOT NULL AND NEW.owner IS NOT OLD.owner) OR (OLD.secret IS NOT NULL AND NEW.secret IS NOT OLD.secret)
+        BEGIN
+            SELECT RAISE(ABORT, 'rewind: a session''s owner and secret are set once');
         END;
         """
 }

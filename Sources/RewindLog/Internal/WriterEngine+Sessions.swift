@@ -3,9 +3,9 @@ import RewindJSON
 
 extension WriterEngine {
     func openSession(uuid: String, app: String, startedAt: Date, meta: String, replayOf: String?,
-                     run: String? = nil, hashVersion: StateHashVersion = .v1) throws(LogError) -> Int64 {
+                     run: String? = nil, hashVersion: StateHashVersion = .v1, owner: SessionOwner? = nil) throws(LogError) -> Int64 {
         let insert = try connection.prepare("""
-            INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run, hash_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            INSERT INTO sessions(uuid, app, started_at, meta, replay_of, run, hash_version, owner, secret) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT(uuid) DO NOTHING
             """)
         try insert.bind(uuid, at: 1)
@@ -15,12 +15,17 @@ extension WriterEngine {
         try insert.bind(replayOf, at: 5)
         try insert.bind(run, at: 6)
         try insert.bind(Int64(hashVersion.rawValue), at: 7)
+        try insert.bind(owner?.digest, at: 8)
+        try insert.bind(owner?.secret, at: 9)
         try insert.step()
-        let select = try connection.prepare("SELECT id, hash_version, run FROM sessions WHERE uuid = ?1")
+        let select = try connection.prepare("SELECT id, hash_version, run, owner FROM sessions WHERE uuid = ?1")
         try select.bind(uuid, at: 1)
         guard try select.step() else {
             throw LogError(kind: .unknownSession(uuid), message: "it vanished right after it was recorded", path: connection.path)
         }
+        let id = select.int64(0)
+        // Whose it is, first: a resume that does not prove it learns nothing more of the session.
+        _ = try claim(id: id, uuid: uuid, stored: select.isNull(3) ? nil : select.string(3), by: owner)
         // A session continued (an app reconnecting) keeps the hash it started with.
         guard select.int64(1) == Int64(hashVersion.rawValue) else {
             throw LogError(kind: .hashVersionMismatch(session: uuid, stored: Int(select.int64(1)), requested: hashVersion.rawValue),
@@ -32,7 +37,34 @@ extension WriterEngine {
         if let run, run != storedRun {
             throw LogError(kind: .runMismatch(session: uuid, stored: storedRun, requested: run), message: "", path: connection.path)
         }
-        return select.int64(0)
+        return id
+    }
+
+    /// Checks that `owner` may open the session whose stored digest is `stored`: the same digest,
+    /// or, for a session that has none yet (stored before owners, or by an app that gave no
+    /// secret), anyone: the first secret given claims it. `true` when this call claimed it.
+    private func claim(id: Int64, uuid: String, stored: String?, by owner: SessionOwner?) throws(LogError) -> Bool {
+        guard let stored else {
+            guard let owner else { return false }
+            let update = try connection.prepare("UPDATE sessions SET owner = ?2, secret = coalesce(secret, ?3) WHERE id = ?1 AND owner IS NULL")
+            try update.bind(id, at: 1)
+            try update.bind(owner.digest, at: 2)
+            try update.bind(owner.secret, at: 3)
+            try update.step()
+            return true
+        }
+        guard let owner, owner.matches(stored) else {
+            throw LogError(kind: .notOwner(session: uuid), message: "", path: connection.path)
+        }
+        return false
+    }
+
+    /// The secret a log on the app's device keeps for a session (``SessionOwner/keeping(_:)``).
+    func secret(session id: Int64) throws(LogError) -> String? {
+        let select = try connection.prepare("SELECT secret FROM sessions WHERE id = ?1")
+        try select.bind(id, at: 1)
+        guard try select.step(), !select.isNull(0) else { return nil }
+        return select.string(0)
     }
 
     /// Records that `server` holds `session` through `seq`: never lowering what the same server

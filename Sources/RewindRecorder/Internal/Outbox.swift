@@ -79,7 +79,8 @@ final class Outbox: @unchecked Sendable {
         let writer = try open.withLock { try openedWriter(&$0) }
         // The writer's calls wait for its thread, whose completions take `open`'s lock: not under it.
         let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
-                                        replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion)
+                                        replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion,
+                                        owner: .keeping(session.secret))
         try writer.markDelivered(session: id, server: server, through: -1)
         open.withLock { $0.sessionIDs[session.uuid] = id }
         Self.live.withLock { live in _ = live[path, default: []].insert(session.uuid) }
@@ -208,8 +209,11 @@ final class Outbox: @unchecked Sendable {
                     events = try reader.events(session: info.id, from: keyframe.seq, includeKeyframes: true)
                 }
             }
-            let session = RecordingSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
+            var session = RecordingSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
                                            replayOf: info.replayOf, run: info.run, hashVersion: info.hashVersion)
+            // The secret it was recorded with (an outbox written before owners has none: the one
+            // made here then claims the session at the server, the first to give one).
+            if let secret = try reader.owner(session: info.id)?.secret { session.secret = secret }
             found.append(Pending(session: session, localID: info.id, ackedSeq: delivery.ackedSeq, ended: info.endedAt != nil,
                                  endedAt: info.endedAt?.timeIntervalSince1970,
                                  events: events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }))

@@ -67,6 +67,8 @@ final class ServerLink: @unchecked Sendable {
         var sentThrough: Int64 = -1
         /// Why the server refused an event on the last connection; the next one withholds it.
         var refusal: String?
+        /// How many hellos a server refused as not the session's owner (`not-owner`).
+        var ownerRefusals = 0
         /// The first seq appended but not yet sent, while events are gathered into a batch.
         var gatheredFrom: Int64?
         var gatherScheduled = false
@@ -301,7 +303,8 @@ final class ServerLink: @unchecked Sendable {
                              connections: state.connections, attempts: state.attempt, finished: state.phase == .finished,
                              lastError: state.lastError, lastConnectFailure: state.lastConnectFailure,
                              ackedThrough: state.events.ackedThrough, lastSeq: state.events.lastSeq,
-                             server: requests[state.server].url, triedEveryServer: state.triedEveryServer)
+                             server: requests[state.server].url, triedEveryServer: state.triedEveryServer,
+                             ownerRefusals: state.ownerRefusals)
         }
     }
 
@@ -366,7 +369,7 @@ final class ServerLink: @unchecked Sendable {
                 meta: session.meta.objectValue ?? [:],
                 lastAckedSeq: state.events.ackedThrough >= 0 ? state.events.ackedThrough : nil,
                 startedAt: session.startedAt.timeIntervalSince1970, replayOf: session.replayOf, run: session.run,
-                hashVersion: session.hashVersion)
+                hashVersion: session.hashVersion, secret: session.secret)
             _ = client.send(text: AppMessage.hello(hello).json.serialized())
         }
     }
@@ -487,6 +490,12 @@ final class ServerLink: @unchecked Sendable {
                     scheduleRetry(state.phase == .streaming ? .nextWelcomed : .nextUnwelcomed, &state)
                 } else if error.code == .readOnly, state.phase == .awaitingWelcome {
                     // A server run with --read-only never takes a session; the next one may.
+                    client.close(goingAway: true)
+                    scheduleRetry(.nextUnwelcomed, &state)
+                } else if error.code == .notOwner, state.phase == .awaitingWelcome {
+                    // The server holds the session under another secret (another device, or a
+                    // copy of this log): it will say so again. Another server may not hold it.
+                    state.ownerRefusals += 1
                     client.close(goingAway: true)
                     scheduleRetry(.nextUnwelcomed, &state)
                 }
@@ -753,10 +762,13 @@ struct ServerLinkStatus {
     var server: URL
     /// Every server has been tried at least once (a round ended and the link waited).
     var triedEveryServer: Bool
+    /// Hellos refused as not the session's owner.
+    var ownerRefusals = 0
 
     init(connected: Bool, unacked: Int, droppedStates: Int, connections: Int, attempts: Int, finished: Bool,
          lastError: String?, lastConnectFailure: String?, ackedThrough: Int64, lastSeq: Int64, server: URL,
-         triedEveryServer: Bool = false) {
+         triedEveryServer: Bool = false, ownerRefusals: Int = 0) {
+        self.ownerRefusals = ownerRefusals
         self.server = server
         self.triedEveryServer = triedEveryServer
         self.connected = connected

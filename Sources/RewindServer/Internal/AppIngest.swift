@@ -323,11 +323,17 @@ final class AppIngest: @unchecked Sendable {
         do {
             let started = Date(timeIntervalSince1970: hello.startedAt ?? Date().timeIntervalSince1970)
             id = try writer.openSession(uuid: hello.session, app: hello.app, startedAt: started, meta: .object(meta),
-                                      replayOf: hello.replayOf, run: hello.run, hashVersion: hello.hashVersion)
+                                      replayOf: hello.replayOf, run: hello.run, hashVersion: hello.hashVersion,
+                                      owner: hello.secret.map(SessionOwner.proving))
             opened = id
             try writer.commit()
             next = try writer.nextSeq(session: id)
         } catch {
+            if case .notOwner = error.kind {
+                // One sentence whatever the session: nothing of it (its seq, its state, who holds
+                // it) is told to a hello that does not prove it.
+                throw WireError(.notOwner, "hello: session \(hello.session) cannot be opened with this secret; a session belongs to the app that started it", id: hello.id)
+            }
             if case .hashVersionMismatch = error.kind {
                 throw WireError(.badMessage, "hashVersion: \(error)", id: hello.id)
             }
