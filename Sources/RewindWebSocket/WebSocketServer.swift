@@ -58,6 +58,12 @@ public final class WebSocketServer: Sendable {
         engine.control.withLock { $0.openConnections }
     }
 
+    /// How many connections were closed at accept because too many others from their address (or
+    /// in all) had not sent their request yet (``WebSocketServerConfiguration/handshakeLimits``).
+    public var refusedConnectionCount: Int {
+        engine.control.withLock { $0.refusedConnections }
+    }
+
     /// What the streamed HTTP responses hold now: producers running, bytes waiting to be sent,
     /// and the most that ever waited at once.
     public var streamStatistics: HTTPStreamStatistics {

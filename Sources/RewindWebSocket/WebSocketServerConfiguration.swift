@@ -50,6 +50,9 @@ public struct WebSocketServerConfiguration: Sendable, Hashable {
     /// least 1). Idle connections hold a socket each; a client that comes back later connects
     /// again.
     public var httpIdleTimeout: Duration = .seconds(5)
+    /// How many accepted connections may wait for their first request, per peer address and in
+    /// all; past these a new connection is closed at once (before TLS, before any token).
+    public var handshakeLimits = WebSocketHandshakeLimits()
 
     /// A configuration with the given endpoints and defaults for the rest.
     public init(

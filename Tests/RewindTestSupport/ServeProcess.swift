@@ -15,9 +15,13 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// `executable serve arguments…` (the built `rewind` by default), with `environment` (the
     /// test process's when `nil`) in `directory` (the current one when `nil`).
+    /// With a `launcher` (`["/usr/bin/prlimit", "--nofile=1024:20000"]`), the launcher runs with
+    /// `executable serve arguments…` after its own arguments, and execs it.
     public init(_ arguments: [String], executable: String = BuiltExecutable.rewind.path, environment: [String: String]? = nil,
-                directory: String? = nil) throws {
-        process = try Subprocess(executable, ["serve"] + arguments, environment: environment, directory: directory,
+                directory: String? = nil, launcher: [String] = []) throws {
+        let command = launcher.isEmpty ? (executable, ["serve"] + arguments)
+            : (launcher[0], Array(launcher.dropFirst()) + [executable, "serve"] + arguments)
+        process = try Subprocess(command.0, command.1, environment: environment, directory: directory,
                                  output: .pipe, error: .standardOutput)
         PipeReader.start(process.standardOutput!, onEnd: { [output] in
             output.update { $0.ended = true }
@@ -54,6 +58,9 @@ public final class ServeProcess: @unchecked Sendable {
         guard let range = text.range(of: "ws://127.0.0.1:") ?? text.range(of: "wss://127.0.0.1:") else { return nil }
         return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
+
+    /// The process id (the server's own: a launcher execs it).
+    public var pid: pid_t { process.pid }
 
     public func signal(_ number: Int32) {
         process.signal(number)

@@ -79,6 +79,8 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         // Before the server starts its threads, so that they hold the signals too.
         Interrupts.holdUntilCaught()
+        // One descriptor per connection: the soft limit (often 1,024) up to the hard one.
+        DescriptorLimit.raiseToHard()
         guard let maxMessageSize = Self.parseSize(maxMessage), maxMessageSize >= 1024 else {
             throw CLIError("--max-message must be a size of at least 1KiB, such as 16MiB or 1048576", code: 2)
         }

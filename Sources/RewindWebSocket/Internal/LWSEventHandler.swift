@@ -32,7 +32,8 @@ func lwsTrampoline(
     let target = Unmanaged<LWSCallbackTarget>.fromOpaque(raw).takeUnretainedValue()
     // The certificate check hands OpenSSL's X509_STORE_CTX as `user` (`in` is the SSL): the
     // handler gets the store context as its input, the one argument it reads there.
-    if reason == LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION {
+    if reason == LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION || reason == LWS_CALLBACK_FILTER_NETWORK_CONNECTION {
+        // …and an accepted connection's peer comes as `user` (`lws_filter_network_conn_args`).
         return target.handler.handle(wsi, reason, user, length)
     }
     return target.handler.handle(wsi, reason, input, length)

@@ -18,6 +18,8 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         var shutdownCode: WebSocketCloseCode?
         var forceStop = false
         var openConnections = 0
+        /// Connections closed at accept by the ``HandshakeGate``.
+        var refusedConnections = 0
     }
 
     /// The name of protocols[0], where plain HTTP lands; no client ever needs to offer it.
@@ -234,6 +236,25 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
 
     /// WebSocket payload bytes read in the current service pass (service thread).
     private var passBytes = 0
+    /// The accepted connections that have not sent their request yet (service thread).
+    private lazy var gate = HandshakeGate(limits: configuration.handshakeLimits)
+
+    /// Whether the connection just accepted (`args`: lws' `lws_filter_network_conn_args`) may
+    /// wait for its request; a refused one is closed before anything is read from it.
+    private func admit(_ args: UnsafeMutableRawPointer?) -> Bool {
+        guard let filter = args?.assumingMemoryBound(to: lws_filter_network_conn_args.self).pointee else { return true }
+        var address = filter.cli_addr
+        let peer: [UInt8] = withUnsafeBytes(of: &address) { raw in
+            switch Int32(filter.cli_addr.ss_family) {
+            case AF_INET: Array(raw[4..<8])       // sin_addr
+            case AF_INET6: Array(raw[8..<24])     // sin6_addr
+            default: []
+            }
+        }
+        let admitted = gate.admit(descriptor: filter.accept_fd, peer: peer, now: UInt64(MonotonicClock.nanoseconds()))
+        if !admitted { control.withLock { $0.refusedConnections = gate.refused } }
+        return admitted
+    }
     /// ``WebSocketServerConfiguration/receiveGathering`` in whole microseconds.
     private lazy var gatheringMicroseconds: UInt32 = {
         let (seconds, attoseconds) = configuration.receiveGathering.components
@@ -259,8 +280,10 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             takeFinishedDeferred()
             return 0
         case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-            return shutdownCode == nil ? 0 : 1
+            guard shutdownCode == nil else { return 1 }
+            return admit(input) ? 0 : 1
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            gate.requested(descriptor: lws_get_socket_fd(wsi))
             return confirmUpgrade(wsi, upgradeType: input)
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return checkBoundProtocol(wsi)
@@ -278,6 +301,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             closed(wsi)
             return 0
         case LWS_CALLBACK_HTTP:
+            gate.requested(descriptor: lws_get_socket_fd(wsi))
             return respondToHTTP(wsi)
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return httpWritable(wsi)
@@ -288,6 +312,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             endStream(on: wsi)
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
+            gate.requested(descriptor: lws_get_socket_fd(wsi))
             transfers[wsi] = nil
             upgrades[wsi] = nil
             forgetDeferred(on: wsi)

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import RewindTestSupport
+
+/// Issue 38, item 5: connections that send nothing cannot take the server's descriptors before
+/// any token is checked. `rewind serve` starts with a soft limit of 1,024 (as many systems give
+/// it); 1,100 silent connections come from one address.
+@Suite("Silent connections cannot exhaust descriptors", .ownThreads)
+struct SilentConnectionTests {
+    /// A TCP connection from `source` (a loopback address) to the server, or `nil`.
+    static func connect(to port: Int, from source: String = "127.0.0.1") -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, connected == 0 else { close(fd); return nil }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// Whether the server closed `fd` (a read returns end of file at once).
+    static func closedByServer(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
+    @Test("1,100 silent connections from one address: the server raised its soft limit, closes all but 64 at once, and answers another address at once")
+    func silentFlood() throws {
+        var own = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &own)
+        own.rlim_cur = own.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &own)
+        try #require(own.rlim_max >= 4_096, "the test needs a hard limit of 4,096 descriptors or more")
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let serve = try ServeProcess(["--port", "0", "--db", folder.path("served.db")],
+                                     launcher: ["/usr/bin/prlimit", "--nofile=1024:\(own.rlim_max)"])
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        let limits = try String(contentsOfFile: "/proc/\(serve.pid)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = line.split(separator: " ").compactMap { UInt64($0) }
+        #expect(numbers.count == 2 && numbers[0] == numbers[1] && numbers[0] == UInt64(own.rlim_max), "\(line)")
+
+        var silent: [Int32] = []
+        defer { silent.forEach { close($0) } }
+        for _ in 0..<1_100 {
+            if let fd = Self.connect(to: port) { silent.append(fd) }
+        }
+        #expect(silent.count == 1_100)
+        // What the server closed at once (within a second: long before its 10 s timeout).
+        var closed = 0
+        let deadline = Date(timeIntervalSinceNow: 5)
+        repeat {
+            closed = silent.filter(Self.closedByServer).count
+            if closed >= 1_036 { break }
+            usleep(50_000)
+        } while Date() < deadline
+        #expect(closed == 1_100 - 64, "\(closed) closed")
+
+        // Another address is answered at once.
+        let began = Date()
+        let other = try #require(Self.connect(to: port, from: "127.0.0.2"))
+        defer { close(other) }
+        let request = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        #expect(send(other, request, request.count, 0) == request.count)
+        var reply = [UInt8](repeating: 0, count: 64)
+        let read = recv(other, &reply, reply.count, 0)
+        #expect(read > 0 && String(decoding: reply.prefix(max(read, 0)), as: UTF8.self).hasPrefix("HTTP/1.1 "), "read \(read)")
+        #expect(Date().timeIntervalSince(began) < 2)
+    }
+}
