@@ -1,6 +1,9 @@
+#if os(Linux)
 import Foundation
 import Testing
 import RewindTestSupport
+
+// Linux only: the server is started through prlimit(1), and its limits are read from /proc.
 
 /// Issue 38, item 5: connections that send nothing cannot take the server's descriptors before
 /// any token is checked. `rewind serve` starts with a soft limit of 1,024 (as many systems give
@@ -78,3 +81,4 @@ struct SilentConnectionTests {
         #expect(Date().timeIntervalSince(began) < 2)
     }
 }
+#endif
