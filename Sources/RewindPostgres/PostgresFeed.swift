@@ -16,8 +16,9 @@ import Darwin
 /// `rewind_bus` table (which only Rewind's role may write or read), and the notification carries
 /// its id. A receiver reads the row, takes each id once, and ignores a row older than a minute,
 /// so a forged notification can at most name a message that was already sent, which is then
-/// ignored. Rows older than ten minutes are deleted as new ones come. A forged `rewind_events`
-/// notice makes an instance read events it may show anyway (ClusterLink bounds the range).
+/// ignored. Rows older than ten minutes are deleted as new ones come. A `rewind_events` notice
+/// is a hint that a session grew: ClusterLink pushes only what the log holds past what it pushed
+/// before, so a forged one pushes nothing twice and nothing of an ended session.
 ///
 /// One thread listens on a connection of its own and waits on its socket; a second connection
 /// sends. When the listening connection breaks, the thread reconnects with a growing pause (up

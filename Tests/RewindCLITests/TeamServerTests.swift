@@ -302,6 +302,55 @@ extension TeamServerTests {
 }
 
 extension TeamServerTests {
+    @Test("a NOTIFY on rewind_events is a hint: made up, repeated or naming old events, it pushes nothing an inspector on another instance did not already have, and nothing of an ended session (issue 38)")
+    func forgedEventNotices() throws {
+        let cluster = try PostgresTestCluster.shared()
+        let url = try cluster.createDatabase()
+        let database = try #require(url.split(separator: "/").last.map(String.init))
+        let first = try Self.serve(url)
+        let second = try Self.serve(url)
+        defer { Self.stop(first); Self.stop(second) }
+        let firstPort = try #require(first.port())
+        let secondPort = try #require(second.port())
+        // An ended session of 300 events, and a live one of 101, both streamed to the first.
+        let ended = UUID().uuidString.lowercased()
+        let endedApp = try StreamingApp(port: firstPort)
+        #expect(endedApp.hello(session: ended) == 0)
+        for seq in 0..<300 { endedApp.send(StreamingApp.event(Int64(seq))) }
+        #expect(endedApp.waitForAck(299))
+        endedApp.send(["type": "end"])
+        let live = UUID().uuidString.lowercased()
+        let liveApp = try StreamingApp(port: firstPort)
+        defer { liveApp.client.close() }
+        #expect(liveApp.hello(session: live) == 0)
+        for seq in 0...100 { liveApp.send(StreamingApp.event(Int64(seq))) }
+        #expect(liveApp.waitForAck(100))
+        let reader = try PostgresLogStore(url: url).openReader()
+        let endedID = try #require(try reader.session(uuid: ended)?.id)
+        let liveID = try #require(try reader.session(uuid: live)?.id)
+        #expect(waitUntil(timeout: .seconds(30)) { (try? reader.session(id: endedID).endedAt) != nil })
+
+        // An inspector on the second instance follows every session.
+        let tail = try RunningCLI(["tail", "--all", "--json", "--server", "ws://127.0.0.1:\(secondPort)"])
+        defer { tail.stop() }
+        #expect(tail.waitForError("following every session: 1 live now"), "stderr: \(tail.stderr)")
+        // Forged notices, as any role that may log in can send them: the ended session whole,
+        // old events of the live one, events it does not have, each five times.
+        for _ in 0..<5 {
+            for payload in ["\(endedID) 0 299", "\(liveID) 0 50", "\(liveID) 101 1500", "\(endedID) 250 299"] {
+                _ = try cluster.psql("SELECT pg_notify('rewind_events', '\(payload)')", database: database)
+            }
+        }
+        // A real event of the live session: once the tail has it, every notice before it was
+        // handled (they are taken in order on one thread).
+        liveApp.send(StreamingApp.event(101))
+        #expect(liveApp.waitForAck(101))
+        #expect(tail.waitForLines(1), "stdout: \(tail.stdout)")
+        let lines = try tail.stdout.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        #expect(lines.map { $0["seq"] } == [101], "\(tail.stdout.prefix(2_000))")
+        #expect(lines.allSatisfy { $0["session"]?.stringValue == live }, "\(tail.stdout.prefix(2_000))")
+    }
+
     @Test("a message on the database's bus reaches an app only as a command another instance stored: a forged notification, a stale or repeated row, or an ack in a command's place does not")
     func forgedBusMessages() throws {
         let cluster = try PostgresTestCluster.shared()

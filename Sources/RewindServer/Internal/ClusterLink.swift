@@ -33,6 +33,14 @@ final class ClusterLink: @unchecked Sendable {
     static let maxEventsPerNotice: Int64 = 2_000
     /// Events are read and pushed this many at a time.
     static let pushPage: Int64 = 100
+    /// The last seq pushed to inspectors from another server's notices, per session (feed
+    /// thread only). A notice is a hint that a session grew, from anyone who can log in to the
+    /// database: only what lies past this mark and within what the log holds is pushed, so a
+    /// notice repeated, replayed or made up pushes nothing twice and nothing that is not there.
+    private var pushedThrough: [Int64: Int64] = [:]
+    /// The most sessions `pushedThrough` remembers; the oldest marks go first past it.
+    static let maxMarks = 10_000
+    private var markOrder: [Int64] = []
 
     init(feed: any LogStoreFeed, store: any LogStore, hub: InspectorHub) throws(LogError) {
         self.feed = feed
@@ -110,12 +118,26 @@ final class ClusterLink: @unchecked Sendable {
         }
     }
 
-    private func pushEvents(session: Int64, first: Int64, last: Int64) {
+    private func pushEvents(session: Int64, first: Int64, last claimed: Int64) {
         // Ingested here: the inspectors already had them, straight from the app.
         guard ingest?.isStreaming(session: session) != true, hub.isListening(to: session) else { return }
-        guard first >= 0, last >= first, last - first < Self.maxEventsPerNotice else { return }
-        guard let info = try? reader.session(id: session) else { return }
+        guard first >= 0, claimed >= first, claimed - first < Self.maxEventsPerNotice else { return }
+        guard let info = try? reader.session(id: session), let stored = info.lastSeq else { return }
+        // Only what the log holds, and only what was not pushed before.
+        let last = min(claimed, stored)
         var from = first
+        if let mark = pushedThrough[session] {
+            from = max(from, mark + 1)
+        } else if info.endedAt != nil {
+            // An ended session this server never followed live: nothing of it is news.
+            remember(session, through: stored)
+            return
+        } else {
+            // A session first heard of here: a commit's notice names the log's newest events.
+            from = max(from, stored - Self.maxEventsPerNotice + 1)
+        }
+        guard from <= last else { return }
+        remember(session, through: last)
         while from <= last {
             let to = min(last, from + Self.pushPage - 1)
             guard let events = try? reader.events(session: session, from: from, to: to, includeKeyframes: true) else {
@@ -126,6 +148,17 @@ final class ClusterLink: @unchecked Sendable {
             }
             push(events, of: info)
             from = to + 1
+        }
+    }
+
+    private func remember(_ session: Int64, through seq: Int64) {
+        if pushedThrough.updateValue(seq, forKey: session) == nil {
+            markOrder.append(session)
+            if markOrder.count > Self.maxMarks {
+                let dropped = markOrder.prefix(markOrder.count - Self.maxMarks / 2)
+                for old in dropped { pushedThrough[old] = nil }
+                markOrder.removeFirst(dropped.count)
+            }
         }
     }
 
