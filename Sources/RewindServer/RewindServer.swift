@@ -98,6 +98,30 @@ public final class RewindServer: Sendable {
         state.withLock { $0?.socket.port }
     }
 
+    /// When the TLS certificate served stops being valid (its `notAfter`), with TLS.
+    public var certificateExpiry: Date? {
+        guard let path = configuration.tls?.certificatePath, case .success(let file) = TrustedCAFile.load(path),
+              let der = file.derCertificates.first else { return nil }
+        return CertificateValidity.notAfter(der: der)
+    }
+
+    /// A warning about the certificate served, or `nil`: expired (clients refuse it), or ending
+    /// within `soon` (14 days by default), said with its date.
+    public func certificateWarning(now: Date = Date(), soon: TimeInterval = 14 * 86_400) -> String? {
+        guard let expiry = certificateExpiry, let path = configuration.tls?.certificatePath else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime, .withTimeZone]
+        let when = formatter.string(from: expiry)
+        if expiry <= now {
+            return "the certificate \(path) expired on \(when): clients that check it refuse every connection; renew it and restart"
+        }
+        if expiry.timeIntervalSince(now) < soon {
+            let days = Int(expiry.timeIntervalSince(now) / 86_400)
+            return "the certificate \(path) expires on \(when), in \(days == 0 ? "less than a day" : days == 1 ? "1 day" : "\(days) days"); renew it before then"
+        }
+        return nil
+    }
+
     /// The inspector page's address (`https` with TLS), with `?token=` when the server has a
     /// token that opens it (the inspect token before the full one); `nil` before start.
     public var inspectorURL: String? {

@@ -73,6 +73,10 @@ public struct RewindServerConfiguration: Sendable {
     /// drain: the server's CPU per event fell by 6–22 % where measured, and an event reaches the
     /// inspectors about 1.5 ms later (Docs/BenchmarkHistory.md, "Out of process, fifth part").
     public var receiveGathering: Duration = .milliseconds(1)
+    /// Where the server says what an operator should know while it runs, one sentence at a time
+    /// (the first request of a burst refused for its token, and how many followed); `rewind
+    /// serve` writes them to standard error. `nil`: said nowhere.
+    public var notice: (@Sendable (String) -> Void)?
     /// Room an `/app` message has beside a state of ``maxStateSize`` bytes: the event's action
     /// and its other members (1 MiB).
     public static let appMessageRoom = 1 << 20

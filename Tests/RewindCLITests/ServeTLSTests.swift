@@ -131,6 +131,21 @@ struct ServeTLSTests {
         #expect(server.serve.waitForExit() == 0)
     }
 
+    @Test("an expired certificate starts with one warning that names it and its date; a valid one with none (issue 38)")
+    func expiredCertificateWarns() throws {
+        let certificates = try TestCertificates()
+        let expired = try ServeProcess(["--port", "0", "--db", certificates.directory.path("expired.db"),
+                                        "--tls-cert", certificates.expiredCertificate, "--tls-key", certificates.expiredKey])
+        defer { expired.signal(SIGKILL); _ = expired.waitForExit() }
+        #expect(expired.port() != nil, "\(expired.text)")
+        let warnings = expired.text.split(separator: "\n").filter { $0.contains("warning:") }
+        #expect(warnings == ["rewind serve: warning: the certificate \(certificates.expiredCertificate) expired on 2020-02-01 00:00:00Z: clients that check it refuse every connection; renew it and restart"],
+                "\(expired.text)")
+        let valid = try TLSServer()
+        defer { valid.cleanup() }
+        #expect(!valid.serve.text.contains("warning:"), "\(valid.serve.text)")
+    }
+
     @Test("--tls-cert without --tls-key, a missing file and a key that is not the certificate's are each one sentence at start")
     func badTLSFlags() throws {
         let certificates = try TestCertificates()

@@ -81,4 +81,58 @@ struct SilentConnectionTests {
         #expect(Date().timeIntervalSince(began) < 2)
     }
 }
+
+/// Issue 38, item 8: requests with a wrong token are counted, the first of a burst is said, and
+/// an address that keeps failing is slowed, while other addresses are served as before.
+@Suite("Wrong tokens: counted, said once a burst, and slowed per address", .ownThreads)
+struct WrongTokenTests {
+    /// `GET path` from `source`; the status code, and the first line of the body.
+    static func get(_ path: String, port: Int, from source: String) -> (status: Int, body: String)? {
+        guard let fd = SilentConnectionTests.connect(to: port, from: source) else { return nil }
+        defer { close(fd) }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { return nil }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let read = recv(fd, &chunk, chunk.count, 0)
+            if read <= 0 { break }
+            reply += chunk.prefix(read)
+        }
+        let text = String(decoding: reply, as: UTF8.self)
+        guard let status = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        let body = text.components(separatedBy: "\r\n\r\n").dropFirst().first ?? ""
+        return (status, body)
+    }
+
+    @Test("ten wrong tokens from one address: each refused; the next request from it, even with the right token, waits its pause (429); another address is served; one line says the burst began")
+    func slowsAnAddress() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let token = "a-right-token-of-thirty-two-chars"
+        let serve = try ServeProcess(["--port", "0", "--db", folder.path("served.db"), "--token", token])
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        for attempt in 1...10 {
+            let reply = Self.get("/?token=wrong-\(attempt)", port: port, from: "127.0.0.1")
+            #expect(reply?.status == 401, "attempt \(attempt): \(String(describing: reply))")
+        }
+        let slowed = try #require(Self.get("/?token=\(token)", port: port, from: "127.0.0.1"))
+        #expect(slowed.status == 429, "\(slowed)")
+        #expect(slowed.body.hasPrefix("too many requests with a wrong or missing token came from this address: it may try again in 1 s"), "\(slowed.body)")
+        let other = Self.get("/?token=\(token)", port: port, from: "127.0.0.2")
+        #expect(other?.status == 200, "\(String(describing: other))")
+        // The pause ends: the right token is served again.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        var again = slowed.status
+        while again == 429, Date() < deadline {
+            usleep(100_000)
+            again = Self.get("/?token=\(token)", port: port, from: "127.0.0.1")?.status ?? 0
+        }
+        #expect(again == 200)
+        let said = serve.text.split(separator: "\n").filter { $0.contains("wrong or missing token") }
+        #expect(said == ["rewind serve: refused a request from 127.0.0.1 to /: wrong or missing token (the first of a burst; more are counted, and an address that fails 10 times in 10 s is slowed)"],
+                "\(serve.text)")
+    }
+}
 #endif

@@ -149,6 +149,7 @@ struct ServeCommand: ParsableCommand {
         if store.isShared { configuration.store = store }
         configuration.appToken = appToken
         configuration.inspectToken = inspectToken
+        configuration.notice = { sentence in writeStandardError("rewind serve: " + sentence) }
         configuration.tls = tls
         configuration.maxStateSize = maxStateSize
         configuration.maxQueuedOutput = maxOutput
@@ -185,6 +186,7 @@ struct ServeCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
+        if let warning = server.certificateWarning() { writeStandardError("rewind serve: warning: " + warning) }
         var lines = "rewind serve: inspector at \(server.inspectorURL ?? "?")\n"
         if let pageProblem {
             let hint = webFolder == nil ? "" : "; leave --web out to serve the page built into rewind"

@@ -20,11 +20,19 @@ struct AccessPolicy: Sendable {
     let appToken: String?
     let inspectToken: String?
 
-    init(token: String?, appToken: String? = nil, inspectToken: String? = nil) {
+    /// Requests refused for their token, by address (``TokenFailures``).
+    let failures: TokenFailures?
+
+    init(token: String?, appToken: String? = nil, inspectToken: String? = nil, failures: TokenFailures? = nil) {
         func present(_ value: String?) -> String? { (value ?? "").isEmpty ? nil : value }
         self.token = present(token)
         self.appToken = present(appToken)
         self.inspectToken = present(inspectToken)
+        self.failures = failures
+    }
+
+    static func slowedSentence(_ seconds: Int) -> String {
+        "too many requests with a wrong or missing token came from this address: it may try again in \(seconds) s"
     }
 
     /// What a request asks for: streaming (`/app`) or the inspector side.
@@ -39,6 +47,8 @@ struct AccessPolicy: Sendable {
         /// A valid token of the other scope: `403` with this sentence.
         case wrongScope(String)
         case foreignHost
+        /// The address keeps failing: refused unread for this many more seconds (`429`).
+        case slowed(Int)
     }
 
     /// What the tokens a request carries open.
@@ -60,12 +70,16 @@ struct AccessPolicy: Sendable {
         if let origin = request.origin, !Self.isSameOrigin(origin, host: request.host) {
             return WebSocketRefusal(status: 403, reason: "a WebSocket from another page's origin is refused; only the server's own page may connect")
         }
+        if hasToken, let seconds = failures?.slowed(request.remoteAddress) {
+            return WebSocketRefusal(status: 429, reason: Self.slowedSentence(seconds))
+        }
         let scope: Scope = request.path == "/app" ? .app : .inspect
         switch credential(for: scope, query: request.queryValue("token"), headers: request.headers) {
         case .opens: return nil
         case .otherScope:
             return WebSocketRefusal(status: 403, reason: scope == .app ? Self.inspectTokenOnApp : Self.appTokenOnInspect)
         case .none:
+            failures?.failed(request.remoteAddress, path: request.path)
             return WebSocketRefusal(status: 403, reason: "this server needs its token: send it as Authorization: Bearer TOKEN or ?token=TOKEN")
         }
     }
@@ -74,9 +88,12 @@ struct AccessPolicy: Sendable {
         guard hasToken else {
             return Self.isLoopbackHost(request.headers["host"]) ? .allowed(setCookie: nil) : .foreignHost
         }
+        if let seconds = failures?.slowed(request.remoteAddress) { return .slowed(seconds) }
         let query = request.queryValue("token")
         switch credential(for: .inspect, query: query, headers: request.headers) {
-        case .none: return .refused
+        case .none:
+            failures?.failed(request.remoteAddress, path: request.path)
+            return .refused
         case .otherScope: return .wrongScope(Self.appTokenOnInspect)
         case .opens(let matched):
             if let query, Self.equal(query, matched) {

@@ -75,7 +75,9 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
                 throw error
             }
         }
-        access = AccessPolicy(token: configuration.token, appToken: configuration.appToken, inspectToken: configuration.inspectToken)
+        let notice = configuration.notice
+        access = AccessPolicy(token: configuration.token, appToken: configuration.appToken, inspectToken: configuration.inspectToken,
+                              failures: TokenFailures { notice?($0) })
         files = StaticFiles(directory: configuration.webDirectory, secure: configuration.tls != nil)
     }
 
@@ -120,6 +122,8 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         switch access.checkPage(request) {
         case .refused:
             return .text("this server needs its token: open the address `rewind serve` printed (it ends in ?token=…)\n", status: 401)
+        case .slowed(let seconds):
+            return .text(AccessPolicy.slowedSentence(seconds) + "\n", status: 429)
         case .wrongScope(let sentence):
             return .text(sentence + "\n", status: 403)
         case .foreignHost:
