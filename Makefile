@@ -107,7 +107,7 @@ fuzz-replay:
 # kept corpus. A crash stops it: the input is in .build/fuzz/crashes/TARGET/; fix the bug, then
 # add the input to Tests/fuzz/TARGET/ so `make test` replays it.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= json patch number server
+FUZZ_TARGETS ?= json patch number server client
 fuzz: deps
 	$(SWIFT) build --product rewind-fuzz --build-path .build/fuzz -Xswiftc -sanitize=fuzzer,address \
 	  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld 2>&1 | grep -v "Cannot export local symbol"

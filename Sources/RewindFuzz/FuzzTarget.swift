@@ -18,6 +18,9 @@ enum FuzzTarget: String, CaseIterable {
     /// `/app` when it starts with `A`, to `/inspect` when it starts with `I`. An `/app` event
     /// the server would forward to inspectors as it came must read as the push it would build.
     case server
+    /// What a client takes from a server (the recorder's link, `rewind tail`): see
+    /// ``client(_:)``.
+    case client
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -25,6 +28,7 @@ enum FuzzTarget: String, CaseIterable {
         case .patch: Self.patch(bytes)
         case .number: Self.number(bytes)
         case .server: Self.server(bytes)
+        case .client: Self.client(bytes)
         }
     }
 

@@ -129,11 +129,6 @@ package final class Connection {
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     }
 
-    /// Sets how long a statement waits for another connection's lock before failing with BUSY.
-    package func setBusyTimeout(milliseconds: Int32) {
-        sqlite3_busy_timeout(handle, milliseconds)
-    }
-
     /// Calls `hook` with the WAL's size in frames after each commit, instead of SQLite's automatic
     /// checkpoint (a WAL hook replaces it). `nil` restores the automatic checkpoint.
     package func setWALHook(_ hook: ((Int32) -> Void)?) {

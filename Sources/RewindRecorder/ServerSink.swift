@@ -569,11 +569,3 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}

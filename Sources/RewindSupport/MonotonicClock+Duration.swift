@@ -10,3 +10,11 @@ extension MonotonicClock {
         return deadline
     }
 }
+
+extension Duration {
+    /// The duration in seconds, as a `Double` (the package's one conversion).
+    package var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -39,9 +39,7 @@ final class CommandRelay: @unchecked Sendable {
         self.timeout = timeout
     }
 
-    private var timeoutSeconds: Double {
-        Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    }
+    private var timeoutSeconds: Double { timeout.seconds }
 
     private func register(_ pending: Pending) -> String {
         state.withLock { state -> String in

@@ -141,9 +141,4 @@ final class InspectorHub: @unchecked Sendable {
             if stillLagging { self.scheduleLagCheck() }
         }
     }
-
-    /// Whether each inspector is lagged now, by connection id (for tests).
-    func laggedStates() -> [UInt64: Bool] {
-        state.withLock { $0.inspectors.mapValues(\.lagged) }
-    }
 }
