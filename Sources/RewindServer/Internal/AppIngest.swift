@@ -14,7 +14,7 @@ import RewindWire
 /// control); the ingest queue drains it in rounds, one message per connection per round: it
 /// opens and resumes sessions, checks each event (``EventCheck``), pushes it to inspectors and
 /// hands the events to the log's writer in batches, whose completion sends the acks.
-final class AppIngest: @unchecked Sendable {
+final class AppIngest: LocalApps, @unchecked Sendable {
     private struct AppConnection {
         var connection: WebSocketConnection
         var session: LiveSession?
@@ -29,18 +29,13 @@ final class AppIngest: @unchecked Sendable {
     private let hub: InspectorHub
     private let relay: CommandRelay
     private let maxErrors: Int
-    /// What one event's state may reach: the deepest nesting the log reads back and `--max-state`.
-    private let stateLimits: JSONPatchLimits
     /// What `welcome` states: the largest `/app` message and `--max-state`.
     private let limits: WireLimits
     // Ingest-queue state.
     private var apps: [UInt64: AppConnection] = [:]
     private var sessions: [Int64: LiveSession] = [:]
-    /// Events validated in the current drain, not yet handed to the writer: all of one session.
-    private var pendingSession: LiveSession?
-    private var pendingEvents: [LogEvent] = []
-    /// The size of the messages whose events are in `pendingEvents`.
-    private var pendingBytes = 0
+    /// The events of the current drain, checked, pushed and handed to the writer in batches.
+    private let flow: EventFlow
     private enum Inbound {
         case message([UInt8], WebSocketConnection)
         case closed(WebSocketConnection)
@@ -66,19 +61,21 @@ final class AppIngest: @unchecked Sendable {
     /// Session id → the app connection streaming it, for commands and `live`.
     private let live = Mutex<[Int64: WebSocketConnection]>([:])
 
-    init(writer: (any LogStoreWriter)?, store: any LogStore, hub: InspectorHub, relay: CommandRelay, maxErrors: Int,
+    init(writer: (any LogStoreWriter)?, store: any LogStore, hub: InspectorHub, relay: CommandRelay, cluster: (any ClusterPeers)?, maxErrors: Int,
          maxStateSize: Int = 64 << 20, maxMessageSize: Int = (64 << 20) + RewindServerConfiguration.appMessageRoom) throws(LogError) {
-        self.stateLimits = JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize)
+        self.flow = EventFlow(writer: writer, hub: hub,
+                              stateLimits: JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize))
         self.limits = WireLimits(maxMessage: maxMessageSize, maxState: maxStateSize)
         self.writer = writer
         self.reader = try store.openReader()
         self.hub = hub
         self.relay = relay
+        self.cluster = cluster
         self.maxErrors = maxErrors
     }
 
-    /// The other servers on a shared store; set before the server accepts connections.
-    var cluster: ClusterLink?
+    /// The other servers on a team store; `nil` on a store of one server.
+    private let cluster: (any ClusterPeers)?
 
     /// Whether an app streams `session` to this server now.
     func isStreaming(session: Int64) -> Bool {
@@ -179,30 +176,25 @@ final class AppIngest: @unchecked Sendable {
         while true {
             let items = nextTurn()
             if items.isEmpty {
-                flushPending()
+                flow.flush()
                 return
             }
             for item in items {
                 switch item {
                 case .message(let bytes, let connection):
                     handle(bytes, from: connection)
-                    if !pendingEvents.isEmpty { pendingBytes += bytes.count }
+                    flow.counted(messageBytes: bytes.count)
                 case .closed(let connection):
-                    flushPending()
+                    flow.flush()
                     handleClose(connection)
                 }
             }
             // One app alone streams in batches (one commit for many events); several apps take
             // turns, and a change of session hands the batch over anyway. The byte bound keeps
             // one commit of large events short, so another app's ack waits about one event.
-            if pendingEvents.count >= Self.batchEvents || pendingBytes >= Self.batchBytes { flushPending() }
+            if flow.isFull { flow.flush() }
         }
     }
-
-    /// The most events handed to the writer in one batch.
-    static let batchEvents = 256
-    /// The most message bytes handed to the writer in one batch (a larger event goes alone).
-    static let batchBytes = 1 << 20
 
     private func handleClose(_ connection: WebSocketConnection) {
         guard let app = apps.removeValue(forKey: connection.id) else { return }
@@ -220,7 +212,7 @@ final class AppIngest: @unchecked Sendable {
             case .event, .events: break
             default:
                 // Whatever else comes (hello, end, result) sees the events before it stored.
-                flushPending()
+                flow.flush()
             }
             switch message {
             case .hello(let hello):
@@ -232,12 +224,12 @@ final class AppIngest: @unchecked Sendable {
                 // A frame that says no more than the event is forwarded to inspectors as it came.
                 var forward: [UInt8]?
                 if case .object(let object) = json, InspectorPush.canForward(event: object) { forward = bytes }
-                try self.event(event, session: session, frame: forward)
+                try flow.take(event, session: session, frame: forward)
             case .events(let batch):
                 guard let session = app.session else {
                     throw WireError(.helloFirst, "say hello before sending events")
                 }
-                try events(batch, session: session)
+                try flow.take(batch, session: session)
             case .result(let result):
                 relay.result(result, from: connection)
             case .end(let id, let at):
@@ -383,80 +375,10 @@ final class AppIngest: @unchecked Sendable {
         live.withLock { $0[id] = connection }
         _ = connection.send(textBytes: ServerToApp.welcome(id: hello.id, session: hello.session, nextSeq: next, limits: limits).json.serializedBytes(.compact))
         if let info = try? reader.session(id: id) {
-            hub.publish(change: next > 0 || wasLive ? .resumed : .started, session: wireSession(info, live: true))
+            hub.publish(change: next > 0 || wasLive ? .resumed : .started, session: WireSession(info, live: true))
         }
         cluster?.announce(next > 0 || wasLive ? .resumed : .started, session: id)
         return session
-    }
-
-    /// Takes a batch's events in order, each exactly as an `event` of its own; the first one
-    /// refused (or unreadable) stops the batch with its error, and the ones before it stand.
-    /// Events already stored are acked once for the whole batch.
-    private func events(_ batch: WireEventBatch, session: LiveSession) throws(WireError) {
-        var resent = false
-        defer { if resent { session.acks.resend() } }
-        for event in batch.events {
-            // No frame to forward: each event's push is built on its own.
-            if try !self.event(event, session: session, frame: nil, acknowledgingResend: false) { resent = true }
-        }
-        if let broken = batch.broken { throw broken }
-    }
-
-    /// Takes one event; `false` when the session already has it (then, with
-    /// `acknowledgingResend`, the current ack is sent again).
-    @discardableResult
-    private func event(_ event: WireEvent, session: LiveSession, frame: [UInt8]?,
-                       acknowledgingResend: Bool = true) throws(WireError) -> Bool {
-        let verdict: EventCheck.Verdict
-        do {
-            let expected = EventCheck.Session(builder: session.builder, stateBytes: session.stateBytes, broken: session.broken)
-            verdict = try EventCheck.check(event, session: expected, limits: stateLimits)
-        } catch {
-            throw error.wireError
-        }
-        guard case .accepted(let logEvent, let after) = verdict else {
-            // Already stored (or on its way): the ack covers it; nothing is stored twice.
-            if acknowledgingResend { session.acks.resend() }
-            return false
-        }
-        session.builder = after.builder
-        session.stateBytes = after.stateBytes
-        if pendingSession !== session {
-            flushPending()
-            pendingSession = session
-        }
-        pendingEvents.append(logEvent)
-        hub.publish(event: event, frame: frame, session: session.uuid, sessionID: session.id, actionType: logEvent.actionType)
-        return true
-    }
-
-    /// Hands the events validated since the last call to the writer in one batch (all of them
-    /// passed their checks, so the batch is whole), acked cumulatively once it commits.
-    private func flushPending() {
-        pendingBytes = 0
-        guard let session = pendingSession else { return }
-        pendingSession = nil
-        guard let first = pendingEvents.first?.seq, let last = pendingEvents.last?.seq else { return }
-        let events = pendingEvents
-        pendingEvents = []
-        let acks = session.acks
-        guard let writer else { return }
-        writer.append(events) { result in
-            switch result {
-            case .success:
-                acks.committed(last)
-            case .failure(let error):
-                session.broken = true
-                let which = first == last ? "event \(last)" : "events \(first)–\(last)"
-                // A batch that follows a refused one finds the log short of its first seq: the
-                // cause is the refusal before it, not the app.
-                if case .seqOutOfOrder(_, let expected, let found) = error.kind, found > expected {
-                    acks.send(WireError(.storage, "\(which) could not be stored: the log refused the events before them (from seq \(expected)); say hello again to resume"))
-                } else {
-                    acks.send(WireError(.storage, "\(which) could not be stored: \(error)"))
-                }
-            }
-        }
     }
 
     private func release(_ session: LiveSession, change: InspectorPush.SessionChange?, announce: Bool = true) {
@@ -468,16 +390,8 @@ final class AppIngest: @unchecked Sendable {
         // is committed: the writer keeps the order).
         writer?.release(session: session.id)
         if let info = try? reader.session(id: session.id) {
-            hub.publish(change: change ?? .ended, session: wireSession(info, live: false))
+            hub.publish(change: change ?? .ended, session: WireSession(info, live: false))
         }
         if announce { cluster?.announce(change ?? .ended, session: session.id) }
     }
-}
-
-/// A stored session as the inspector protocol shows it.
-func wireSession(_ info: SessionInfo, live: Bool) -> WireSession {
-    WireSession(id: info.id, uuid: info.uuid, app: info.app, startedAt: info.startedAt.timeIntervalSince1970,
-                endedAt: info.endedAt?.timeIntervalSince1970, live: live, eventCount: info.eventCount,
-                lastSeq: info.lastSeq, replayOf: info.replayOf, meta: info.meta, run: info.run,
-                appVersion: info.appVersion, device: info.device, os: info.os, tags: info.tags)
 }

@@ -16,15 +16,17 @@ import RewindWire
 /// - an instance asked for a session its app is resuming elsewhere lets it go (a take-over).
 ///
 /// Notices are handled on the feed's thread, one at a time, in commit order.
-final class ClusterLink: @unchecked Sendable {
+final class ClusterLink: ClusterPeers, @unchecked Sendable {
     /// This server among the others (messages say who sent them and to whom).
     let instance = UUID().uuidString.lowercased()
     private let feed: any LogStoreFeed
     private let hub: InspectorHub
     /// Read only on the feed thread.
     private let reader: LogReader
-    private weak var ingest: AppIngest?
-    private weak var relay: CommandRelay?
+    /// This instance's apps and its command relay, given at ``start(ingest:relay:)`` (they are
+    /// made after this link, which they are handed at their init).
+    private weak var ingest: (any LocalApps)?
+    private weak var relay: (any RelayedCommands)?
     /// Where messages to the other servers are sent from: never the caller's thread (the ingest
     /// queue announces sessions, and a database that is away must not stall it).
     private let sendQueue = DispatchQueue(label: "rewind.server.cluster-send")
@@ -48,7 +50,7 @@ final class ClusterLink: @unchecked Sendable {
         reader = try store.openReader()
     }
 
-    func start(ingest: AppIngest, relay: CommandRelay) throws(LogError) {
+    func start(ingest: any LocalApps, relay: any RelayedCommands) throws(LogError) {
         self.ingest = ingest
         self.relay = relay
         try feed.start { [weak self] notice in self?.handle(notice) }
@@ -181,7 +183,7 @@ final class ClusterLink: @unchecked Sendable {
             guard from != instance, let session = object["session"]?.numberValue?.int64Value,
                   let change = object["change"]?.stringValue.flatMap(InspectorPush.SessionChange.init(rawValue:)),
                   let info = try? reader.session(id: session) else { return }
-            hub.publish(change: change, session: wireSession(info, live: change != .ended))
+            hub.publish(change: change, session: WireSession(info, live: change != .ended))
         case "release":
             guard from != instance, let session = object["session"]?.numberValue?.int64Value else { return }
             ingest?.letGo(session: session)

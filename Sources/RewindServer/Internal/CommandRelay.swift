@@ -10,7 +10,7 @@ import RewindWire
 /// On a shared store the app may be connected to another server: the command then goes through
 /// the ``ClusterLink`` (``sendRemote(_:session:from:)``), the server with the app relays it
 /// (``relay(command:to:forServer:)``) and sends the result back (``remoteReply(id:reply:)``).
-final class CommandRelay: @unchecked Sendable {
+final class CommandRelay: RelayedCommands, @unchecked Sendable {
     /// Who waits for a command's result.
     private enum Origin {
         /// An inspector connected here, and the id its request carried.
@@ -32,11 +32,12 @@ final class CommandRelay: @unchecked Sendable {
 
     private let timeout: Duration
     private let state = Mutex<(next: Int, pending: [String: Pending])>((1, [:]))
-    /// Set once, before the server accepts connections, on a shared store.
-    var cluster: ClusterLink?
+    /// The other instances of a team store; `nil` on a store of one server.
+    let cluster: (any ClusterPeers)?
 
-    init(timeout: Duration) {
+    init(timeout: Duration, cluster: (any ClusterPeers)?) {
         self.timeout = timeout
+        self.cluster = cluster
     }
 
     private var timeoutSeconds: Double { timeout.seconds }

@@ -39,7 +39,6 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             writer = try store.openWriter()
         }
         hub = InspectorHub()
-        relay = CommandRelay(timeout: configuration.commandTimeout)
         let feed: (any LogStoreFeed)?
         do throws(LogError) {
             feed = try store.openFeed()
@@ -48,10 +47,13 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             throw error
         }
         do throws(LogError) {
-            ingest = try AppIngest(writer: writer, store: store, hub: hub, relay: relay, maxErrors: configuration.maxConsecutiveErrors,
-                                   maxStateSize: configuration.maxStateSize, maxMessageSize: configuration.appMessageLimit)
             let hub = self.hub
+            // The other instances first: the app side and the relay are handed them at init.
             if let feed { cluster = try ClusterLink(feed: feed, store: store, hub: hub) } else { cluster = nil }
+            relay = CommandRelay(timeout: configuration.commandTimeout, cluster: cluster)
+            ingest = try AppIngest(writer: writer, store: store, hub: hub, relay: relay, cluster: cluster,
+                                   maxErrors: configuration.maxConsecutiveErrors,
+                                   maxStateSize: configuration.maxStateSize, maxMessageSize: configuration.appMessageLimit)
             queries = try InspectorQueries(
                 store: store, hub: hub, relay: relay, ingest: ingest,
                 readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors,
@@ -66,8 +68,6 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             throw error
         }
         if let cluster {
-            relay.cluster = cluster
-            ingest.cluster = cluster
             do throws(LogError) {
                 try cluster.start(ingest: ingest, relay: relay)
             } catch {

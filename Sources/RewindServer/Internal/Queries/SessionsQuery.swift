@@ -10,7 +10,7 @@ struct SessionsQuery: InspectorQuery {
     func answer(in context: QueryContext) throws(WireError) -> JSONValue? {
         let live = context.liveSessionIDs()
         let sessions = try context.read(id) { reader throws(LogError) in try reader.sessions() }
-        return InspectorReplies.reply("sessions", id: id, ["sessions": .array(sessions.map { wireSession($0, live: live.contains($0.id)).json })])
+        return InspectorReplies.reply("sessions", id: id, ["sessions": .array(sessions.map { WireSession($0, live: live.contains($0.id)).json })])
     }
 }
 
@@ -37,7 +37,7 @@ struct SessionPageQuery: InspectorQuery {
         var list: [JSONValue] = []
         var used = 0
         for session in found.sessions {
-            let item = wireSession(session, live: live.contains(session.id)).json
+            let item = WireSession(session, live: live.contains(session.id)).json
             used += item.measure(byteBudget: budget - used + 1).bytes
             if used > budget {
                 guard !list.isEmpty else {
