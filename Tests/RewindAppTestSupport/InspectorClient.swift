@@ -2,10 +2,11 @@ import Foundation
 import RewindJSON
 import RewindWebSocket
 import RewindWire
+import RewindSupport
 
 /// A minimal inspector on `/inspect`: sends requests and keeps every JSON reply.
 final class InspectorClient: WebSocketClientDelegate, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex()
     private var replies: [JSONValue] = []
     private var connected = false
     private let client: WebSocketClient

@@ -2,6 +2,7 @@ import Foundation
 import RewindJSON
 import RewindWebSocket
 import RewindWire
+import RewindSupport
 
 /// A small stand-in for `rewind serve` on `/app`: answers hello with welcome, stores each seq
 /// once (rebuilding the state and checking every hash), acks, and can drop connections and send
@@ -41,7 +42,7 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
         var hashVersion: StateHashVersion = .v1
     }
 
-    private let lock = NSLock()
+    private let lock = Mutex()
     private var snapshot = Snapshot()
     private var connections: [WebSocketConnection] = []
     private var sessionOf: [UInt64: String] = [:]

@@ -2,11 +2,12 @@ import Foundation
 import RewindJSON
 import RewindWebSocket
 import RewindWire
+import RewindSupport
 
 /// An app that speaks `rewind.app.v1` itself, so that it chooses every field a real app could:
 /// its session uuid, app name, version, run, meta and `replayOf`, each action, state and send site,
 /// and the messages it answers commands with. Every one of them carries ``payload``.
-final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
+final class HostileApp: Sendable {
     /// Clears the screen, retitles the window, rings the bell, opens a CSI with U+009B, breaks the
     /// line with U+0085 and turns the rest of the line right-to-left with U+202E.
     static let payload = "\u{1B}[2J\u{1B}]0;PWNED\u{07}\u{9B}31m\u{85}\u{202E}evil"
@@ -66,16 +67,17 @@ final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
                                           durationNs: 2_000, site: seq == 1 ? site : nil)).json
     }
 
-    private let condition = NSCondition()
-    private var acked: Int64 = -1
-    private var welcomed = false
-    private var closed = false
-    private var received: [Command] = []
-    let client: WebSocketClient
+    private let socket: AppSocket
+    var client: WebSocketClient { socket.client }
 
     init(port: Int) throws {
-        client = try WebSocketClient(url: "ws://127.0.0.1:\(port)/app", subprotocol: AppMessage.subprotocol)
-        try client.connect(delegate: self)
+        // Each relayed command is answered (see `answer`): the socket is made first, so the
+        // handler reaches it through a box filled right after.
+        let box = Mutex<AppSocket?>(nil)
+        socket = try AppSocket(port: port) { command in
+            if let socket = box.withLock({ $0 }) { Self.answer(command, on: socket) }
+        }
+        box.withLock { $0 = socket }
     }
 
     /// Says hello with every field hostile; whether the server welcomed it within 20 s.
@@ -83,52 +85,28 @@ final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
         let meta: JSONObject = JSONObject([("version", .string(Self.hostile("V"))), (Self.hostile("M"), .string(Self.hostile("m")))])
         let hello = AppMessage.Hello(id: 1, session: Self.uuid, app: Self.hostile("A"), version: Self.hostile("V"), meta: meta,
                                      replayOf: Self.hostile("O"), run: Self.hostile("R"))
-        _ = client.send(text: AppMessage.hello(hello).json.serialized(.compact))
-        return wait { $0.welcomed }
+        socket.send(AppMessage.hello(hello).json)
+        return socket.wait { $0.welcomed ? true : nil } ?? false
     }
 
     /// The commands the server relayed, in order.
-    var commands: [Command] { condition.withLock { received } }
+    var commands: [Command] { socket.state.value.commands }
 
     func send(_ message: JSONValue) {
-        _ = client.send(text: message.serialized(.compact))
+        socket.send(message)
     }
 
     func waitForAck(_ seq: Int64) -> Bool {
-        wait { $0.acked >= seq }
+        socket.wait { $0.acked >= seq ? true : nil } ?? false
     }
 
     func waitForClose() -> Bool {
-        wait { $0.closed }
-    }
-
-    private func wait(timeout: Double = 20, _ done: (HostileApp) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !done(self) {
-            if closed || !condition.wait(until: deadline) { return done(self) }
-        }
-        return true
-    }
-
-    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
-        guard let reply = try? ServerToApp(frame: message.bytes) else { return }
-        condition.lock()
-        switch reply {
-        case .welcome: welcomed = true
-        case .ack(let seq): acked = max(acked, seq)
-        case .command(let command): received.append(command)
-        case .error, .ended: break
-        }
-        condition.broadcast()
-        condition.unlock()
-        if case .command(let command) = reply { answer(command) }
+        socket.wait { $0.closed ? true : nil } ?? false
     }
 
     /// A branch that skips seq 1 succeeds, any other branch is refused, a replay succeeds: each
     /// answer's message is hostile (`B`, `X`, `Y`).
-    private func answer(_ command: Command) {
+    private static func answer(_ command: Command, on socket: AppSocket) {
         let result: AppMessage.CommandResult
         switch command.kind {
         case .branch where command.arguments["skip"] == [1]:
@@ -138,16 +116,6 @@ final class HostileApp: WebSocketClientDelegate, @unchecked Sendable {
         default:
             result = .init(id: command.id, ok: true, message: Self.hostile("Y"))
         }
-        send(AppMessage.result(result).json)
-    }
-
-    func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) { finish() }
-    func didFailToConnect(reason: String) { finish() }
-
-    private func finish() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        socket.send(AppMessage.result(result).json)
     }
 }

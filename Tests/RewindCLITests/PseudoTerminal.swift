@@ -1,5 +1,6 @@
 import Foundation
 import RewindTestSupport
+import RewindSupport
 
 /// Runs `rewind` with its standard output on a pseudo-terminal, so the command sees a terminal
 /// (`isatty` is true), and returns the bytes it wrote there exactly: the terminal is put in raw
@@ -10,7 +11,7 @@ enum PseudoTerminal {
     }
 
     /// `ptsname` returns a static buffer: one caller at a time.
-    private static let nameLock = NSLock()
+    private static let nameLock = Mutex()
 
     /// The C library's pseudo-terminal calls, which Swift's Glibc module does not declare
     /// (`posix_openpt`, `grantpt`, `unlockpt`, `ptsname`), looked up by name.

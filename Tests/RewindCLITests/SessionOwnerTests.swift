@@ -8,51 +8,27 @@ import RewindTestSupport
 
 /// A peer that holds the app token and a session's uuid, but not its secret: it says hello for
 /// the session and keeps every reply.
-final class Forger: WebSocketClientDelegate, @unchecked Sendable {
-    private let condition = NSCondition()
-    private var replies: [JSONValue] = []
-    private var closed = false
-    let client: WebSocketClient
+final class Forger: Sendable {
+    private let socket: AppSocket
+    var client: WebSocketClient { socket.client }
 
     init(port: Int) throws {
-        client = try WebSocketClient(url: "ws://127.0.0.1:\(port)/app", subprotocol: AppMessage.subprotocol)
-        try client.connect(delegate: self)
+        socket = try AppSocket(port: port)
     }
 
     /// Sends `hello` for `session` (with `secret`, or none) and returns the first reply.
     func hello(session: String, secret: String?, id: Int = 1) -> JSONValue? {
-        let hello = AppMessage.Hello(id: .number(JSONNumber(id)), session: session, app: "Forger", secret: secret)
-        _ = client.send(text: AppMessage.hello(hello).json.serialized(.compact))
+        socket.send(AppMessage.hello(AppMessage.Hello(id: .number(JSONNumber(id)), session: session, app: "Forger", secret: secret)).json)
         return wait { replies in replies.first { $0["id"] == .number(JSONNumber(id)) } }
     }
 
-    func send(_ message: JSONValue) { _ = client.send(text: message.serialized(.compact)) }
+    func send(_ message: JSONValue) { socket.send(message) }
 
-    var all: [JSONValue] { condition.withLock { replies } }
+    var all: [JSONValue] { socket.state.value.replies }
 
     /// Waits until `value` finds something in the replies, the connection closes, or 20 s pass.
     func wait<T>(timeout: Double = 20, _ value: ([JSONValue]) -> T?) -> T? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let result = value(replies) { return result }
-            if closed || !condition.wait(until: deadline) { return value(replies) }
-        }
-    }
-
-    func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
-        guard let reply = try? JSONValue(parsing: String(decoding: message.bytes, as: UTF8.self)) else { return }
-        condition.withLock { replies.append(reply) }
-        condition.broadcast()
-    }
-
-    func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) { finish() }
-    func didFailToConnect(reason: String) { finish() }
-
-    private func finish() {
-        condition.withLock { closed = true }
-        condition.broadcast()
+        socket.wait(timeout: timeout) { value($0.replies) }
     }
 }
 

@@ -4,6 +4,7 @@ import RewindWebSocket
 import RewindWire
 import Testing
 import RewindTestSupport
+import RewindSupport
 
 /// `rewind tail --diff` when a live patch does not apply to the state it keeps. A real server
 /// checks every patch before it pushes it, so an inspector server scripted here sends one that
@@ -16,7 +17,7 @@ struct TailDiffRecoveryTests {
         let session: WireSession
         let pushes: [JSONValue]
         let stateAnswer: JSONValue?
-        private let lock = NSLock()
+        private let lock = Mutex()
         private var asked: [Int64] = []
 
         init(session: WireSession, pushes: [JSONValue], stateAnswer: JSONValue?) {

@@ -78,7 +78,7 @@ struct BadInputTests {
         let fixture = try ServerFixture()
         let app = try JSONClient.app(port: fixture.port)
         for _ in 0..<10 { app.sendRaw("nope") }
-        #expect(app.state.wait { $0.closeCode != nil })
+        #expect(app.state.wait(timeout: 30) { $0.closeCode != nil })
         #expect(app.state.value.closeCode == .policyViolation)
         #expect(app.messages(ofType: "error").count == 10)
     }
@@ -96,7 +96,7 @@ struct BadInputTests {
         app.send(recording.event(0))
         #expect(app.waitForAck(0))
         app.send(recording.event(1, payload: String(repeating: "y", count: (1 << 20) + 100 * 1024)))
-        #expect(app.state.wait { $0.closeCode != nil })
+        #expect(app.state.wait(timeout: 30) { $0.closeCode != nil })
         #expect(app.state.value.closeCode == .messageTooLarge)
         let reader = try fixture.reader()
         #expect(try reader.session(named: uuid).eventCount == 1)

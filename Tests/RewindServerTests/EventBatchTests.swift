@@ -35,7 +35,7 @@ struct EventBatchTests {
         #expect(app.messages(ofType: "error").isEmpty)
         // Acks are cumulative, one per commit, and a batch is handed to the writer whole.
         #expect(app.messages(ofType: "ack").count <= 3)
-        #expect(inspector.state.wait { $0.eventCount == 300 })
+        #expect(inspector.state.wait(timeout: 30) { $0.eventCount == 300 })
         let pushed = inspector.messages(ofType: "event")
         #expect(pushed.compactMap { $0["seq"]?.int64 } == Array(0..<300))
         #expect(pushed.allSatisfy { $0["session"] == .string(uuid) && $0["actionType"] != nil })
@@ -74,7 +74,7 @@ struct EventBatchTests {
         var rest = [good3, events[4], events[5]]
         rest[1] = ["seq": 4, "at": 1, "action": "x", "patch": []]
         app.send(batch(rest))
-        #expect(app.state.wait { $0.messages.filter { $0["type"] == "error" }.count == 2 })
+        #expect(app.state.wait(timeout: 30) { $0.messages.filter { $0["type"] == "error" }.count == 2 })
         let broken = app.messages(ofType: "error")[1]
         #expect(broken["code"] == "bad-message")
         #expect(broken["message"]?.stringValue?.hasPrefix("events[1]") == true, "\(broken)")
@@ -85,7 +85,7 @@ struct EventBatchTests {
         for bad: JSONValue in [["type": "events", "events": []], ["type": "events"], ["type": "events", "events": [1]]] {
             app.send(bad)
         }
-        #expect(app.state.wait { $0.messages.filter { $0["type"] == "error" }.count == 5 })
+        #expect(app.state.wait(timeout: 30) { $0.messages.filter { $0["type"] == "error" }.count == 5 })
         #expect(app.messages(ofType: "error").dropFirst(2).allSatisfy { $0["code"] == "bad-message" })
         let session = try reader.session(named: uuid)
         #expect(session.lastSeq == 5)
@@ -107,7 +107,7 @@ struct EventBatchTests {
         app.send(events[20])
         #expect(app.waitForAck(20))
         // One ack for the whole resent batch, one for event 20.
-        #expect(app.state.wait { $0.messages.filter { $0["type"] == "ack" }.count >= before + 2 })
+        #expect(app.state.wait(timeout: 30) { $0.messages.filter { $0["type"] == "ack" }.count >= before + 2 })
         #expect(app.messages(ofType: "ack").count == before + 2)
         #expect(app.messages(ofType: "error").isEmpty)
     }
@@ -140,7 +140,7 @@ struct EventBatchTests {
         defer { inspector.close() }
         #expect(inspector.ready())
         inspector.send(["type": "sessions", "id": 1, "padding": .string(String(repeating: "z", count: 100 * 1024))])
-        #expect(inspector.state.wait { $0.closeCode != nil })
+        #expect(inspector.state.wait(timeout: 30) { $0.closeCode != nil })
         #expect(inspector.state.value.closeCode == .messageTooLarge)
     }
 }

@@ -3,6 +3,8 @@ import RewindJSON
 import RewindServer
 import RewindWire
 import Testing
+import RewindSupport
+import RewindTestSupport
 
 /// Issue 13, repro 8: one app's flood must not stall another app. Against a real server, then
 /// the ``HealthCheck``.
@@ -21,7 +23,7 @@ extension HostileInput {
             // flood is paused and resumed along the way.
             let filler = String(repeating: "f", count: 1 << 20)
             // When the other app's first ack arrives, how far the flood's acks have come.
-            let floodAckedThen = Waitable<Int64?>(nil)
+            let floodAckedThen = Condition<Int64?>(nil)
             let floodClient = flood.client
             other.onMessage = { json, _ in
                 guard json["type"] == "ack", json["seq"] == 0 else { return }

@@ -6,6 +6,7 @@ import RewindServer
 import RewindWebSocket
 import RewindWire
 import Testing
+import RewindSupport
 
 /// Issue 13, repros 6, 7 and 9: replies too large for their connection, output nobody reads, and
 /// queries that starve each other. Each runs against a real server, then the ``HealthCheck``.
@@ -106,7 +107,7 @@ extension HostileInput {
             // Then read every attacker at once: the evicted are closed with 1008 (or, as they did
             // not read in time for the close frame, dropped after the close timeout); the rest stay
             // open.
-            let endings = Waitable<[Ending]>([])
+            let endings = Condition<[Ending]>([])
             // On threads of their own: these reads block for seconds, too long to hold the pool.
             let finished = DispatchSemaphore(value: 0)
             for socket in attackers {

@@ -6,6 +6,7 @@ import RewindServer
 import RewindWire
 import Testing
 import RewindTestSupport
+import RewindSupport
 
 @Suite("Ingest on /app", .ownThreads)
 struct IngestTests {
@@ -17,7 +18,7 @@ struct IngestTests {
         #expect(next == 0)
         let reader = try fixture.reader()
         // Each ack must find its event already in the log, read through a connection of our own.
-        let violations = Waitable<[Int64]>([])
+        let violations = Condition<[Int64]>([])
         app.onMessage = { message, _ in
             guard message["type"] == "ack", let seq = message["seq"]?.int64 else { return }
             let session = try? reader.session(named: uuid)

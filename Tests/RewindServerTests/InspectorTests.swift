@@ -5,6 +5,7 @@ import RewindServer
 import RewindWire
 import Testing
 import RewindTestSupport
+import RewindSupport
 
 @Suite("Inspectors on /inspect", .ownThreads)
 struct InspectorTests {
@@ -47,7 +48,7 @@ struct InspectorTests {
         let (app, _) = try fixture.helloApp(uuid)
         let events = recording.events(0..<20)
         for event in events { app.send(event) }
-        #expect(inspector.state.wait { state in state.messages.filter { $0["type"] == "event" }.count == 20 })
+        #expect(inspector.state.wait(timeout: 30) { state in state.messages.filter { $0["type"] == "event" }.count == 20 })
         let live = inspector.messages(ofType: "event")
         #expect(live.map { $0["seq"]?.int64 ?? -1 } == Array(0..<20))
         #expect(live.allSatisfy { $0["session"]?.stringValue == uuid && $0["actionType"] != nil })
@@ -172,7 +173,7 @@ struct InspectorTests {
     @Test("a command goes to the app and its result comes back")
     func commandRelay() throws {
         let (fixture, app, uuid, _) = try Self.recorded(3)
-        let received = Waitable<[JSONValue]>([])
+        let received = Condition<[JSONValue]>([])
         app.onMessage = { message, connection in
             guard message["type"] == "command", let id = message["id"] else { return }
             received.update { $0.append(message) }

@@ -4,41 +4,8 @@ import RewindLog
 import RewindServer
 import RewindWebSocket
 import RewindWire
-
-/// State threads update and tests wait on, with a deadline and no sleeping.
-final class Waitable<State: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var state: State
-
-    init(_ state: State) {
-        self.state = state
-    }
-
-    func update(_ body: (inout State) -> Void) {
-        condition.lock()
-        body(&state)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    var value: State {
-        condition.lock()
-        defer { condition.unlock() }
-        return state
-    }
-
-    /// Waits until `predicate` holds or `timeout` passes; returns whether it holds.
-    @discardableResult
-    func wait(timeout: Double = 30, _ predicate: (State) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !predicate(state) {
-            if !condition.wait(until: deadline) { return predicate(state) }
-        }
-        return true
-    }
-}
+import RewindSupport
+import RewindTestSupport
 
 /// A WebSocket client speaking JSON to the server, recording what it receives.
 final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
@@ -50,7 +17,7 @@ final class JSONClient: WebSocketClientDelegate, @unchecked Sendable {
         var closeCode: WebSocketCloseCode?
     }
 
-    let state = Waitable(State())
+    let state = Condition(State())
     let client: WebSocketClient
     /// Called on the service thread for each message, before it is recorded.
     var onMessage: (@Sendable (JSONValue, WebSocketConnection) -> Void)?

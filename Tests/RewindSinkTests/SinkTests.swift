@@ -5,10 +5,11 @@ import Testing
 @testable import Rewind
 import RewindTestSupport
 @testable import RewindAppTestSupport
+import RewindSupport
 
 /// Keeps what a recorder sends, in memory.
 final class MemorySink: RecordingSink, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex()
     private var calls: [String] = []
     private var stored: [RecordedEvent] = []
     private var sessions: [RecordingSession] = []

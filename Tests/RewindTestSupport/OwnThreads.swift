@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RewindSupport
 
 /// Runs a test's nonisolated code on threads of its own instead of Swift's shared pool.
 ///
@@ -38,7 +39,7 @@ public final class ThreadPerTaskExecutor: TaskExecutor, @unchecked Sendable {
         var job: UnownedJob?
     }
 
-    private let lock = NSLock()
+    private let lock = Mutex()
     private var idle: [Worker] = []
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -5,6 +5,7 @@ import Testing
 @testable import Rewind
 import RewindTestSupport
 @testable import RewindAppTestSupport
+import RewindSupport
 
 /// A session recorded by a store, exported as JSONL (what `rewind test` writes beside its test),
 /// read back and verified: its causes, send sites and redactions come back, a changed reducer is
@@ -181,7 +182,7 @@ struct RecordedBugTests {
 
 /// Counts up: the outside world a non-deterministic reducer reads.
 final class WorldCounter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex()
     private var value = 0
 
     func next() -> Int {

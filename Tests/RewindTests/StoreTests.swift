@@ -5,6 +5,7 @@ import Testing
 @testable import Rewind
 import RewindTestSupport
 @testable import RewindAppTestSupport
+import RewindSupport
 
 @MainActor
 @Suite("Store", .ownThreads)
@@ -136,7 +137,7 @@ struct StoreTests {
 
 /// A counter shared with an observation callback.
 final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex()
     private var count = 0
     var value: Int { lock.withLock { count } }
     func increment() { lock.withLock { count += 1 } }
@@ -148,7 +149,7 @@ final class Counter: @unchecked Sendable {
 @MainActor
 struct StoreLifetimeTests {
     final class Flag: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Mutex()
         private var value = false
         func set() { lock.withLock { value = true } }
         var isSet: Bool { lock.withLock { value } }
