@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RewindSupport
 import RewindTestSupport
 
 /// The three commands of Docs/Integrating.md, "A recorded bug becomes a test", end to end on a
@@ -275,28 +276,20 @@ struct RecordedBugEndToEndTests {
 }
 
 /// Output collected from a pipe until it closes.
-final class Collected: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var data = Data()
-    private var ended = false
+final class Collected: Sendable {
+    private let collected = Condition((data: Data(), ended: false))
 
     func append(_ chunk: Data) {
-        condition.lock()
-        data.append(chunk)
-        condition.unlock()
+        collected.withLock { $0.data.append(chunk) }
     }
 
     func finish() {
-        condition.lock()
-        ended = true
-        condition.broadcast()
-        condition.unlock()
+        collected.update { $0.ended = true }
     }
 
+    /// Everything, once the pipe closed.
     func wait() -> String {
-        condition.lock()
-        defer { condition.unlock() }
-        while !ended { condition.wait() }
-        return String(decoding: data, as: UTF8.self)
+        _ = collected.wait(for: { $0.ended })
+        return String(decoding: collected.value.data, as: UTF8.self)
     }
 }

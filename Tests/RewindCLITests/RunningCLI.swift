@@ -1,89 +1,73 @@
 import Foundation
 import RewindJSON
 import RewindWire
+import RewindSupport
 import RewindTestSupport
 
 /// A `rewind` command running as a child process (`tail`, …), its stdout and stderr collected
 /// separately as they come, so tests can wait on what it printed.
 final class RunningCLI: @unchecked Sendable {
+    private struct Seen: Sendable {
+        var out = ""
+        var err = ""
+        /// What it wrote, byte for byte.
+        var outBytes: [UInt8] = []
+        var errBytes: [UInt8] = []
+        /// Lines (newlines) on stdout so far, counted as they come: cheaper than splitting `out`.
+        var lines = 0
+        var exited = false
+        /// Pipes (stdout, stderr) whose end has been read.
+        var pipesEnded = 0
+    }
+
     private var process: Subprocess!
-    private let condition = NSCondition()
-    private var out = ""
-    private var err = ""
-    /// What it wrote, byte for byte.
-    private var outBytes: [UInt8] = []
-    private var errBytes: [UInt8] = []
-    /// Lines (newlines) on stdout so far, counted as they come: cheaper than splitting `out`.
-    private var lines = 0
-    private var exited = false
-    /// Pipes (stdout, stderr) whose end has been read.
-    private var pipesEnded = 0
+    private let seen = Condition(Seen())
 
     init(_ arguments: [String], environment: [String: String] = [:], program: URL = CLIRunner.executable) throws {
         var env = ProcessInfo.processInfo.environment
         env["REWIND_TOKEN"] = nil
         for (key, value) in environment { env[key] = value }
-        process = try Subprocess(program.path, arguments, environment: env, output: .pipe, error: .pipe) { [weak self] _ in
-            guard let self else { return }
-            self.condition.lock()
-            self.exited = true
-            self.condition.broadcast()
-            self.condition.unlock()
+        let seen = self.seen
+        process = try Subprocess(program.path, arguments, environment: env, output: .pipe, error: .pipe) { _ in
+            seen.update { $0.exited = true }
         }
         for (handle, isError) in [(process.standardOutput!, false), (process.standardError!, true)] {
-            PipeReader.start(handle, onEnd: { [weak self] in
-                guard let self else { return }
-                self.condition.lock()
-                self.pipesEnded += 1
-                self.condition.broadcast()
-                self.condition.unlock()
-            }) { [weak self] data in
-                guard let self, !data.isEmpty else { return }
-                self.condition.lock()
-                if isError {
-                    self.err += String(decoding: data, as: UTF8.self)
-                    self.errBytes += data
-                } else {
-                    self.out += String(decoding: data, as: UTF8.self)
-                    self.outBytes += data
-                    self.lines += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            PipeReader.start(handle, onEnd: {
+                seen.update { $0.pipesEnded += 1 }
+            }) { data in
+                guard !data.isEmpty else { return }
+                seen.update { seen in
+                    if isError {
+                        seen.err += String(decoding: data, as: UTF8.self)
+                        seen.errBytes += data
+                    } else {
+                        seen.out += String(decoding: data, as: UTF8.self)
+                        seen.outBytes += data
+                        seen.lines += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                    }
                 }
-                self.condition.broadcast()
-                self.condition.unlock()
             }
         }
     }
 
-    var stdout: String { condition.withLock { out } }
-    var stderr: String { condition.withLock { err } }
+    var stdout: String { seen.value.out }
+    var stderr: String { seen.value.err }
     /// Standard output and error so far, byte for byte (a chunk may end inside a character, which
     /// `stdout` and `stderr` would decode as U+FFFD).
-    var stdoutBytes: [UInt8] { condition.withLock { outBytes } }
-    var stderrBytes: [UInt8] { condition.withLock { errBytes } }
+    var stdoutBytes: [UInt8] { seen.value.outBytes }
+    var stderrBytes: [UInt8] { seen.value.errBytes }
 
     /// Waits until `check(stdout, stderr)` holds or `timeout` seconds pass; returns whether it held.
     func wait(timeout: Double = 30, until check: (String, String) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !check(out, err) {
-            if !condition.wait(until: deadline) { return check(out, err) }
-        }
-        return true
+        seen.wait(timeout: timeout) { check($0.out, $0.err) }
     }
 
     /// Waits until standard output holds at least `count` whole lines.
     func waitForLines(_ count: Int, timeout: Double = 30) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while lines < count {
-            if !condition.wait(until: deadline) { return lines >= count }
-        }
-        return true
+        seen.wait(timeout: timeout) { $0.lines >= count }
     }
 
-    var lineCount: Int { condition.withLock { lines } }
+    var lineCount: Int { seen.value.lines }
 
     /// Waits until standard error contains `needle`.
     func waitForError(_ needle: String, timeout: Double = 30) -> Bool {
@@ -97,14 +81,8 @@ final class RunningCLI: @unchecked Sendable {
     /// Waits for the process to exit and for its pipes to drain; `nil` if it has not exited
     /// within `timeout` seconds.
     func waitForExit(timeout: Double = 30) -> Int32? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        while !exited || pipesEnded < 2 {
-            if !condition.wait(until: deadline) { break }
-        }
-        let done = exited
-        condition.unlock()
-        guard done else { return nil }
+        _ = seen.wait(timeout: timeout) { $0.exited && $0.pipesEnded >= 2 }
+        guard seen.value.exited else { return nil }
         return process.waitUntilExit()
     }
 

@@ -3,6 +3,7 @@ import RewindLog
 import RewindWebSocket
 import Testing
 @testable import RewindCLI
+import RewindSupport
 import RewindTestSupport
 
 /// `rewind serve --lan`: every interface, a token kept beside the log, and what to paste into a
@@ -32,16 +33,13 @@ struct ServeLANTests {
 
     /// Why a bare WebSocket upgrade to `url` (with `token`, if any) failed, or `nil` if it opened.
     func upgradeFailure(_ url: String, token: String?) throws -> String? {
-        final class Outcome: WebSocketClientDelegate, @unchecked Sendable {
-            let condition = NSCondition()
-            var result: String??
+        final class Outcome: WebSocketClientDelegate, Sendable {
+            /// `nil` until the upgrade is answered; then the failure, or `nil` inside when it opened.
+            let result = Condition<String??>(nil)
             func didConnect(_ connection: WebSocketConnection) { set(nil) }
             func didFailToConnect(reason: String) { set(reason) }
             private func set(_ value: String?) {
-                condition.lock()
-                if result == nil { result = .some(value) }
-                condition.broadcast()
-                condition.unlock()
+                result.update { if $0 == nil { $0 = .some(value) } }
             }
         }
         var headers: HTTPHeaders = [:]
@@ -50,11 +48,8 @@ struct ServeLANTests {
         let outcome = Outcome()
         try client.connect(delegate: outcome)
         defer { client.close() }
-        let deadline = Date(timeIntervalSinceNow: 20)
-        outcome.condition.lock()
-        defer { outcome.condition.unlock() }
-        while outcome.result == nil, outcome.condition.wait(until: deadline) {}
-        return try #require(outcome.result, "no answer from \(url)")
+        _ = outcome.result.wait(timeout: 20) { $0 != nil }
+        return try #require(outcome.result.value, "no answer from \(url)")
     }
 
     @Test("the printed token and address let an app in, a missing token is refused, and the token is kept for the next run")

@@ -1,4 +1,5 @@
 import Foundation
+import RewindSupport
 
 /// A child process started with `posix_spawn`, for tests, instead of Foundation's `Process`.
 ///
@@ -32,8 +33,8 @@ public final class Subprocess: @unchecked Sendable {
     /// The read end of the child's standard error, when it is `.pipe`.
     public let standardError: FileHandle?
 
-    private let condition = NSCondition()
-    private var status: (code: Int32, signalled: Bool)?
+    /// How the child ended, once reaped (its exit code, or the signal's number, and which).
+    private let status = Condition<(code: Int32, signalled: Bool)?>(nil)
 
     /// Starts `executable arguments…` with `environment` (the test process's when `nil`) in
     /// `directory` (the current one when `nil`). `onExit` is called once, on a thread of its own,
@@ -120,16 +121,14 @@ public final class Subprocess: @unchecked Sendable {
         standardError = parentEnds[2].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
 
         let spawnedPID = child
-        startThread(named: "subprocess-reaper") { [self] in
+        let status = self.status
+        startThread(named: "subprocess-reaper") {
             var raw: Int32 = 0
             while waitpid(spawnedPID, &raw, 0) == -1 && errno == EINTR {}
             // WIFEXITED, WEXITSTATUS and WTERMSIG, spelled out (the C macros do not import).
             let signalled = (raw & 0x7f) != 0
             let code = signalled ? raw & 0x7f : (raw >> 8) & 0xff
-            condition.withLock {
-                status = (code, signalled)
-                condition.broadcast()
-            }
+            status.update { $0 = (code, signalled) }
             onExit?(code)
         }
     }
@@ -157,34 +156,30 @@ public final class Subprocess: @unchecked Sendable {
         #endif
     }
 
-    public var isRunning: Bool { condition.withLock { status == nil } }
+    public var isRunning: Bool { status.value == nil }
 
     /// The exit status, or the number of the signal that ended the child; `nil` while it runs.
-    public var terminationStatus: Int32? { condition.withLock { status?.code } }
+    public var terminationStatus: Int32? { status.value?.code }
 
     /// Whether a signal ended the child (`nil` while it runs).
-    public var endedBySignal: Bool? { condition.withLock { status?.signalled } }
+    public var endedBySignal: Bool? { status.value?.signalled }
 
     /// Sends `signal` to the child, if it has not been reaped yet.
     public func signal(_ signal: Int32) {
-        condition.withLock { if status == nil { kill(pid, signal) } }
+        // Under the lock: a child reaped meanwhile gives its pid back, and it must not be signalled.
+        status.withLock { if $0 == nil { kill(pid, signal) } }
     }
 
     /// Waits for the child to exit; returns ``terminationStatus``.
     @discardableResult
     public func waitUntilExit() -> Int32 {
-        condition.withLock {
-            while status == nil { condition.wait() }
-            return status!.code
-        }
+        _ = status.wait(for: { $0 != nil })
+        return status.value!.code
     }
 
     /// Waits up to `timeout` seconds for the child to exit; `nil` if it has not.
     public func waitForExit(timeout: Double) -> Int32? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        return condition.withLock {
-            while status == nil { if !condition.wait(until: deadline) { break } }
-            return status?.code
-        }
+        _ = status.wait(timeout: timeout) { $0 != nil }
+        return status.value?.code
     }
 }
