@@ -13,7 +13,7 @@ import RewindTestSupport
         for length in 1...city.count { app.bloc.add(.cityChanged(String(city.prefix(length)))) }
     }
 
-    @Test func anInvalidCityShowsAValidationErrorAndSendsNoRequest() {
+    @Test("an invalid city shows a validation error and sends no request") func anInvalidCityShowsAValidationErrorAndSendsNoRequest() {
         let app = makeApp()
         type("9th Ave", into: app)
         #expect(app.bloc.state.validationError == "A city name has only letters, spaces, hyphens and apostrophes.")
@@ -29,7 +29,7 @@ import RewindTestSupport
         #expect(app.bloc.state.requests == 0)
     }
 
-    @Test func aCityWithBreweriesLoadsThemAndTheStreamSaysSo() async {
+    @Test("a city with breweries loads them and the stream says so") func aCityWithBreweriesLoadsThemAndTheStreamSaysSo() async {
         let app = makeApp()
         var states = app.bloc.states.makeAsyncIterator()
         type("Portland", into: app)
@@ -47,7 +47,7 @@ import RewindTestSupport
         #expect(phases.suffix(2) == [.loading, .loaded])
     }
 
-    @Test func changingTheCityCancelsTheSearchInFlight() async {
+    @Test("changing the city cancels the search in flight") func changingTheCityCancelsTheSearchInFlight() async {
         let app = makeApp()
         type("Portland", into: app)
         let search = app.bloc.add(.submitted)
@@ -68,7 +68,7 @@ import RewindTestSupport
         #expect(app.bloc.state.recentSearches.map(\.city) == ["Austin"])
     }
 
-    @Test func aCityWithoutBreweriesShowsTheEmptyState() async {
+    @Test("a city without breweries shows the empty state") func aCityWithoutBreweriesShowsTheEmptyState() async {
         let app = makeApp()
         type("Atlantis", into: app)
         app.bloc.add(.submitted)
@@ -78,7 +78,7 @@ import RewindTestSupport
         #expect(app.bloc.state.recentSearches.first?.outcome == "empty")
     }
 
-    @Test func aFailureShowsTheErrorThenRetrySucceeds() async {
+    @Test("a failure shows the error then retry succeeds") func aFailureShowsTheErrorThenRetrySucceeds() async {
         let app = makeApp(failures: .requests([1]))
         type("Denver", into: app)
         app.bloc.add(.submitted)

@@ -15,7 +15,7 @@ import RewindTestSupport
         return (folder, folder.appendingPathComponent(name).path)
     }
 
-    @Test func theRunnerRecordsEachAppIntoOneLog() async throws {
+    @Test("the runner records each app into one log") func theRunnerRecordsEachAppIntoOneLog() async throws {
         let (folder, db) = try temporaryPath("demo.db")
         defer { try? FileManager.default.removeItem(at: folder) }
         let stateLogPath = folder.appendingPathComponent("states.jsonl").path
@@ -75,7 +75,7 @@ import RewindTestSupport
         }
     }
 
-    @Test func everyRecordedActionDecodesBackToTheSameJSON() async throws {
+    @Test("every recorded action decodes back to the same JSON") func everyRecordedActionDecodesBackToTheSameJSON() async throws {
         let (folder, db) = try temporaryPath("codable.db")
         defer { try? FileManager.default.removeItem(at: folder) }
         let apps: [any DemoApp] = DemoAppKind.allCases.map { $0.make(seed: 6, latencyMs: 0...0) }
@@ -100,7 +100,7 @@ import RewindTestSupport
         #expect(checked > 200)
     }
 
-    @Test func jumpsAndResumesAreObservedWithTheRecordedHash() async throws {
+    @Test("jumps and resumes are observed with the recorded hash") func jumpsAndResumesAreObservedWithTheRecordedHash() async throws {
         let (folder, db) = try temporaryPath("jump.db")
         defer { try? FileManager.default.removeItem(at: folder) }
         let app = OrdersViewModel(network: FakeNetwork(seed: 2, latencyMs: 0...0, failures: .none), user: DemoRandom(seed: 2))

@@ -9,7 +9,7 @@ import RewindTestSupport
         ImagesIntent(network: FakeNetwork(seed: 11, latencyMs: 0...0, failures: failures), user: DemoRandom(seed: 11))
     }
 
-    @Test func appearLoadsThenShowsAnImage() async throws {
+    @Test("appear loads then shows an image") func appearLoadsThenShowsAnImage() async throws {
         let intent = makeIntent(failures: .none)
         intent.onAppear()
         // The reducer has run, the request has not answered yet.
@@ -25,7 +25,7 @@ import RewindTestSupport
         #expect(intent.model.history.map(\.id) == [image.id])
     }
 
-    @Test func leavingTheScreenCancelsTheLoad() async throws {
+    @Test("leaving the screen cancels the load") func leavingTheScreenCancelsTheLoad() async throws {
         let intent = ImagesIntent(network: FakeNetwork(seed: 11, latencyMs: 50...50, failures: .none), user: DemoRandom(seed: 11))
         let load = intent.send(.appear)
         #expect(intent.model.phase == .loading)
@@ -41,7 +41,7 @@ import RewindTestSupport
         #expect(intent.model.phase == .showing)
     }
 
-    @Test func aFailedLoadShowsTheErrorAndATapShowsTheAlert() async {
+    @Test("a failed load shows the error and a tap shows the alert") func aFailedLoadShowsTheErrorAndATapShowsTheAlert() async {
         let intent = makeIntent(failures: .requests([1]))
         intent.onAppear()
         await intent.store.settle()
@@ -61,7 +61,7 @@ import RewindTestSupport
         #expect(intent.model.route?.imageID == intent.model.image?.id)
     }
 
-    @Test func anAnswerToAnOlderRequestIsIgnored() async {
+    @Test("an answer to an older request is ignored") func anAnswerToAnOlderRequestIsIgnored() async {
         let intent = makeIntent(failures: .none)
         intent.onAppear()
         var random = DemoRandom(seed: 9)

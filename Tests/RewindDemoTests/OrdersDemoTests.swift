@@ -12,7 +12,7 @@ import RewindTestSupport
         return model
     }
 
-    @Test func loadingGivesDozensOfOrdersWithConsistentTotals() async {
+    @Test("loading gives dozens of orders with consistent totals") func loadingGivesDozensOfOrdersWithConsistentTotals() async {
         let model = await loadedViewModel()
         let orders = model.store.state.orders
         #expect((30...45).contains(orders.count))
@@ -21,7 +21,7 @@ import RewindTestSupport
         #expect(!model.store.state.isLoading)
     }
 
-    @Test func aLoadFailureShowsTheErrorAndAReloadRecovers() async {
+    @Test("a load failure shows the error and a reload recovers") func aLoadFailureShowsTheErrorAndAReloadRecovers() async {
         let model = await loadedViewModel(failures: .requests([1]))
         #expect(model.store.state.orders.isEmpty)
         #expect(FakeNetwork.errors.contains(model.store.state.error ?? ""))
@@ -31,7 +31,7 @@ import RewindTestSupport
         #expect(!model.store.state.orders.isEmpty)
     }
 
-    @Test func openingAnOrderPushesItsDetailsThroughThePresenter() async throws {
+    @Test("opening an order pushes its details through the presenter") func openingAnOrderPushesItsDetailsThroughThePresenter() async throws {
         let model = await loadedViewModel()
         let order = model.store.state.visibleOrders[3]
         model.showOrderDetails(forOrderIndex: 3)
@@ -49,7 +49,7 @@ import RewindTestSupport
         #expect(model.store.state.details == nil)
     }
 
-    @Test func cancellingAnOpenOrderFromTheConfirmation() async throws {
+    @Test("cancelling an open order from the confirmation") func cancellingAnOpenOrderFromTheConfirmation() async throws {
         let model = await loadedViewModel()
         let index = try #require(model.store.state.visibleOrders.firstIndex { $0.isOpen })
         let order = model.store.state.visibleOrders[index]

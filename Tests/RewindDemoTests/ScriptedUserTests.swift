@@ -13,7 +13,7 @@ import RewindTestSupport
         FakeNetwork(seed: seed, latencyMs: 0...0, failures: .random(rate: 0.25))
     }
 
-    @Test(arguments: [1, 2] as [UInt64])
+    @Test("images user sees loading images errors alerts and descriptions", arguments: [1, 2] as [UInt64])
     func imagesUserSeesLoadingImagesErrorsAlertsAndDescriptions(seed: UInt64) async {
         let intent = ImagesIntent(network: network(seed), user: DemoRandom(seed: seed))
         var seen: Set<String> = []
@@ -28,7 +28,7 @@ import RewindTestSupport
         #expect(intent.model.history.count == 40)
     }
 
-    @Test(arguments: [1, 2] as [UInt64])
+    @Test("users user logs in every way fetches and sees errors", arguments: [1, 2] as [UInt64])
     func usersUserLogsInEveryWayFetchesAndSeesErrors(seed: UInt64) async {
         let app = UsersApp(network: network(seed), user: DemoRandom(seed: seed))
         var seen: Set<String> = []
@@ -45,7 +45,7 @@ import RewindTestSupport
                                      "error:invalidCredentials", "error:network", "error:notFound", "page 2+", "profile"]))
     }
 
-    @Test(arguments: [1, 2] as [UInt64])
+    @Test("breweries user types and sees every state", arguments: [1, 2] as [UInt64])
     func breweriesUserTypesAndSeesEveryState(seed: UInt64) async {
         let app = BreweriesApp(network: network(seed), user: DemoRandom(seed: seed))
         var seen: Set<String> = []
@@ -62,7 +62,7 @@ import RewindTestSupport
         #expect(cities.isSuperset(of: ["A", "At", "Atl"]) || cities.isSuperset(of: ["P", "Po", "Por"]))
     }
 
-    @Test(arguments: [1, 2] as [UInt64])
+    @Test("orders user browses details and cancels", arguments: [1, 2] as [UInt64])
     func ordersUserBrowsesDetailsAndCancels(seed: UInt64) async {
         let model = OrdersViewModel(network: network(seed), user: DemoRandom(seed: seed))
         var seen: Set<String> = []
@@ -79,7 +79,7 @@ import RewindTestSupport
                                      "cancelled", "filtered", "timeline"]))
     }
 
-    @Test func theSameSeedDrivesTheSameSession() async {
+    @Test("the same seed drives the same session") func theSameSeedDrivesTheSameSession() async {
         func run() async -> String {
             let app = BreweriesApp(network: network(9), user: DemoRandom(seed: 9))
             for _ in 0..<150 {
@@ -98,7 +98,7 @@ import RewindTestSupport
         #expect(other.stateHash != first)
     }
 
-    @Test func anAnswerThatArrivesDuringAJumpIsNotLost() async throws {
+    @Test("an answer that arrives during a jump is not lost") func anAnswerThatArrivesDuringAJumpIsNotLost() async throws {
         let intent = ImagesIntent(network: FakeNetwork(seed: 4, latencyMs: 0...0, failures: .none), user: DemoRandom(seed: 4))
         intent.onAppear()
         // An inspector shows the loading state while the answer arrives: the live state takes it.

@@ -16,7 +16,7 @@ import RewindTestSupport
         await app.store.settle()
     }
 
-    @Test func theRecordingRedactsThePasswordByKeyAndTheTokenByPointer() async throws {
+    @Test("the recording redacts the password by key and the token by pointer") func theRecordingRedactsThePasswordByKeyAndTheTokenByPointer() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-users-redaction-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -56,7 +56,7 @@ import RewindTestSupport
         }
     }
 
-    @Test func theMiddlewareRefusesAnEmptyUsernameBeforeAnyRequest() async {
+    @Test("the middleware refuses an empty username before any request") func theMiddlewareRefusesAnEmptyUsernameBeforeAnyRequest() async {
         let app = makeApp()
         app.store.send(.authenticatePassword(username: "", password: UsersApp.password))
         #expect(app.store.state.auth.error == UsersError(type: "validation", message: "Enter your username."))
@@ -67,7 +67,7 @@ import RewindTestSupport
         #expect(app.store.state.auth.failedAttempts == 2)
     }
 
-    @Test func aWrongPasswordShowsInvalidCredentialsAndTheRightOneLogsIn() async {
+    @Test("a wrong password shows invalid credentials and the right one logs in") func aWrongPasswordShowsInvalidCredentialsAndTheRightOneLogsIn() async {
         let app = makeApp()
         app.store.send(.authenticatePassword(username: "ava", password: "letmein!"))
         #expect(app.store.state.auth.status == .authenticating)
@@ -82,7 +82,7 @@ import RewindTestSupport
         #expect(app.store.state.auth.token?.hasPrefix("tok_") == true)
     }
 
-    @Test func aProviderLoginFailsOnTheNetworkThenSucceeds() async {
+    @Test("a provider login fails on the network then succeeds") func aProviderLoginFailsOnTheNetworkThenSucceeds() async {
         let app = makeApp(failures: .requests([1]))
         app.store.send(.authenticateProvider(provider: "twitter"))
         await app.store.settle()
@@ -93,7 +93,7 @@ import RewindTestSupport
         #expect(app.store.state.auth.method == "twitter")
     }
 
-    @Test func fetchingWhileLoggedOutIsTurnedIntoAnError() {
+    @Test("fetching while logged out is turned into an error") func fetchingWhileLoggedOutIsTurnedIntoAnError() {
         let app = makeApp()
         app.store.send(.fetchUsers(page: 1))
         #expect(app.store.state.error?.type == "authRequired")
@@ -101,7 +101,7 @@ import RewindTestSupport
         #expect(app.store.state.requests == 0)
     }
 
-    @Test func fetchPagesThenSetOneUser() async throws {
+    @Test("fetch pages then set one user") func fetchPagesThenSetOneUser() async throws {
         let app = makeApp()
         await logIn(app)
         app.store.send(.fetchUsers(page: 1))

@@ -10,7 +10,7 @@ import RewindTestSupport
 @MainActor
 @Suite("Recorder", .ownThreads)
 struct RecorderTests {
-    @Test func everyStateReadsBackFromTheLog() throws {
+    @Test("every state reads back from the log") func everyStateReadsBackFromTheLog() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.db")
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -46,7 +46,7 @@ struct RecorderTests {
     /// The recorder reuses the encodings of unchanged parts by default; the log it writes is the
     /// one it writes without, hashes and patches included, with a class instance in the state
     /// changing behind the same reference.
-    @Test(arguments: [true, false])
+    @Test("reusing encodings writes the same log", arguments: [true, false])
     func reusingEncodingsWritesTheSameLog(reuse: Bool) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("board.db")
@@ -74,7 +74,7 @@ struct RecorderTests {
         #expect(recorder.lastError == nil)
     }
 
-    @Test func aFloodKeepsEveryActionAndCoalescesTheStatesInBetween() throws {
+    @Test("a flood keeps every action and coalesces the states in between") func aFloodKeepsEveryActionAndCoalescesTheStatesInBetween() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("flood.db")
         // The sink holds the recorder's thread until released, so the queue fills for sure.
@@ -104,7 +104,7 @@ struct RecorderTests {
         }
     }
 
-    @Test func redactedValuesAppearNowhereInTheFile() throws {
+    @Test("redacted values appear nowhere in the file") func redactedValuesAppearNowhereInTheFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("secret.db")
         var initial = AppState()
@@ -128,7 +128,7 @@ struct RecorderTests {
         #expect(store.state.auth.token == "typed-SECRET-3")
     }
 
-    @Test func nonFiniteNumbersAreRecordedAsStringsAndFlagged() throws {
+    @Test("non-finite numbers are recorded as strings and flagged") func nonFiniteNumbersAreRecordedAsStringsAndFlagged() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("nan.db")
         var initial = AppState()
@@ -146,7 +146,7 @@ struct RecorderTests {
         #expect(recorder.lastError == nil)
     }
 
-    @Test func metadataIsStoredWithTheSession() throws {
+    @Test("metadata is stored with the session") func metadataIsStoredWithTheSession() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("meta.db")
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -163,7 +163,7 @@ struct RecorderTests {
         #expect(!recorder.isRecording)
     }
 
-    @Test func pauseSkipsActionsAndTheNextEventCoversTheGap() throws {
+    @Test("pause skips actions and the next event covers the gap") func pauseSkipsActionsAndTheNextEventCoversTheGap() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("pause.db")
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -182,7 +182,7 @@ struct RecorderTests {
         #expect(store.state.count == 112)
     }
 
-    @Test func anUnwritableLogStopsRecordingAndTheStoreGoesOn() throws {
+    @Test("an unwritable log stops recording and the store goes on") func anUnwritableLogStopsRecordingAndTheStoreGoesOn() throws {
         let directory = try TemporaryDirectory()
         // A path under a regular file cannot be created.
         _ = FileManager.default.createFile(atPath: directory.path("file"), contents: Data())
@@ -199,7 +199,7 @@ struct RecorderTests {
         #expect(recorder.record(.increment, state: store.state) == nil)
     }
 
-    @Test func anInvalidRedactionPathRecordsNothing() throws {
+    @Test("an invalid redaction path records nothing") func anInvalidRedactionPathRecordsNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("bad.db")
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -211,7 +211,7 @@ struct RecorderTests {
         #expect(store.state.count == 1)
     }
 
-    @Test func actionsThatAreNotEncodableAreRecordedByReflection() throws {
+    @Test("actions that are not encodable are recorded by reflection") func actionsThatAreNotEncodableAreRecordedByReflection() throws {
         let encoder = ActionEncoder()
         #expect(encoder.encode(PlainAction.reset).value == ["type": "reset"])
         #expect(encoder.encode(PlainAction.move(from: 1, to: 2)).value == ["type": "move", "from": 1, "to": 2])
@@ -222,7 +222,7 @@ struct RecorderTests {
         #expect(nonFinite.isEmpty)
     }
 
-    @Test func theDefaultLogFollowsTheEnvironment() {
+    @Test("the default log follows the environment") func theDefaultLogFollowsTheEnvironment() {
         #expect(RecordingDestination.defaultLogPath(environment: ["REWIND_DB": "/x/r.db"]) == "/x/r.db")
         #expect(RecordingDestination.defaultLogPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/h"]) == "/data/rewind/rewind.db")
         #expect(RecordingDestination.defaultLogPath(environment: ["HOME": "/h"]) == "/h/.local/share/rewind/rewind.db")

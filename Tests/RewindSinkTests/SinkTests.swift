@@ -43,7 +43,7 @@ final class MemorySink: RecordingSink, @unchecked Sendable {
 
 @Suite("Sinks and the plain Recorder API", .ownThreads)
 struct SinkTests {
-    @Test func anyStoreCanRecordThroughTheRecorderAndACustomSink() throws {
+    @Test("any store can record through the recorder and a custom sink") func anyStoreCanRecordThroughTheRecorderAndACustomSink() throws {
         let sink = MemorySink()
         var state = AppState()
         let recorder = Recorder<AppState, AppAction>(

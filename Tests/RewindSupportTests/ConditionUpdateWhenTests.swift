@@ -3,7 +3,7 @@ import RewindSupport
 import Testing
 
 @Suite struct ConditionUpdateWhenTests {
-    @Test func waitsForThePredicateThenChangesAndWakes() {
+    @Test("waits for the predicate then changes and wakes") func waitsForThePredicateThenChangesAndWakes() {
         // Tickets served in order: each waiter's change is what the next one waits for, so a
         // change that woke nobody would leave the rest waiting until their deadline.
         struct Line { var serving = 0; var served: [Int] = [] }
@@ -24,7 +24,7 @@ import Testing
         #expect(line.withLock { $0.served } == Array(0..<6))
     }
 
-    @Test func givesUpAtItsDeadlineWithoutRunningTheBody() {
+    @Test("gives up at its deadline without running the body") func givesUpAtItsDeadlineWithoutRunningTheBody() {
         let box = Condition(0)
         let ran = box.update(when: { $0 == 1 }, deadline: MonotonicClock.nanoseconds() + 20_000_000) { value -> Bool in
             value = 99

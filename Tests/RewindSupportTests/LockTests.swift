@@ -3,7 +3,7 @@ import RewindSupport
 import Testing
 
 @Suite struct MutexTests {
-    @Test func countsEveryIncrementFromManyThreads() {
+    @Test("counts every increment from many threads") func countsEveryIncrementFromManyThreads() {
         let counter = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<10_000 { counter.withLock { $0 += 1 } }
@@ -11,7 +11,7 @@ import Testing
         #expect(counter.withLock { $0 } == 80_000)
     }
 
-    @Test func returnsWhatTheBodyReturnsAndRethrows() {
+    @Test("returns what the body returns and rethrows") func returnsWhatTheBodyReturnsAndRethrows() {
         struct Refused: Error {}
         let names = Mutex(["a"])
         #expect(names.withLock { $0.append("b"); return $0.count } == 2)
@@ -21,7 +21,7 @@ import Testing
 }
 
 @Suite struct ConditionTests {
-    @Test func aWaiterWakesWhenAnotherThreadMakesThePredicateTrue() {
+    @Test("a waiter wakes when another thread makes the predicate true") func aWaiterWakesWhenAnotherThreadMakesThePredicateTrue() {
         let box = Condition(0)
         let producer = Thread { box.update { $0 = 42 } }
         producer.start()
@@ -29,7 +29,7 @@ import Testing
         #expect(value == 42)
     }
 
-    @Test func aWaitGivesUpAtItsDeadline() {
+    @Test("a wait gives up at its deadline") func aWaitGivesUpAtItsDeadline() {
         let box = Condition(false)
         let start = MonotonicClock.nanoseconds()
         #expect(box.wait(for: { $0 }, deadline: start + 50_000_000) == false)
@@ -37,12 +37,12 @@ import Testing
         #expect(box.withLock(when: { $0 }, deadline: start) { _ in 1 } == nil)
     }
 
-    @Test func aSatisfiedPredicateDoesNotWait() {
+    @Test("a satisfied predicate does not wait") func aSatisfiedPredicateDoesNotWait() {
         let box = Condition(5)
         #expect(box.wait(for: { $0 == 5 }, deadline: MonotonicClock.nanoseconds()))
     }
 
-    @Test func aQueueDrainedByConsumersLosesNothing() {
+    @Test("a queue drained by consumers loses nothing") func aQueueDrainedByConsumersLosesNothing() {
         let queue = Condition(RingQueue<Int>())
         let taken = Mutex([Int]())
         let done = Condition(0)
@@ -64,7 +64,7 @@ import Testing
 }
 
 @Suite struct MonotonicClockTests {
-    @Test func neverGoesBackAndAgreesWithSeconds() {
+    @Test("never goes back and agrees with seconds") func neverGoesBackAndAgreesWithSeconds() {
         var last = MonotonicClock.nanoseconds()
         for _ in 0..<10_000 {
             let now = MonotonicClock.nanoseconds()

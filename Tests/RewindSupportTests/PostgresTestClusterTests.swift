@@ -4,7 +4,7 @@ import Testing
 
 /// The PostgreSQL fixture the store tests stand on: a real server, real databases, a real restart.
 @Suite(.ownThreads) struct PostgresTestClusterTests {
-    @Test func theSharedClusterAnswersOnLoopback() throws {
+    @Test("the shared cluster answers on loopback") func theSharedClusterAnswersOnLoopback() throws {
         let cluster = try PostgresTestCluster.shared()
         #expect(try cluster.psql("select 1") == "1")
         #expect(cluster.url == "postgres://rewind:rewind@127.0.0.1:\(cluster.port)/postgres")
@@ -15,7 +15,7 @@ import Testing
         #expect(try Int(cluster.psql("show max_connections")) ?? 0 >= 200)
     }
 
-    @Test func twoCreatedDatabasesAreDistinct() throws {
+    @Test("two created databases are distinct") func twoCreatedDatabasesAreDistinct() throws {
         let cluster = try PostgresTestCluster.shared()
         let first = try cluster.createDatabase(prefix: "distinct")
         let second = try cluster.createDatabase(prefix: "distinct")
@@ -31,7 +31,7 @@ import Testing
         #expect(try cluster.psql("select current_database()", database: second) == String(second.split(separator: "/").last!))
     }
 
-    @Test func aDroppedDatabaseIsGoneAndSaysSo() throws {
+    @Test("a dropped database is gone and says so") func aDroppedDatabaseIsGoneAndSaysSo() throws {
         let cluster = try PostgresTestCluster.shared()
         let database = try cluster.createDatabase(prefix: "Dropped-Soon")
         #expect(database.contains("/dropped_soon_"))
@@ -42,21 +42,21 @@ import Testing
         try cluster.dropDatabase(database)
     }
 
-    @Test func aFailingStatementIsOneSentenceWithPostgresReason() throws {
+    @Test("a failing statement is one sentence with PostgreSQL's reason") func aFailingStatementIsOneSentenceWithPostgresReason() throws {
         let cluster = try PostgresTestCluster.shared()
         let error = #expect(throws: PostgresTestClusterError.self) { try cluster.psql("select 1; select * from no_such_table; select 2") }
         #expect(error?.reason.contains("relation \"no_such_table\" does not exist") == true)
         #expect(error?.reason.contains("\n") == false)
     }
 
-    @Test func aWrongPasswordIsRefused() throws {
+    @Test("a wrong password is refused") func aWrongPasswordIsRefused() throws {
         let cluster = try PostgresTestCluster.shared()
         let wrong = "postgres://rewind:wrong@127.0.0.1:\(cluster.port)/postgres"
         let error = #expect(throws: PostgresTestClusterError.self) { try cluster.psql("select 1", database: wrong) }
         #expect(error?.reason.contains("password authentication failed") == true)
     }
 
-    @Test func theSharedClusterIsNotStoppedByATest() throws {
+    @Test("the shared cluster is not stopped by a test") func theSharedClusterIsNotStoppedByATest() throws {
         let cluster = try PostgresTestCluster.shared()
         #expect(throws: PostgresTestClusterError.self) { try cluster.stop() }
         #expect(throws: PostgresTestClusterError.self) { try cluster.restart() }
@@ -64,7 +64,7 @@ import Testing
         #expect(try cluster.psql("select 1") == "1")
     }
 
-    @Test func aPrivateClusterKeepsItsDataAcrossRestartsAndRefusesWhileStopped() throws {
+    @Test("a private cluster keeps its data across restarts and refuses while stopped") func aPrivateClusterKeepsItsDataAcrossRestartsAndRefusesWhileStopped() throws {
         let cluster = try PostgresTestCluster.startPrivate()
         defer { cluster.destroy() }
         let shared = try PostgresTestCluster.shared()

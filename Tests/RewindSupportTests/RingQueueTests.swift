@@ -2,7 +2,7 @@ import RewindSupport
 import Testing
 
 @Suite struct RingQueueTests {
-    @Test func popsInTheOrderItWasGiven() {
+    @Test("pops in the order it was given") func popsInTheOrderItWasGiven() {
         var queue = RingQueue<Int>()
         for value in 0..<100 { queue.append(value) }
         var popped: [Int] = []
@@ -12,7 +12,7 @@ import Testing
         #expect(queue.popFirst() == nil)
     }
 
-    @Test func wrapsAroundWithoutGrowingWhenItDrainsAsFastAsItFills() {
+    @Test("wraps around without growing when it drains as fast as it fills") func wrapsAroundWithoutGrowingWhenItDrainsAsFastAsItFills() {
         var queue = RingQueue<Int>(minimumCapacity: 4)
         var next = 0
         var expected = 0
@@ -25,7 +25,7 @@ import Testing
         #expect(queue.capacity == 4)
     }
 
-    @Test func growsAcrossTheWrapKeepingOrder() {
+    @Test("grows across the wrap keeping order") func growsAcrossTheWrapKeepingOrder() {
         var queue = RingQueue<Int>(minimumCapacity: 4)
         queue.append(contentsOf: [0, 1, 2])
         queue.popFirst()
@@ -36,7 +36,7 @@ import Testing
         #expect(queue.capacity >= 6)
     }
 
-    @Test func indicesRunFromTheFront() {
+    @Test("indices run from the front") func indicesRunFromTheFront() {
         var queue: RingQueue<String> = ["a", "b", "c", "d"]
         queue.popFirst()
         queue.append("e")
@@ -48,7 +48,7 @@ import Testing
         #expect(Array(queue) == ["B", "c", "d", "e"])
     }
 
-    @Test func prependPutsAnElementBackInFront() {
+    @Test("prepend puts an element back in front") func prependPutsAnElementBackInFront() {
         var queue: RingQueue<Int> = [1, 2]
         queue.prepend(0)
         #expect(Array(queue) == [0, 1, 2])
@@ -57,7 +57,7 @@ import Testing
         #expect(Array(empty) == [9])
     }
 
-    @Test func removeFirstWhileStopsAtTheFirstThatDoesNotMatch() {
+    @Test("remove first while stops at the first that does not match") func removeFirstWhileStopsAtTheFirstThatDoesNotMatch() {
         var queue: RingQueue<Int> = [1, 2, 3, 10, 4]
         #expect(queue.removeFirst(while: { $0 < 5 }) == 3)
         #expect(Array(queue) == [10, 4])
@@ -65,7 +65,7 @@ import Testing
         #expect(Array(queue) == [4])
     }
 
-    @Test func removeAllKeepingCapacityReusesTheBuffer() {
+    @Test("remove all keeping capacity reuses the buffer") func removeAllKeepingCapacityReusesTheBuffer() {
         var queue: RingQueue<Int> = [1, 2, 3]
         let capacity = queue.capacity
         queue.removeAll(keepingCapacity: true)
@@ -77,7 +77,7 @@ import Testing
         #expect(queue.capacity == 0)
     }
 
-    @Test func matchesAnArrayUnderARandomMixOfOperations() {
+    @Test("matches an array under a random mix of operations") func matchesAnArrayUnderARandomMixOfOperations() {
         var random = SplitMix64(seed: 29)
         var queue = RingQueue<UInt64>(minimumCapacity: 3)
         var model: [UInt64] = []

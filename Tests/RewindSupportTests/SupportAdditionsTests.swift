@@ -3,7 +3,7 @@ import RewindSupport
 import Testing
 
 @Suite struct ConditionWakingAsNeededTests {
-    @Test func aChangeThatSetsWakingWakesTheWaiter() {
+    @Test("a change that sets waking wakes the waiter") func aChangeThatSetsWakingWakesTheWaiter() {
         let box = Condition(0)
         let producer = Thread {
             box.update { value, waking in
@@ -15,7 +15,7 @@ import Testing
         #expect(box.withLock(when: { $0 == 7 }, deadline: MonotonicClock.deadline(after: 10)) { $0 } == 7)
     }
 
-    @Test func aChangeThatLeavesWakingNilWakesNobody() {
+    @Test("a change that leaves waking nil wakes nobody") func aChangeThatLeavesWakingNilWakesNobody() {
         let box = Condition(0)
         // What the waiter saw, and whether it returned at its own deadline or later.
         let woken = Condition<(value: Int, atDeadline: Bool)?>(nil)
@@ -44,14 +44,14 @@ import Testing
 }
 
 @Suite struct MonotonicClockDurationTests {
-    @Test func aDeadlineAfterADurationMatchesTheSecondsForm() {
+    @Test("a deadline after a duration matches the seconds form") func aDeadlineAfterADurationMatchesTheSecondsForm() {
         let fromDuration = MonotonicClock.deadline(after: .milliseconds(1_500))
         let fromSeconds = MonotonicClock.deadline(after: 1.5)
         #expect(abs(fromSeconds - fromDuration) < 100_000_000)
         #expect(fromDuration - MonotonicClock.nanoseconds() > 1_400_000_000)
     }
 
-    @Test func anEnormousDurationGivesTheFurthestDeadline() {
+    @Test("an enormous duration gives the furthest deadline") func anEnormousDurationGivesTheFurthestDeadline() {
         #expect(MonotonicClock.deadline(after: .seconds(Int64.max)) == .max)
         #expect(MonotonicClock.deadline(after: .seconds(-Int64.max)) == .min)
         #expect(MonotonicClock.deadline(after: .zero) <= MonotonicClock.nanoseconds())
@@ -59,7 +59,7 @@ import Testing
 }
 
 @Suite struct SplitMix64ChanceTests {
-    @Test func isTheStandardLibrarysUniformDrawBelowTheProbability() {
+    @Test("is the standard library's uniform draw below the probability") func isTheStandardLibrarysUniformDrawBelowTheProbability() {
         var random = SplitMix64(seed: 11)
         var copy = random
         for probability in [0.1, 0.5, 0.9, 0.25] {
@@ -68,7 +68,7 @@ import Testing
         #expect(random == copy)
     }
 
-    @Test func holdsAboutAsOftenAsAsked() {
+    @Test("holds about as often as asked") func holdsAboutAsOftenAsAsked() {
         var random = SplitMix64(seed: 3)
         let hits = (0..<10_000).filter { _ in random.chance(0.3) }.count
         #expect((2_700...3_300).contains(hits))

@@ -34,7 +34,7 @@ final class TimerIntent: ModelIntent<TimerModel, TimerAction> {
 @MainActor
 @Suite("Adapters", .ownThreads)
 struct AdapterTests {
-    @Test func anMVIIntentRecordsItsIntentsAsActions() throws {
+    @Test("an MVI intent records its intents as actions") func anMVIIntentRecordsItsIntentsAsActions() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("mvi.db")
         let intent = TimerIntent()
@@ -49,7 +49,7 @@ struct AdapterTests {
         #expect(log.states.last == (try LogStates.json(intent.model)))
     }
 
-    @Test func aBlocTakesEventsAndStreamsStates() async throws {
+    @Test("a bloc takes events and streams states") func aBlocTakesEventsAndStreamsStates() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("bloc.db")
         let bloc = Bloc<TimerAction, TimerModel>(initialState: TimerModel(), mapEventToState: timerReducer)

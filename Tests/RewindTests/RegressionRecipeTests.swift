@@ -5,7 +5,7 @@ import Testing
 
 // Beside this file: checkout-bug.jsonl, from
 //   rewind export SESSION --format jsonl --output Tests/AppTests/checkout-bug.jsonl
-@Test func checkoutTotalsStayFixed() throws {
+@Test("checkout totals stay fixed") func checkoutTotalsStayFixed() throws {
     let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("checkout-bug.jsonl").path
     let recording = try Recording.load(fromJSONL: fixture)

@@ -24,7 +24,7 @@ struct ReplayTests {
 
     let actions: [AppAction] = [.increment, .add(4), .append("a"), .add(7), .append("b"), .increment, .add(2)]
 
-    @Test func replayReproducesTheRecordedStatesInALinkedSession() async throws {
+    @Test("replay reproduces the recorded states in a linked session") func replayReproducesTheRecordedStatesInALinkedSession() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("replay.db")
         let original = try recordSession(actions, into: path)
@@ -82,7 +82,7 @@ struct ReplayTests {
         }
     }
 
-    @Test func aPartialReplayStartsFromTheRecordedState() async throws {
+    @Test("a partial replay starts from the recorded state") func aPartialReplayStartsFromTheRecordedState() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("partial.db")
         let original = try recordSession(actions, into: path)
@@ -94,7 +94,7 @@ struct ReplayTests {
         #expect(try LogStates.json(store.state) == original.states[5])
     }
 
-    @Test func aRecordingOfActionsAloneIsReplayedThroughTheReducer() async throws {
+    @Test("a recording of actions alone is replayed through the reducer") func aRecordingOfActionsAloneIsReplayedThroughTheReducer() async throws {
         let initial = try LogStates.json(AppState())
         let recording = Recording(initialState: initial, actions: [["add": ["_0": 2]], ["add": ["_0": 3]], ["increment": [:]]])
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -102,7 +102,7 @@ struct ReplayTests {
         #expect(store.state.count == 6)
     }
 
-    @Test func aBadActionRefusesTheReplayAndLeavesTheStoreAlone() async throws {
+    @Test("a bad action refuses the replay and leaves the store alone") func aBadActionRefusesTheReplayAndLeavesTheStoreAlone() async throws {
         let initial = try LogStates.json(AppState())
         let recording = Recording(initialState: initial, actions: [["add": ["_0": 2]], ["add": ["_0": "x"]]])
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -120,7 +120,7 @@ struct ReplayTests {
 }
 
 extension ReplayTests {
-    @Test func aReplayCannotStartFromACoalescedState() async throws {
+    @Test("a replay cannot start from a coalesced state") func aReplayCannotStartFromACoalescedState() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("coalesced.db")
         let gate = GateSink(LogFileSink(path: path))
@@ -144,7 +144,7 @@ extension ReplayTests {
 @MainActor
 @Suite("ReplayVerifier", .ownThreads)
 struct ReplayVerifierTests {
-    @Test func theUnchangedReducerPassesAndAChangedOneIsCaught() throws {
+    @Test("the unchanged reducer passes and a changed one is caught") func theUnchangedReducerPassesAndAChangedOneIsCaught() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("verify.db")
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -165,7 +165,7 @@ struct ReplayVerifierTests {
         #expect(mismatch.description.contains("seq 6"))
     }
 
-    @Test func aFloodedSessionIsCheckedAtTheStatesThatWereRecorded() throws {
+    @Test("a flooded session is checked at the states that were recorded") func aFloodedSessionIsCheckedAtTheStatesThatWereRecorded() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("flooded.db")
         let gate = GateSink(LogFileSink(path: path))

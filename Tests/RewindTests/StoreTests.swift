@@ -10,14 +10,14 @@ import RewindSupport
 @MainActor
 @Suite("Store", .ownThreads)
 struct StoreTests {
-    @Test func sendRunsTheReducer() {
+    @Test("send runs the reducer") func sendRunsTheReducer() {
         let store = Store(initialState: AppState(), reducer: appReducer)
         store.send(.increment)
         store.send(.add(4))
         #expect(store.state.count == 5)
     }
 
-    @Test func observersSeeEachChange() {
+    @Test("observers see each change") func observersSeeEachChange() {
         let store = Store(initialState: AppState(), reducer: appReducer)
         let changes = Counter()
         func observe() {
@@ -31,7 +31,7 @@ struct StoreTests {
         #expect(changes.value == 2)
     }
 
-    @Test func effectsSendActionsCausedByTheirParent() async throws {
+    @Test("effects send actions caused by their parent") func effectsSendActionsCausedByTheirParent() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("effects.db")
         let store = Store(initialState: AppState(), reducer: appReducer)
@@ -49,7 +49,7 @@ struct StoreTests {
         #expect(log.events[1].cause == nil)
     }
 
-    @Test func middlewareWrapsDispatchInTheReSwiftManner() {
+    @Test("middleware wraps dispatch in the ReSwift manner") func middlewareWrapsDispatchInTheReSwiftManner() {
         var seen: [String] = []
         let log = Middleware<AppState, AppAction> { _, getState in
             { next in
@@ -82,7 +82,7 @@ struct StoreTests {
         #expect(seen == ["before 0", "after 6", "before 6", "after 6", "before 6", "before 6", "after 7", "after 7"])
     }
 
-    @Test func jumpShowsAPastStateAndResumeReturnsToTheLiveState() {
+    @Test("jump shows a past state and resume returns to the live state") func jumpShowsAPastStateAndResumeReturnsToTheLiveState() {
         let store = Store(initialState: AppState(), reducer: appReducer)
         store.send(.add(5))
         var past = AppState()
@@ -97,7 +97,7 @@ struct StoreTests {
         #expect(store.state.count == 6)
     }
 
-    @Test func jumpToJSONDecodesTheState() throws {
+    @Test("jump to JSON decodes the state") func jumpToJSONDecodesTheState() throws {
         let store = Store(initialState: AppState(), reducer: appReducer)
         try store.jump(to: ["count": 9, "items": ["a"], "auth": ["user": "bo", "token": ""], "ratio": 1])
         #expect(store.state.count == 9)
@@ -122,7 +122,7 @@ struct StoreTests {
         #expect(store.state.count == 3)
     }
 
-    @Test func anActionThatDoesNotDecodeIsRefused() throws {
+    @Test("an action that does not decode is refused") func anActionThatDoesNotDecodeIsRefused() throws {
         let store = Store(initialState: AppState(), reducer: appReducer)
         try store.send(json: ["add": ["_0": 2]])
         #expect(store.state.count == 2)
