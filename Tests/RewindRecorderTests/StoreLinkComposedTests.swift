@@ -90,18 +90,7 @@ struct StoreLinkComposedTests {
         let folder = try TemporaryDirectory()
         let store = ComposedStore(path: folder.path("link.db"), withStep: true)
         defer { store.link.recorder.stop(); folder.cleanup() }
-        var sentDuringReplay = false
-        store.link.connect(wake: .wake) { action in
-            store.send(action)
-            if store.link.recorder.isPaused, !sentDuringReplay {
-                sentDuringReplay = true
-                store.send(.add(1000))
-            }
-        }
-        store.send(.add(1))
-        let result = await store.link.perform(Command(id: 1, kind: .replay, arguments: [
-            "state": ["count": 10], "actions": [["add": ["_0": 2]], ["add": ["_0": 3]]],
-        ]))
+        let (result, sentDuringReplay) = await StoreLinkTests.replayWhileTheAppSends(link: store.link) { store.send($0) }
         #expect(result.ok, "\(result)")
         #expect(sentDuringReplay)
         #expect(store.seen.filter { $0 == .add(1000) }.count == 1)

@@ -81,24 +81,33 @@ struct StoreLinkTests {
         // The recorder stops (its session ended) before its folder goes, with the log's WAL and
         // writer lock: nothing is written after.
         defer { store.link.recorder.stop(); folder.cleanup() }
-        var sentDuringReplay = false
-        store.link.connect(wake: .wake) { action in
-            store.send(action)
-            // The app sends its own action while the replay holds the store (once).
-            if store.link.recorder.isPaused, !sentDuringReplay {
-                sentDuringReplay = true
-                store.send(.add(1000))
-            }
-        }
-        store.send(.add(1))
-        let result = await store.link.perform(Command(id: 1, kind: .replay, arguments: [
-            "state": ["count": 10], "actions": [["add": ["_0": 2]], ["add": ["_0": 3]]],
-        ]))
+        let (result, sentDuringReplay) = await Self.replayWhileTheAppSends(link: store.link) { store.send($0) }
         #expect(result.ok, "\(result)")
         #expect(result.message == "replayed 2 actions")
         #expect(sentDuringReplay)
         // 10 + 2 + 3, then the held 1000.
         #expect(store.state.count == 1015)
+    }
+
+    /// Connects `link` to a store (`send`) whose app sends `add(1000)` once while a replay holds
+    /// it, sends `add(1)`, then replays `add(2)`, `add(3)` from a count of 10; returns the
+    /// replay's result and whether the app's action was sent during it.
+    static func replayWhileTheAppSends(link: StoreLink<TallyState, TallyAction>,
+                                       send: @escaping @MainActor (TallyAction) -> Void) async -> (result: (ok: Bool, message: String?), sent: Bool) {
+        var sentDuringReplay = false
+        link.connect(wake: .wake) { action in
+            send(action)
+            // The app sends its own action while the replay holds the store (once).
+            if link.recorder.isPaused, !sentDuringReplay {
+                sentDuringReplay = true
+                send(.add(1000))
+            }
+        }
+        send(.add(1))
+        let result = await link.perform(Command(id: 1, kind: .replay, arguments: [
+            "state": ["count": 10], "actions": [["add": ["_0": 2]], ["add": ["_0": 3]]],
+        ]))
+        return ((result.ok, result.message), sentDuringReplay)
     }
 
     @Test("a link whose store never connected says how to connect it")
