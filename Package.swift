@@ -170,7 +170,7 @@ let package = Package(
         // What the tests of an app recording on Rewind's store share: its model and reducer, a
         // protocol peer in the server's place, an inspector client, a session's states read back
         // (internal declarations: the tests import it @testable, as they import Rewind).
-        .target(name: "RewindAppTestSupport", dependencies: ["RewindSupport", "Rewind", "RewindJSON", "RewindLog", "RewindWebSocket", "RewindWire"],
+        .target(name: "RewindAppTestSupport", dependencies: ["RewindSupport", "Rewind", "RewindJSON", "RewindLog", "RewindWebSocket", "RewindWire", "RewindServer"],
                 path: "Tests/RewindAppTestSupport"),
         // Rewind's store: effects, time travel, replay, branches, adapters, redaction, the README's
         // example and the regression recipe. checkout-bug.jsonl is a fixture read by path beside

@@ -244,11 +244,10 @@ struct FinishRecordingTests {
     func finishWaitsForTheServer() async throws {
         let directory = try TemporaryDirectory()
         let log = directory.path("served.db")
-        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: 0))
-        try server.start()
-        defer { server.shutdown() }
+        let served = try InProcessServer(log: log)
+        defer { served.stop() }
         let store = Store(initialState: AppState(), reducer: appReducer)
-        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos")
+        let recorder = store.record(to: .server(served.url), app: "Todos")
         _ = try sendActions(30, to: store)
         // While it waits, the main actor runs other work.
         var ranMeanwhile = false

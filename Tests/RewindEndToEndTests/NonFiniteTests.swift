@@ -57,11 +57,10 @@ struct NonFiniteTests {
     func serverStoresMarks() async throws {
         let directory = try TemporaryDirectory()
         let log = directory.path("served.db")
-        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: 0))
-        try server.start()
-        defer { server.shutdown() }
+        let served = try InProcessServer(log: log)
+        defer { served.stop() }
         let store = Store(initialState: AppState(), reducer: appReducer)
-        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "NaN")
+        let recorder = store.record(to: .server(served.url), app: "NaN")
         let sink = try #require(recorder.sinks.first as? ServerSink)
         Self.drive(store)
         #expect(await waitUntil(timeout: 20) { sink.isConnected && sink.unacknowledgedCount == 0 })

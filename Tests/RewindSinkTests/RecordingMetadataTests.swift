@@ -81,10 +81,9 @@ struct RecordingMetadataTests {
     @Test("streamed to rewind serve, the session is stored with its device, OS, version and tags")
     func streamedToServer() async throws {
         let directory = try TemporaryDirectory()
-        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: directory.path("served.db"), port: 0))
-        try server.start()
-        defer { server.shutdown() }
-        let sink = ServerSink(url: URL(string: "ws://127.0.0.1:\(server.port!)")!)
+        let served = try InProcessServer(log: directory.path("served.db"))
+        defer { served.stop() }
+        let sink = ServerSink(url: served.url)
         defer { sink.disconnect() }
         let recorder = Recorder<AppState, AppAction>(initialState: AppState(), to: .sinks([sink]),
                                                      metadata: RecordingMetadata(app: "Todos", version: "2.0", tags: ["qa"]))

@@ -96,11 +96,11 @@ struct BranchTests {
         // The app answers a branch from the main actor, which this test process shares with every
         // other test running beside it: on a loaded 2-core machine that can take longer than the
         // server's default 10 s command timeout, which is not what this test is about.
-        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: 0, commandTimeout: .seconds(60)))
-        try server.start()
-        defer { server.shutdown() }
+        let served = try InProcessServer(log: log) { $0.commandTimeout = .seconds(60) }
+        defer { served.stop() }
+        let server = served.server
         let store = Store(initialState: AppState(), reducer: appReducer)
-        let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Branchy", commands: .accepted)
+        let recorder = store.record(to: .server(served.url), app: "Branchy", commands: .accepted)
         for action in actions { store.send(action) }
         let sink = try #require(recorder.sinks.first as? ServerSink)
         #expect(await waitUntil(timeout: 30) { sink.isConnected && sink.unacknowledgedCount == 0 })

@@ -295,10 +295,9 @@ struct SendSiteServerTests {
     func serverStoresSites() async throws {
         let directory = try TemporaryDirectory()
         let log = directory.path("served.db")
-        let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: 0))
-        try server.start()
-        defer { server.shutdown() }
-        let url = URL(string: "ws://127.0.0.1:\(server.port!)")!
+        let served = try InProcessServer(log: log)
+        defer { served.stop() }
+        let url = served.url
         // Two stores of one process: two sessions of one run.
         let cart = Store(initialState: AppState(), reducer: appReducer)
         let profile = Store(initialState: AppState(), reducer: appReducer)
@@ -325,7 +324,7 @@ struct SendSiteServerTests {
         #expect(events[3].cause == 2)
 
         // An inspector's events page carries the site too.
-        let inspector = try InspectorClient(port: server.port!)
+        let inspector = try InspectorClient(port: served.server.port!)
         defer { inspector.close() }
         #expect(await waitUntil(timeout: 30) { inspector.isConnected })
         inspector.send(["type": "events", "id": 1, "session": .string(cartRecorder.session.uuid), "from": 1, "limit": 1])
