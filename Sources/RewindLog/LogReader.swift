@@ -151,20 +151,21 @@ public final class LogReader: @unchecked Sendable {
     }
 
     /// The session a user named: its id (`12`), a prefix of its uuid (`3f2a`, any case), or
-    /// `latest` (the one started last that is not a branch: a branch is made from a session
-    /// and named by its own id or uuid, so `latest` keeps naming the recording it came from).
+    /// `latest` (the one started last that is neither a branch nor a replay: both are made from a
+    /// session and named by their own id or uuid, so `latest` keeps naming the recording they
+    /// came from).
     ///
     /// Digits name an id first and a uuid prefix only when no session has that id. A prefix that
     /// matches several sessions is an error that lists them.
     public func session(named name: String) throws(LogError) -> SessionInfo {
         let name = name.trimmingCharacters(in: .whitespaces)
         if name.lowercased() == "latest" {
-            let latest = try withStatement(sessionColumns + " WHERE NOT \(isBranchSQL) ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
+            let latest = try withStatement(sessionColumns + " WHERE s.replay_of IS NULL ORDER BY s.started_at DESC, s.id DESC LIMIT 1") { statement throws(LogError) -> SessionInfo? in
                 try statement.step() ? try RowDecoder.session(statement, path: path) : nil
             }
             guard let latest else {
                 let any = try sessionCount() > 0
-                throw LogError(kind: .unknownSession(name), message: any ? "the log holds only branches; name one by its id or uuid" : "the log has no sessions yet",
+                throw LogError(kind: .unknownSession(name), message: any ? "the log holds only branches and replays; name one by its id or uuid" : "the log has no sessions yet",
                                path: path)
             }
             return latest

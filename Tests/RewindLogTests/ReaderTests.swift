@@ -72,7 +72,7 @@ struct ReaderTests {
         #expect(none?.kind == .unknownSession("latest"))
     }
 
-    @Test("latest is the newest session that is not a branch; a replay or a meta that is not JSON counts")
+    @Test("latest is the newest session that is neither a branch nor a replay (issue 41: a replay pressed in the page named latest); a meta that is not JSON counts")
     func latestSkipsBranches() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("branches.db")
@@ -94,13 +94,16 @@ struct ReaderTests {
         #expect(branches.first?.branch?.changes == "left out 7")
         #expect(try reader.session(named: "bbbb").id == first)
 
-        // A replay the app recorded is no branch: it can be latest.
+        // A replay of the recording (the page's Replay) is no branch, and not latest either: the
+        // recording it replays stays latest until a new recording starts.
         let more = try LogWriter(path: path)
-        let replay = try more.openSession(uuid: "dddd0000-0000-4000-8000-000000000004", app: "Shop", startedAt: start.addingTimeInterval(30),
+        let replay = try more.openSession(uuid: "dddd0000-0000-4000-8000-000000000004", app: "Shop", startedAt: start.addingTimeInterval(90),
                                           meta: ["replay": true], replayOf: "aaaa0000-0000-4000-8000-000000000001")
-        more.close()
-        #expect(try reader.session(named: "latest").id == replay)
+        #expect(try reader.session(named: "latest").id == original)
         #expect(try reader.session(id: replay).isBranch == false)
+        let next = try more.openSession(uuid: "ffff0000-0000-4000-8000-000000000006", app: "Shop", startedAt: start.addingTimeInterval(120))
+        more.close()
+        #expect(try reader.session(named: "latest").id == next)
 
         // Only branches: latest says so.
         let onlyPath = directory.path("only.db")
@@ -109,7 +112,7 @@ struct ReaderTests {
                                  replayOf: "aaaa0000-0000-4000-8000-000000000001")
         only.close()
         let refused = #expect(throws: LogError.self) { try LogReader(path: onlyPath).session(named: "latest") }
-        #expect(refused?.description.contains("the log holds only branches; name one by its id or uuid") == true)
+        #expect(refused?.description.contains("the log holds only branches and replays; name one by its id or uuid") == true)
     }
 
     @Test("events() filters by seq range, type glob, text and limit")

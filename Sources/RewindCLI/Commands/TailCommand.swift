@@ -17,7 +17,7 @@ struct TailCommand: ParsableCommand {
 
         Which session: SESSION is an id, a uuid or uuid prefix, or 'latest'. A uuid (prefix) the \
         server does not know yet is waited for ('waiting for session … to start' on stderr), then \
-        followed from seq 0. 'latest' is the newest session that is not a branch. A session that \
+        followed from seq 0. 'latest' is the newest session that is neither a branch nor a replay. A session that \
         has ended is said to have ended (with its last seq) and tail exits 0; when the session \
         followed ends, its last events are printed, then the same. --wait waits instead for its \
         app to resume it. Without SESSION, tail follows the newest live session, or waits for \

@@ -176,8 +176,8 @@ final class TailFollower {
             // A branch is live only while its app records it: never the session to follow.
             return sessions.filter { $0.live && !$0.isBranch }.max { $0.id < $1.id }
         case .named(let name):
-            // As the log's `latest`: the newest session that is not a branch.
-            if name == "latest" { return sessions.filter { !$0.isBranch }.max { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } }
+            // As the log's `latest`: the newest session that is neither a branch nor a replay.
+            if name == "latest" { return sessions.filter { $0.replayOf == nil }.max { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) } }
             if let id = Int64(name) {
                 if let session = sessions.first(where: { $0.id == id }) { return session }
                 // Ids are the server's to give: ask it, and let it say there is no such session.
@@ -203,7 +203,7 @@ final class TailFollower {
         case .all: false
         case .next: !session.isBranch
         case .named(let name):
-            (name == "latest" && !session.isBranch) || session.uuid.lowercased().hasPrefix(name.lowercased()) || Int64(name) == session.id
+            (name == "latest" && session.replayOf == nil) || session.uuid.lowercased().hasPrefix(name.lowercased()) || Int64(name) == session.id
         }
     }
 
