@@ -56,7 +56,8 @@ final class StoreCommandTarget<State: Codable & Sendable, Action: Decodable & Se
     }
 
     func dispatch(_ action: Action) -> String? {
-        store.send(action)
+        // Recorded as sent from the inspector, not from this file.
+        store.send(action, fileID: SendSite.inspector.file, line: SendSite.inspector.line, function: SendSite.inspector.function)
         return nil
     }
 

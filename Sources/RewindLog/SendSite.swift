@@ -24,8 +24,12 @@ public struct SendSite: Sendable, Hashable, Codable, CustomStringConvertible {
         self.function = function
     }
 
-    /// `file:line function`.
-    public var description: String { "\(file):\(line) \(function)" }
+    /// Where an action the inspector dispatched (the page's Dispatch box, `rewind`'s commands) was
+    /// sent from: no file of the app's. Line 0, which no source line has, marks it.
+    public static let inspector = SendSite(file: "the inspector", line: 0, function: "dispatch")
+
+    /// `file:line function` (`file function` for line 0: no line, as for ``inspector``).
+    public var description: String { "\(fileAndLine) \(function)" }
 
     /// This site with its names cut to ``maxNameBytes`` and its line clamped to 0 or more, as the
     /// log and the wire accept it.
@@ -42,6 +46,6 @@ public struct SendSite: Sendable, Hashable, Codable, CustomStringConvertible {
         return SendSite(file: cut(site.file), line: max(0, site.line), function: cut(site.function))
     }
 
-    /// `file:line`, the short form.
-    public var fileAndLine: String { "\(file):\(line)" }
+    /// `file:line`, the short form (`file` alone for line 0).
+    public var fileAndLine: String { line == 0 ? file : "\(file):\(line)" }
 }

@@ -195,6 +195,12 @@ struct EndToEndTests {
         let dispatched = try await command(3, "dispatch", ["action": ["add": ["_0": 7]]])
         #expect(dispatched["ok"] == true)
         #expect(store.state.count == before + 7)
+        // Recorded as sent from the inspector, not from a file of Rewind's (issue 41).
+        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(10)) }.value))
+        inspector.send(["type": "events", "id": 50, "session": session, "from": 11, "limit": 10])
+        _ = await waitUntil(timeout: 30) { inspector.reply(id: 50) != nil }
+        let seven = try #require(inspector.reply(id: 50)?["events"]?.arrayValue?.first { $0["action"] == ["add": ["_0": 7]] })
+        #expect(seven["site"] == ["file": "the inspector", "line": 0, "function": "dispatch"], "\(seven)")
 
         let bad = try await command(4, "dispatch", ["action": ["add": ["_0": "seven"]]])
         #expect(bad["ok"] == false)

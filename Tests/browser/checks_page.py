@@ -461,6 +461,19 @@ def test_labels_placeholders_and_dispatch_example(ctx):
     wait(d, lambda d: d.find_element(By.ID, "dispatch-text").get_attribute("title").endswith(json.dumps(small_last, separators=(",", ":"))),
          message="the small session's last action as the example")
 
+    # After the page's Replay the session's newest event is Rewind's own mark: the example is
+    # the app's last action before it, never the mark (issue 41). The page's own function, in
+    # the page: a mark, a branch's left-out action, an app action.
+    found = d.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/js/controls.js').then((m) => done([
+          m.appAction({actionType: '@@rewind/replayed', action: {type: '@@rewind/replayed', from: 1, to: 3}}) ?? null,
+          m.appAction({actionType: '@@rewind/skipped', action: {type: '@@rewind/skipped', action: {add: {_0: 3}}}}),
+          m.appAction({actionType: 'checkout', action: {checkout: {}}}),
+        ]));
+    """)
+    assert found == [None, {"add": {"_0": 3}}, {"checkout": {}}], found
+
     try:
         for width, height in ((1280, 800), (1400, 900)):
             set_size(d, width, height)

@@ -2,6 +2,7 @@
 // JSON, with its type, reducer duration, coalesced mark, send site and cause chain (each cause
 // a click away).
 
+import { siteText } from './site.js';
 import { StateTree, pointersUnder } from './tree.js';
 
 const $ = (id) => document.getElementById(id);
@@ -57,7 +58,7 @@ export class ActionPane {
     const facts = [];
     if (seq > 0) facts.push(`reducer ${formatDuration(event.durationNs)}`);
     if (event.coalesced) facts.push('coalesced: the states before it were not recorded');
-    if (event.site) facts.push(`sent at ${event.site.file}:${event.site.line} ${event.site.function}`);
+    if (event.site) facts.push(`sent at ${siteText(event.site)} ${event.site.function}`);
     for (const fact of facts) {
       const span = document.createElement('span');
       span.className = 'muted fact';

@@ -55,7 +55,7 @@ export class Controls {
     for (let seq = store.total - 1; seq >= 1 && seq >= store.total - 50; seq--) {
       const event = store.get(seq);
       if (!event) continue;
-      action = event.actionType === '@@rewind/skipped' && event.action && typeof event.action === 'object' ? event.action.action : event.action;
+      action = appAction(event);
       if (action !== undefined) break;
     }
     if (action === undefined) return;
@@ -69,10 +69,11 @@ export class Controls {
     const last = session ? session.lastSeq ?? 0 : 0;
     if (!session || last < 1) return;
     try {
-      const reply = await this.connection.request({ type: 'events', session: session.uuid, from: last, limit: 1 });
-      const event = reply.events[0];
-      if (event && this.current().session === session && this.example === undefined) {
-        this.setExample(event.actionType === '@@rewind/skipped' && event.action ? event.action.action : event.action);
+      // The last few: the newest may be Rewind's own mark (a replay's), which is no example.
+      const reply = await this.connection.request({ type: 'events', session: session.uuid, from: Math.max(1, last - 19), limit: 20 });
+      const action = reply.events.map(appAction).filter((found) => found !== undefined).pop();
+      if (action !== undefined && this.current().session === session && this.example === undefined) {
+        this.setExample(action);
       }
     } catch { /* the list's pages give it later */ }
   }
@@ -174,4 +175,14 @@ export class Controls {
       this.say(`replay: ${error.message}`, true);
     }
   }
+}
+
+/// The app's action an event holds, as Dispatch takes it: the action itself, the one a branch left
+/// out (`@@rewind/skipped`), and none for Rewind's other marks (`@@rewind/replayed`, …), which
+/// the app's reducer would not know.
+export function appAction(event) {
+  const type = event.actionType ?? '';
+  if (type === '@@rewind/skipped') return event.action && typeof event.action === 'object' ? event.action.action : undefined;
+  if (type.startsWith('@@rewind/')) return undefined;
+  return event.action;
 }

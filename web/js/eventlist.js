@@ -1,3 +1,4 @@
+import { siteText } from './site.js';
 // The action list, virtualised: a spacer as tall as every row, and a fixed pool of row elements
 // moved to the visible window. Rows are filled from the event cache; missing pages are asked
 // for and fill in when they arrive.
@@ -180,7 +181,7 @@ export class EventList {
       p.cause.title = '';
     }
     p.duration.textContent = formatDuration(event.durationNs);
-    p.type.title = event.site ? `sent at ${event.site.file}:${event.site.line} ${event.site.function}` : '';
+    p.type.title = event.site ? `sent at ${siteText(event.site)} ${event.site.function}` : '';
     p.time.textContent = this.handlers.time(event.at);
   }
 

@@ -1,6 +1,7 @@
 // The inspector page: wires the connection, the session list, the action list, the state tree,
 // the diff and blame panes and the time-travel bar. Rendering is coalesced to one animation frame.
 
+import { siteText } from './site.js';
 import { Connection } from './connection.js';
 import { EventStore } from './events.js';
 import { EventList } from './eventlist.js';
@@ -182,7 +183,7 @@ function renderState() {
   $('state-pane').dataset.seq = seq;
   $('state-title').textContent = `State after #${seq}${event ? ' · ' + event.actionType : ''}`;
   const site = event && event.site;
-  $('state-source').textContent = site ? `sent at ${site.file}:${site.line} ${site.function}` : '';
+  $('state-source').textContent = site ? `sent at ${siteText(site)} ${site.function}` : '';
   $('state-source').dataset.seq = seq;
   if (page.view === 'tree') {
     tree.setChanged(event && event.patch);

@@ -1,3 +1,4 @@
+import { siteText } from './site.js';
 // A run's actions merged in time order: the sessions one process recorded (a store per screen),
 // each event with its app, seq, type and send site. It shows the most recent events of each
 // session (RUN_TAIL apiece); a click opens that session at that seq.
@@ -55,7 +56,7 @@ export class RunView {
         ['app', session.app || '(unnamed)'],
         ['seq', `#${event.seq}`],
         ['type', event.actionType || ''],
-        ['site', event.site ? `${event.site.file}:${event.site.line}` : ''],
+        ['site', event.site ? `${siteText(event.site)}` : ''],
       ];
       for (const [name, text] of cells) {
         const span = document.createElement('span');

@@ -36,7 +36,7 @@ struct TailOutput {
         var notes = TerminalText.escaped(LogCommand.summary(of: event.action))
         if event.coalesced { notes += notes.isEmpty ? "coalesced" : "  coalesced" }
         if let site = event.site {
-            let at = "@ " + TerminalText.escaped("\(site.file):\(site.line)")
+            let at = "@ " + TerminalText.escaped(site.line == 0 ? site.file : "\(site.file):\(site.line)")
             notes += notes.isEmpty ? at : "  " + at
         }
         var plain = "\(prefix)\(event.seq)  \(time)  \(type)"
