@@ -111,6 +111,29 @@ struct ServeCommandTests {
 }
 
 extension ServeCommandTests {
+    @Test("stopped with SIGTERM, it leaves the log whole in its file: the write-ahead log is merged and empty, so rewind stats right after counts the file alone (issue 41)")
+    func stopMergesTheWriteAheadLog() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let db = folder.path("served.db")
+        let serve = try ServeProcess(["--port", "0", "--db", db])
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        let port = try #require(serve.port())
+        let app = try StreamingApp(port: port)
+        #expect(app.hello(session: UUID().uuidString.lowercased()) == 0)
+        for seq in 0..<300 { app.send(StreamingApp.event(Int64(seq))) }
+        #expect(app.waitForAck(299))
+        let wal = db + "-wal"
+        #expect(((try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0) > 0, "the WAL holds the session while the server runs")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0, "\(serve.text)")
+        let left = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+        #expect(left == 0, "\(left) bytes of write-ahead log left after the server stopped")
+        let stats = try CLIRunner.run(["stats", "--db", db])
+        #expect(stats.stdout.contains("write-ahead log 0 B"), "\(stats.stdout)")
+        #expect(try LogReader(path: db).eventCount() == 300)
+    }
+
     @Test("a short token on an address other machines reach draws a warning at start; a long one, or loopback, does not (issue 38)")
     func shortTokenWarning() throws {
         let folder = try TemporaryDirectory()

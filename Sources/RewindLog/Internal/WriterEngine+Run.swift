@@ -17,6 +17,10 @@ extension WriterEngine {
                 case .stop:
                     // A failure leaves the rest to the next writer, which indexes first.
                     try? engine.indexCommitted()
+                    // Merge the write-ahead log into the file and empty it, so that the file
+                    // alone holds the log once the writer is gone (`rewind stats`, a copy). A
+                    // reader in a transaction just leaves part of it for the next writer.
+                    try? engine.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                     return
                 }
             }
