@@ -22,7 +22,13 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
+# SwiftPM runs a build-tool plugin again only when its own inputs change, and web/ is not one of
+# them: the page built into `rewind` (Plugins/RewindBuildInfo) is written anew before each build
+# here, so an edited page is never shipped stale.
+FRESH_PAGE = rm -rf .build/plugins/outputs/*/RewindServer .build/fuzz/plugins/outputs/*/RewindServer
+
 build: deps
+	$(FRESH_PAGE)
 	$(SWIFT) build
 
 # `make install` builds `rewind` (release) and copies it to $(PREFIX)/bin: one binary, the
@@ -36,6 +42,7 @@ REWIND_BIN ?=
 install:
 ifeq ($(REWIND_BIN),)
 	@$(MAKE) --no-print-directory deps
+	$(FRESH_PAGE)
 	$(SWIFT) build -c release --product rewind
 endif
 	@bin="$(REWIND_BIN)"; [ -n "$$bin" ] || bin="$$($(SWIFT) build -c release --show-bin-path)/rewind"; \
@@ -53,6 +60,7 @@ uninstall:
 # starts it on a free port and stops it when they end, also on failure); they see its URL in
 # REWIND_TEST_PG and its folder in REWIND_TEST_PG_DIR.
 test: deps
+	$(FRESH_PAGE)
 	$(SWIFT) build --build-tests
 	scripts/with-pg-cluster $(MAKE) --no-print-directory test-steps
 
@@ -149,6 +157,7 @@ browser-deps:
 # to `rewind demo`, e.g. DEMO_ARGS="--rate 20"). Ctrl-C stops the demo, then the server.
 PORT ?= 7433
 run: deps
+	$(FRESH_PAGE)
 	$(SWIFT) build -c release
 	REWIND_BIN="$$($(SWIFT) build -c release --show-bin-path)/rewind" PORT=$(PORT) .ci/run-demo.sh $(DEMO_ARGS)
 

@@ -9,8 +9,10 @@ import PackagePlugin
 /// - for `RewindCLI`, `BuildCommit.swift`: the commit the checkout is at, read from `.git`
 ///   (no `git` needed; `nil` outside a git checkout).
 ///
-/// SwiftPM runs the plugin on every build. It writes a file only when its text changes (so an
-/// unchanged page compiles nothing), into a folder a prebuild command hands to the compiler.
+/// SwiftPM runs the plugin again only when the plugin or the target's own files change, not when
+/// a file of `web/` does: the Makefile's builds remove its output folder first (`FRESH_PAGE`), so
+/// each writes the page anew. It writes a file only when its text changes (so an unchanged page
+/// compiles nothing), into a folder a prebuild command hands to the compiler.
 /// The plugin does the work itself instead of running a tool built from this package: a tool
 /// would be built with the package's flags, and `make fuzz`'s `-sanitize=fuzzer` makes an
 /// executable that cannot run as a tool.

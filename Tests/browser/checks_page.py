@@ -600,3 +600,59 @@ def test_this_should_be_gives_the_test_command(ctx):
     wait(d, lambda d: shown_seq(d) == 0, message="#0 shown")
     d.find_element(By.ID, "should-open").click()
     wait(d, lambda d: "seq 0 is the initial state" in d.find_element(By.ID, "message").text, message="seq 0 refused")
+
+
+def test_plot_a_number_across_the_session(ctx):
+    """Plot (issue 41): a number selected in the state is drawn across the session, one point per
+    action that changed it, as the server's find --changed gives them; a point's title names its
+    seq and action type, a click selects that seq; a second number shares the chart; × removes
+    one; a string cannot be plotted."""
+    d = ctx.driver
+    session = ctx.cart
+    open_session(ctx, session["id"])
+    last = ctx.inspector.ask(type="state", session=session["uuid"], seq=session["lastSeq"])["value"]
+    numbers = [key for key, value in last.items() if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    changing = []
+    for key in numbers:
+        hits = ctx.inspector.ask(type="find", session=session["uuid"], path="/" + key, changed=True, all=True)["hits"]
+        if len([h for h in hits if h["exists"] and isinstance(h["value"], (int, float))]) > 1:
+            changing.append(("/" + key, hits))
+    assert changing, f"the cart session has no number that changes: {last}"
+    js(d, "window.__rewind.select(arguments[0], 'click', {center: true})", session["lastSeq"])
+    wait(d, lambda d: shown_seq(d) == session["lastSeq"], message="the last seq selected")
+
+    def plot(path):
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, f'#tree .node[data-pointer="{path}"]'), message=f"the {path} node")
+        d.find_element(By.CSS_SELECTOR, f'#tree .node[data-pointer="{path}"] .key').click()
+        wait(d, lambda d: d.find_element(By.ID, "plot-add").is_enabled(), message=f"Plot enabled for {path}")
+        d.find_element(By.ID, "plot-add").click()
+        wait(d, lambda d: js(d, f"return !!document.querySelector('#plot-view g.plot-series[data-path=\"{path}\"]')"),
+             message=f"the series of {path}")
+
+    path, hits = changing[0]
+    plot(path)
+    points = js(d, f"""return [...document.querySelectorAll('#plot-view g.plot-series[data-path="{path}"] .plot-point')]
+                       .map(p => [Number(p.dataset.seq), Number(p.dataset.value), p.querySelector('title').textContent])""")
+    expected = [(h["seq"], h["value"], h["actionType"]) for h in hits if h["exists"] and isinstance(h["value"], (int, float))]
+    assert [(s, v) for s, v, _ in points] == [(s, v) for s, v, _ in expected], f"plot {points[:5]}… != find {expected[:5]}…"
+    for (seq, value, title), (_, _, action_type) in zip(points, expected):
+        assert title == f"#{seq} {action_type}: {path} = {value:g}" or title == f"#{seq} {action_type}: {path} = {value}", title
+    # A click on a point selects its seq.
+    target = points[len(points) // 2][0]
+    js(d, f"""document.querySelector('#plot-view g.plot-series[data-path="{path}"] .plot-point[data-seq="{target}"]')
+              .dispatchEvent(new MouseEvent('click', {{bubbles: true}}))""")
+    wait(d, lambda d: shown_seq(d) == target, message=f"#{target} selected from the plot")
+    # A second number shares the chart, then × takes it off; a string cannot be plotted.
+    if len(changing) > 1:
+        second = changing[1][0]
+        js(d, "window.__rewind.select(arguments[0], 'click', {center: true})", session["lastSeq"])
+        plot(second)
+        assert js(d, "return document.getElementById('plot-view').dataset.series") == "2"
+        js(d, f"document.querySelector('#plot-view .plot-key[data-path=\"{second}\"] .plot-remove').click()")
+        wait(d, lambda d: js(d, "return document.getElementById('plot-view').dataset.series") == "1", message="the second series removed")
+    strings = [key for key, value in last.items() if isinstance(value, str)]
+    if strings:
+        js(d, "window.__rewind.select(arguments[0], 'click', {center: true})", session["lastSeq"])
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, f'#tree .node[data-pointer="/{strings[0]}"]'), message="a string node")
+        d.find_element(By.CSS_SELECTOR, f'#tree .node[data-pointer="/{strings[0]}"] .key').click()
+        wait(d, lambda d: not d.find_element(By.ID, "plot-add").is_enabled(), message="Plot disabled for a string")

@@ -5,6 +5,7 @@ import { renderBlame } from './changes.js';
 import { resolve } from './patch.js';
 import { search, preview } from './tree.js';
 import { setupShouldBe } from './shouldbe.js';
+import { setupPlot } from './plot.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,6 +17,8 @@ export function setupStatePane(ctx) {
   function pathSelected(pointer) {
     $('selected-path').textContent = pointer || '/ (the whole state)';
     for (const id of ['copy-path', 'copy-value', 'blame', 'find-open', 'should-open']) $(id).disabled = false;
+    // Plot draws numbers only.
+    $('plot-add').disabled = !page.timeline || typeof resolve(page.timeline.state, pointer ?? '') !== 'number';
   }
 
   function copy(text) {
@@ -38,6 +41,11 @@ export function setupStatePane(ctx) {
   }
 
   const shouldBe = setupShouldBe({ page, tree, say, copy });
+  const plot = setupPlot({ page, connection, select, say });
+  $('plot-add').addEventListener('click', () => {
+    showTab('plot');
+    plot.add(tree.selected ?? '');
+  });
 
   $('copy-path').addEventListener('click', () => copy(tree.selected ?? ''));
   $('copy-value').addEventListener('click', () => copy(JSON.stringify(resolve(page.timeline.state, tree.selected ?? ''), null, 2) ?? 'undefined'));
@@ -144,6 +152,7 @@ export function setupStatePane(ctx) {
     $('tab-diff').classList.toggle('on', tab === 'diff');
     $('tab-blame').classList.toggle('on', tab === 'blame');
     $('tab-find').classList.toggle('on', tab === 'find');
+    $('tab-plot').classList.toggle('on', tab === 'plot');
     $('tab-action').classList.toggle('on', tab === 'action');
     $('tab-original').classList.toggle('on', tab === 'original');
     $('original-view').hidden = tab !== 'original';
@@ -151,10 +160,12 @@ export function setupStatePane(ctx) {
     $('diff').hidden = tab !== 'diff';
     $('blame-view').hidden = tab !== 'blame';
     $('find-view').hidden = tab !== 'find';
+    $('plot-view').hidden = tab !== 'plot';
   }
   $('tab-diff').addEventListener('click', () => showTab('diff'));
   $('tab-blame').addEventListener('click', () => showTab('blame'));
   $('tab-find').addEventListener('click', () => showTab('find'));
+  $('tab-plot').addEventListener('click', () => showTab('plot'));
   $('tab-action').addEventListener('click', () => { showTab('action'); ctx.renderAction(); });
   $('tab-original').addEventListener('click', () => { showTab('original'); ctx.renderOriginal(); });
 
@@ -188,5 +199,10 @@ export function setupStatePane(ctx) {
     tree.reveal(item.dataset.pointer);
   });
 
-  return { pathSelected, setView, showTab, runSearch, sessionOpened: shouldBe.sessionOpened };
+  function sessionOpened() {
+    shouldBe.sessionOpened();
+    plot.sessionOpened();
+  }
+
+  return { pathSelected, setView, showTab, runSearch, sessionOpened };
 }
