@@ -22,10 +22,11 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-# SwiftPM runs a build-tool plugin again only when its own inputs change, and web/ is not one of
-# them: the page built into `rewind` (Plugins/RewindBuildInfo) is written anew before each build
-# here, so an edited page is never shipped stale.
-FRESH_PAGE = rm -rf .build/plugins/outputs/*/RewindServer .build/fuzz/plugins/outputs/*/RewindServer
+# SwiftPM runs build-tool plugins when it plans a build, and it plans again only when the package
+# or its Swift files change, not web/: removing its build manifests makes it plan (and so run
+# Plugins/RewindBuildInfo, which writes the page built into `rewind` when the page changed) on
+# each build here, so an edited page is never shipped stale. Nothing else is rebuilt for it.
+FRESH_PAGE = rm -f .build/debug.yaml .build/release.yaml .build/fuzz/debug.yaml
 
 build: deps
 	$(FRESH_PAGE)

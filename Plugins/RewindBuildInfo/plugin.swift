@@ -9,9 +9,9 @@ import PackagePlugin
 /// - for `RewindCLI`, `BuildCommit.swift`: the commit the checkout is at, read from `.git`
 ///   (no `git` needed; `nil` outside a git checkout).
 ///
-/// SwiftPM runs the plugin again only when the plugin or the target's own files change, not when
-/// a file of `web/` does: the Makefile's builds remove its output folder first (`FRESH_PAGE`), so
-/// each writes the page anew. It writes a file only when its text changes (so an unchanged page
+/// SwiftPM runs the plugin when it plans a build, and it plans again only when the package or its
+/// Swift files change, not when a file of `web/` does: the Makefile's builds remove the build
+/// manifests first (`FRESH_PAGE`), so each plans and the plugin writes the page if it changed. It writes a file only when its text changes (so an unchanged page
 /// compiles nothing), into a folder a prebuild command hands to the compiler.
 /// The plugin does the work itself instead of running a tool built from this package: a tool
 /// would be built with the package's flags, and `make fuzz`'s `-sanitize=fuzzer` makes an

@@ -200,6 +200,12 @@ def test_blame_lists_the_changes(ctx):
     shown = [int(x) for x in js(d, "return [...document.querySelectorAll('#blame-view .change')].map(c => c.dataset.seq)")]
     expected = [e["seq"] for e in ctx.inspector.ask(type="blame", session=ctx.small["uuid"], path="/likes")["entries"]]
     assert shown == expected and len(shown) > 10, f"blame {shown[:5]}… != server {expected[:5]}…"
+    # Where the value appeared (seq 0 here) reads `+ value`, as `rewind blame` prints it, not
+    # `null → value` (issue 41).
+    first = ctx.inspector.ask(type="blame", session=ctx.small["uuid"], path="/likes")["entries"][0]
+    assert first["change"] == "added", first
+    text = js(d, "return document.querySelector('#blame-view .change .values').textContent")
+    assert text.startswith("+ ") and "→" not in text and "null" not in text, text
     d.find_elements(By.CSS_SELECTOR, "#blame-view .change")[3].click()
     wait(d, lambda d: shown_seq(d) == expected[3], message=f"a click on a blame entry selects #{expected[3]}")
 

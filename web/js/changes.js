@@ -50,7 +50,10 @@ export function renderBlame(container, path, entries, go) {
     line.dataset.seq = entry.seq;
     line.append(el('span', 'seq', `#${entry.seq}`), el('span', 'type', entry.actionType || ''));
     const values = el('div', 'values');
-    values.append(el('span', 'before', preview(entry.before, 120)), el('span', 'arrow', '→'), el('span', 'after', preview(entry.after, 120)));
+    // As `rewind blame` prints it: `+ value` where the value appeared, `- value` where it went.
+    if (entry.change === 'added') values.append(el('span', 'after', `+ ${preview(entry.after, 120)}`));
+    else if (entry.change === 'removed') values.append(el('span', 'before', `- ${preview(entry.before, 120)}`));
+    else values.append(el('span', 'before', preview(entry.before, 120)), el('span', 'arrow', '→'), el('span', 'after', preview(entry.after, 120)));
     line.append(values);
     line.addEventListener('click', () => go(entry.seq));
     list.append(line);

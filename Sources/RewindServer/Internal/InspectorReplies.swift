@@ -60,6 +60,12 @@ enum InspectorReplies {
                              "action": entry.action]
         o["before"] = entry.before ?? .null
         o["after"] = entry.after ?? .null
+        // What `null` above cannot say: whether the value was there at all.
+        o["change"] = switch (entry.before, entry.after) {
+        case (nil, _): "added"
+        case (_, nil): "removed"
+        default: "changed"
+        }
         o["operations"] = JSONPatch(entry.operations).json
         return .object(o)
     }
