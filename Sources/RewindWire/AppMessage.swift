@@ -197,6 +197,19 @@ public struct WireEvent: Sendable, Equatable {
         public var line: Int
         public var function: String
 
+        /// What a site must be, for the sentence that refuses one.
+        static let expected = "an object {\"file\": string, \"line\": integer 0 or more, \"function\": string}, names of at most \(maxNameBytes) bytes"
+
+        /// A site read from its JSON, or `nil` when it is not one within the bounds.
+        public init?(json: JSONValue) {
+            guard case .object(let members) = json,
+                  case .string(let file)? = members["file"], file.utf8.count <= Self.maxNameBytes,
+                  case .string(let function)? = members["function"], function.utf8.count <= Self.maxNameBytes,
+                  case .number(let number)? = members["line"], let line = number.int64Value, line >= 0, line <= Int64(Int32.max)
+            else { return nil }
+            self.init(file: file, line: Int(line), function: function)
+        }
+
         public init(file: String, line: Int, function: String) {
             self.file = file
             self.line = line
@@ -272,13 +285,8 @@ public struct WireEvent: Sendable, Equatable {
         }
         site = nil
         if let given = f.object["site"], given != .null {
-            let expected = "an object {\"file\": string, \"line\": integer 0 or more, \"function\": string}, names of at most \(Site.maxNameBytes) bytes"
-            guard case .object(let members) = given,
-                  case .string(let file)? = members["file"], file.utf8.count <= Site.maxNameBytes,
-                  case .string(let function)? = members["function"], function.utf8.count <= Site.maxNameBytes,
-                  case .number(let number)? = members["line"], let line = number.int64Value, line >= 0, line <= Int64(Int32.max)
-            else { throw f.fail("site", expected) }
-            site = Site(file: file, line: Int(line), function: function)
+            guard let read = Site(json: given) else { throw f.fail("site", Site.expected) }
+            site = read
         }
     }
 

@@ -112,9 +112,13 @@ public struct ReplayArguments: CommandArguments {
     public var to: Int64?
     /// Actions per second; at once when absent, 0 or less.
     public var pace: Double?
+    /// Where the app sent each action, in `actions`' order (`nil` where unknown): the replay's
+    /// session records them as its original did.
+    public var sites: [WireEvent.Site?]?
 
     public init(actions: [JSONValue], state: JSONValue? = nil, of: String? = nil, from: Int64? = nil,
-                to: Int64? = nil, pace: Double? = nil) {
+                to: Int64? = nil, pace: Double? = nil, sites: [WireEvent.Site?]? = nil) {
+        self.sites = sites
         self.actions = actions
         self.state = state
         self.of = of
@@ -136,6 +140,20 @@ public struct ReplayArguments: CommandArguments {
         case .number(let n)?: pace = n.doubleValue
         default: throw f.fail("pace", "a number of actions per second")
         }
+        switch members["sites"] {
+        case nil, .null?:
+            sites = nil
+        case .array(let given)? where given.count <= actions.count:
+            var read: [WireEvent.Site?] = []
+            for (index, item) in given.enumerated() {
+                if item == .null { read.append(nil); continue }
+                guard let site = WireEvent.Site(json: item) else { throw f.fail("sites", "an array of sites (\(WireEvent.Site.expected)) or nulls; item \(index) is not one") }
+                read.append(site)
+            }
+            sites = read
+        default:
+            throw f.fail("sites", "an array of at most one site (or null) an action")
+        }
     }
 
     public var members: JSONObject {
@@ -145,6 +163,7 @@ public struct ReplayArguments: CommandArguments {
         if let from { o["from"] = .number(JSONNumber(from)) }
         if let to { o["to"] = .number(JSONNumber(to)) }
         if let pace { o["pace"] = JSONNumber(pace).map(JSONValue.number) ?? .null }
+        if let sites { o["sites"] = .array(sites.map { $0?.json ?? .null }) }
         return o
     }
 }

@@ -47,6 +47,12 @@ struct ReplayIntoHistoryTests {
         let sessions = try jsonLines(try CLIRunner.run(["sessions", "--json", "--db", running.db]).stdout)
         let replaySession = try #require(sessions.first { $0["replayOf"]?.string == session }?["uuid"]?.string)
         #expect(mark["action"]?["session"]?.string == replaySession)
+        // The replay's session records where the app sent each action, as the original did
+        // (issue 41: it showed `-` on every row).
+        let replayed = try running.events(replaySession)
+        let originalSites = events[1...3].map { $0["site"] }
+        #expect(replayed.dropFirst().map { $0["site"] } == Array(originalSites), "\(replayed)")
+        if app.program == "RewindShopChild" { #expect(originalSites.allSatisfy { $0 != nil && $0 != .null }, "\(events)") }
         // The dispatch is recorded as what it did: one item more, not coalesced.
         #expect(events[8]["type"] == "add")
         #expect(events[8]["coalesced"] == false)

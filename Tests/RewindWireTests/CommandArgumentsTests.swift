@@ -25,6 +25,16 @@ struct CommandArgumentsTests {
         return ServerToApp.command(relayed).json.serialized(.compact)
     }
 
+    @Test("a replay's sites are sites or nulls, at most one an action; anything else is refused in one sentence")
+    func replaySites() throws {
+        for bad: JSONValue in [[1], [["file": "A.swift", "line": -1, "function": "f"]], [nil, nil], "x"] {
+            let refused = #expect(throws: WireError.self) { try ReplayArguments(members: ["actions": [["type": "a"]], "sites": bad]) }
+            #expect(refused?.message.contains("sites") == true, "\(bad): \(String(describing: refused))")
+        }
+        let read = try ReplayArguments(members: ["actions": [["type": "a"], ["type": "b"]], "sites": [nil]])
+        #expect(read.sites == [nil])
+    }
+
     // MARK: Round trips
 
     @Test("each kind's arguments come back equal from their members and from a command's JSON text")
@@ -32,7 +42,8 @@ struct CommandArgumentsTests {
         let jump = JumpArguments(seq: 12, state: ["n": 12, "list": [1, 2]])
         let dispatch = DispatchArguments(action: ["type": "reset", "to": 0])
         let replay = ReplayArguments(actions: [["type": "a"], ["type": "@@rewind/replayed", "state": ["n": 3]]],
-                                     state: ["n": 0], of: "6F0C", from: 4, to: 5, pace: 2.5)
+                                     state: ["n": 0], of: "6F0C", from: 4, to: 5, pace: 2.5,
+                                     sites: [WireEvent.Site(file: "App/CartView.swift", line: 7, function: "body"), nil])
         let branch = BranchArguments(
             skip: [3, 9], edit: [.init(seq: 6, action: ["type": "add", "n": 50]), .init(seq: 2, action: "tap")],
             state: ["n": 0], at: 1_763_700_000.25,

@@ -157,13 +157,19 @@ export class Controls {
       this.say('replay: reading the actions…');
       const state = (await this.connection.request({ type: 'state', session: session.uuid, seq: first - 1 })).value;
       const actions = [];
+      // Where the app sent each action: the replay's session records them as the original did.
+      const sites = [];
       let next = first;
       while (next !== null && next <= to) {
         const reply = await this.connection.request({ type: 'events', session: session.uuid, from: next, limit: Math.min(5000, to - next + 1) });
-        for (const event of reply.events) if (event.seq <= to) actions.push(event.action);
+        for (const event of reply.events) {
+          if (event.seq > to) continue;
+          actions.push(event.action);
+          sites.push(event.site ?? null);
+        }
         next = reply.events.length ? reply.events[reply.events.length - 1].seq + 1 : null;
       }
-      const body = { kind: 'replay', of: this.page.current.uuid, from: first, to, pace: pace > 0 ? pace : undefined, state, actions };
+      const body = { kind: 'replay', of: this.page.current.uuid, from: first, to, pace: pace > 0 ? pace : undefined, state, actions, sites };
       // The server closes a connection whose message is over its limit: say so before sending.
       const bytes = this.connection.sizeOf({ type: 'command', session: session.uuid, ...body });
       if (bytes > this.connection.maxMessage) {

@@ -41,8 +41,10 @@ struct ReplayInto {
             mark["state"] = try ReplayAccess.cli { () throws(ReplayError) in try timeline.state(at: event.seq) }
             actions.append(.object(mark))
         }
+        // Where the app sent each: the replay's session records them as the original did.
+        let sites = events.map { event in event.site.map { WireEvent.Site(file: $0.file, line: $0.line, function: $0.function) } }
         let command = Command(id: 1, session: target, ReplayArguments(actions: actions, state: start, of: info.uuid,
-                                                                      from: from, to: to, pace: pace))
+                                                                      from: from, to: to, pace: pace, sites: sites))
         let size = InspectorRequest.command(command).json.serialized(.compact).utf8.count
         if size > maxMessage {
             throw CLIError("the replay of seq \(from)…\(to) is \(Self.sizeText(size)) as one message, over the server's limit of \(Self.sizeText(maxMessage)) (--max-message); replay a narrower range with --from and --to", code: 2)

@@ -75,7 +75,13 @@ package struct CommandEngine<Target: CommandTarget> {
                 }
                 // The replayed session (`of`, else the live one) and the seq of its first action
                 // sent (`from`), for the replay's session and the mark it leaves in the live one.
-                let recording = Recording(initialState: start, actions: replay.actions,
+                // Each action with where the app sent it in the replayed session, when given.
+                let steps = replay.actions.enumerated().map { index, action in
+                    let site = replay.sites.flatMap { index < $0.count ? $0[index] : nil }
+                    return Recording.Step(seq: Int64(index + 1), action: action,
+                                          site: site.map { SendSite(file: $0.file, line: $0.line, function: $0.function) })
+                }
+                let recording = Recording(initialState: start, steps: steps,
                                           sessionUUID: replay.of ?? target.commandRecorder?.session.uuid)
                 let report = try await self.replay(recording, from: 0, to: nil, pace: pace, firstSeq: max(1, replay.from ?? 1))
                 return done(true, "replayed \(report.actionsApplied) actions")
