@@ -103,11 +103,14 @@ def test_replay_too_large_is_refused(ctx):
     pattern = re.compile(rf"^replay: #1…#{last} with its starting state is ([\d.]+) KiB, over the server's 2\.0 KiB message limit: replay a shorter range$")
     wait(d, lambda d: pattern.match(d.find_element(By.ID, "message").text), message="the size refused on the page")
     shown = float(pattern.match(d.find_element(By.ID, "message").text).group(1)) * 1024
-    # What the page would have sent: the state before #1 and the actions #1…#40, as the server has them.
+    # What the page would have sent: the state before #1 and the actions #1…#40 with where the
+    # app sent each, as the server has them.
     state = ctx.inspector.ask(type="state", session=ctx.live["uuid"], seq=0)["value"]
-    actions = [e["action"] for e in ctx.inspector.ask(type="events", session=ctx.live["uuid"], **{"from": 1, "limit": last})["events"]]
-    payload = len(json.dumps({"state": state, "actions": actions}, ensure_ascii=False, separators=(",", ":")).encode())
-    assert payload <= shown <= payload + 400, f"the page says {shown:.0f} bytes; the state and actions alone are {payload}"
+    events = ctx.inspector.ask(type="events", session=ctx.live["uuid"], **{"from": 1, "limit": last})["events"]
+    actions = [e["action"] for e in events]
+    sites = [e.get("site") for e in events]
+    payload = len(json.dumps({"state": state, "actions": actions, "sites": sites}, ensure_ascii=False, separators=(",", ":")).encode())
+    assert payload <= shown <= payload + 400, f"the page says {shown:.0f} bytes; the state, actions and sites alone are {payload}"
     assert d.find_element(By.ID, "status").text == "connected"
     assert not any(l["locked"] for l in ctx.app.lines()[before:]), "the app received a replay"
 

@@ -662,3 +662,68 @@ def test_plot_a_number_across_the_session(ctx):
         wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, f'#tree .node[data-pointer="/{strings[0]}"]'), message="a string node")
         d.find_element(By.CSS_SELECTOR, f'#tree .node[data-pointer="/{strings[0]}"] .key').click()
         wait(d, lambda d: not d.find_element(By.ID, "plot-add").is_enabled(), message="Plot disabled for a string")
+
+
+WORDS_WHOLE = """
+const box = arguments[0];
+return [...box.querySelectorAll('.word')].filter((word) => {
+  const rects = [...word.getClientRects()].filter((r) => r.width > 0);
+  return rects.length > 1 && word.getBoundingClientRect().width <= box.clientWidth - 2;
+}).map((word) => word.textContent);
+"""
+
+
+def test_layout_at_1280_and_1400(ctx):
+    """At 1280×800 and 1400×900 (issue 41): the state's title is whole; "This should be…"'s
+    command wraps between words; the three fields it fills keep their labels; the message bar
+    wraps a long sentence instead of cutting it; "Branch with this action" is in view."""
+    d = ctx.driver
+    try:
+        for width, height in ((1280, 800), (1400, 900)):
+            set_size(d, width, height)
+            open_session(ctx, ctx.small["id"])
+            seq = 6
+            js(d, f"window.__rewind.select({seq}, 'click', {{center: true}})")
+            wait(d, lambda d: shown_seq(d) == seq, message=f"#{seq} shown")
+            title = d.find_element(By.ID, "state-title")
+            wait(d, lambda d: "·" in title.text, message="the title with the action type")
+            assert js(d, "const t = arguments[0]; return t.scrollWidth <= t.clientWidth + 1", title), \
+                f"at {width}×{height} the title is cut: {title.text!r}"
+
+            wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, '#tree .node[data-pointer="/filter"]'), message="the /filter node")
+            d.find_element(By.CSS_SELECTOR, '#tree .node[data-pointer="/filter"] .key').click()
+            d.find_element(By.ID, "should-open").click()
+            value = d.find_element(By.ID, "should-value")
+            value.clear()
+            value.send_keys('"liked"')
+            fields = (("should-symbol", "galleryStepThatIsLong"), ("should-module", "GalleryModule"),
+                      ("should-output", "Tests/GalleryFeatureTests/Generated/ShouldBe"))
+            for field, text in fields:
+                d.find_element(By.ID, field).clear()
+                d.find_element(By.ID, field).send_keys(text)
+            d.find_element(By.ID, "should-add").click()
+            command = d.find_element(By.ID, "should-command")
+            wait(d, lambda d: command.text != "", message="the command")
+            split = js(d, WORDS_WHOLE, command)
+            assert not split, f"at {width}×{height} the command breaks inside {split}"
+            for field, _ in fields:
+                label = js(d, "const l = document.getElementById(arguments[0]).closest('label'); return l ? l.textContent.trim() : ''", field)
+                assert label, f"{field} has no label once filled"
+            d.find_element(By.ID, "should-clear").click()
+
+            sentence = "replay: #1…#4000 with its starting state is 40.2 MiB, over the server's 16.0 MiB message limit: replay a shorter range"
+            js(d, "const m = document.getElementById('message'); m.textContent = arguments[0];", sentence)
+            whole = js(d, "const m = document.getElementById('message'); return m.scrollWidth <= m.clientWidth + 1 && m.getClientRects().length > 0", )
+            assert whole, f"at {width}×{height} the message is cut"
+
+            d.find_element(By.ID, "tab-action").click()
+            wait(d, lambda d: js(d, "return document.getElementById('action-view').dataset.seq") == str(seq), message="the action pane")
+            d.find_element(By.ID, "branch-edit").click()
+            run = d.find_element(By.ID, "branch-edit-run")
+            wait(d, lambda d: run.is_displayed(), message="the branch box")
+            inside = js(d, "const r = arguments[0].getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight", run)
+            assert inside, f"at {width}×{height} 'Branch with this action' is out of view"
+            d.find_element(By.ID, "branch-edit-cancel").click()
+            d.find_element(By.ID, "tab-diff").click()
+    finally:
+        set_size(d, 1400, 900)

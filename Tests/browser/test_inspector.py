@@ -26,7 +26,7 @@ from checks_app import (test_a_missed_live_event_is_read_from_the_log, test_bran
 from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_lazily, test_blame_lists_the_changes,
                          test_click_shows_state_and_diff, test_compare_two_actions, test_export_downloads,
                          test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
-                         test_action_pane, test_find_in_history, test_plot_a_number_across_the_session, test_this_should_be_gives_the_test_command, test_labels_placeholders_and_dispatch_example,
+                         test_action_pane, test_find_in_history, test_plot_a_number_across_the_session, test_this_should_be_gives_the_test_command, test_labels_placeholders_and_dispatch_example, test_layout_at_1280_and_1400,
                          test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers, test_follow_keeps_state_and_diff_together, test_send_site_and_runs, test_special_keys_match_the_server, test_text_filter, test_type_filter)
 from checks_sessions import test_session_list_filters_and_pages, test_session_states_read_alike
 from harness import wait_until
@@ -43,7 +43,7 @@ TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_m
          test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection, test_copied_binary_serves_its_page,
          test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie, test_page_over_https,
          test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_plot_a_number_across_the_session, test_this_should_be_gives_the_test_command, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original,
-         test_labels_placeholders_and_dispatch_example, test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers,
+         test_labels_placeholders_and_dispatch_example, test_layout_at_1280_and_1400, test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers,
          test_a_missed_live_event_is_read_from_the_log, test_session_states_read_alike,
          # Last: the sessions it records push the demo's off the list's first page.
          test_session_list_filters_and_pages]

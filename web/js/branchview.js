@@ -27,7 +27,9 @@ export class BranchView {
       const event = this.page.store.get(seq);
       $('branch-edit-text').value = JSON.stringify(event ? event.action : null, null, 2);
       $('branch-edit-box').hidden = false;
-      $('branch-edit-text').focus();
+      $('branch-edit-text').focus({ preventScroll: true });
+      // Its buttons in view, whatever the window's height (at 1280×800 they were below it).
+      $('branch-edit-run').scrollIntoView({ block: 'nearest' });
     });
     $('branch-edit-cancel').addEventListener('click', () => { $('branch-edit-box').hidden = true; });
     $('branch-edit-box').addEventListener('submit', (e) => {

@@ -82,6 +82,7 @@ function frame() {
 
 function say(text, bad = false) {
   $('message').textContent = text;
+  $('message').title = text;
   $('message').classList.toggle('bad', bad);
 }
 
@@ -182,6 +183,7 @@ function renderState() {
   $('state-pane').classList.remove('pending');
   $('state-pane').dataset.seq = seq;
   $('state-title').textContent = `State after #${seq}${event ? ' · ' + event.actionType : ''}`;
+  $('state-title').title = $('state-title').textContent;
   const site = event && event.site;
   $('state-source').textContent = site ? `sent at ${siteText(site)} ${site.function}` : '';
   $('state-source').dataset.seq = seq;

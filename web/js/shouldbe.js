@@ -49,7 +49,15 @@ export function setupShouldBe(ctx) {
   function render() {
     const shown = expectations.length > 0 && page.current;
     $('should-command-row').hidden = !shown;
-    $('should-command').textContent = shown ? testCommand(page.current, expectations, fields(), server) : '';
+    // One span a word, each kept whole on its line (a browser would break `--server` at its
+    // hyphen); the text, and so what is copied, is the command as it is.
+    const words = shown ? testCommand(page.current, expectations, fields(), server).split(' ') : [];
+    $('should-command').replaceChildren(...words.flatMap((word, index) => {
+      const span = document.createElement('span');
+      span.className = 'word';
+      span.textContent = word;
+      return index ? [' ', span] : [span];
+    }));
     $('should-box').dataset.count = expectations.length;
   }
 
