@@ -2,7 +2,7 @@ import Foundation
 
 /// Bounds the connections that have been accepted but have not yet sent their request (an HTTP
 /// request, or a WebSocket upgrade): per peer address and in all. A connection that sends
-/// nothing holds a descriptor until libwebsockets times it out (10 s); without a bound, one
+/// nothing holds a descriptor until libwebsockets times it out (5 s, set here); without a bound, one
 /// client opening connections faster than that exhausts the server's descriptors before any
 /// token is checked. Used on the service thread only.
 struct HandshakeGate {
@@ -50,7 +50,7 @@ struct HandshakeGate {
     /// Drops entries older than the time libwebsockets gives a silent connection: it has closed
     /// them (their close may not have named the descriptor).
     private mutating func expire(now: UInt64) {
-        let limit = UInt64(limits.requestTimeoutSeconds + 1) * 1_000_000_000
+        let limit = UInt64(WebSocketHandshakeLimits.requestTimeoutSeconds + 1) * 1_000_000_000
         guard waiting.count >= limits.maxWaitingPerAddress else { return }
         for (descriptor, entry) in waiting where now &- entry.since > limit { forget(descriptor) }
     }
@@ -65,8 +65,9 @@ public struct WebSocketHandshakeLimits: Sendable, Hashable {
     public var maxWaitingPerAddress: Int
     /// From all peers together (default 1,024).
     public var maxWaiting: Int
-    /// How long a connection may stay silent before it is closed: libwebsockets' own 10 s.
-    public let requestTimeoutSeconds = 10
+    /// How long a connection may stay silent before it is closed (libwebsockets' `timeout_secs_ah_idle`,
+    /// 10 s by default there).
+    public static let requestTimeoutSeconds = 5
 
     public init(maxWaitingPerAddress: Int = 64, maxWaiting: Int = 1_024) {
         self.maxWaitingPerAddress = max(1, maxWaitingPerAddress)
