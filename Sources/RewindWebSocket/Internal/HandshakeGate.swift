@@ -2,7 +2,7 @@ import Foundation
 
 /// Bounds the connections that have been accepted but have not yet sent their request (an HTTP
 /// request, or a WebSocket upgrade): per peer address and in all. A connection that sends
-/// nothing holds a descriptor until libwebsockets times it out (5 s, set here); without a bound, one
+/// nothing holds a descriptor until libwebsockets times it out (10 s); without a bound, one
 /// client opening connections faster than that exhausts the server's descriptors before any
 /// token is checked. Used on the service thread only.
 struct HandshakeGate {
@@ -65,9 +65,9 @@ public struct WebSocketHandshakeLimits: Sendable, Hashable {
     public var maxWaitingPerAddress: Int
     /// From all peers together (default 1,024).
     public var maxWaiting: Int
-    /// How long a connection may stay silent before it is closed (libwebsockets' `timeout_secs_ah_idle`,
-    /// 10 s by default there).
-    public static let requestTimeoutSeconds = 5
+    /// How long a connection may stay silent before libwebsockets closes it (`timeout_secs_ah_idle`,
+    /// left at its 10 s: shorter, it also cut streamed exports a slow reader was still reading).
+    public static let requestTimeoutSeconds = 10
 
     public init(maxWaitingPerAddress: Int = 64, maxWaiting: Int = 1_024) {
         self.maxWaitingPerAddress = max(1, maxWaitingPerAddress)

@@ -187,7 +187,6 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         vhost.retry_and_idle_policy = context.retryPolicy(for: configuration.keepAlive)
         let (idleSeconds, idleFraction) = configuration.httpIdleTimeout.components
         vhost.keepalive_timeout = Int32(clamping: max(1, idleSeconds + (idleFraction > 0 ? 1 : 0)))
-        vhost.timeout_secs_ah_idle = UInt32(WebSocketHandshakeLimits.requestTimeoutSeconds)
         vhost.gid = -1
         vhost.uid = -1
         var options = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
