@@ -57,6 +57,27 @@ struct OutboxTests {
         #expect(try LogReader(path: path).sessions().count == 2)
     }
 
+    @Test("a session recorded before owners gets its secret kept in the local log at catch-up, the same on every later run (issue 38)")
+    func catchUpKeepsTheSecret() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("Shop@127.0.0.1_7433.db")
+        let server = "ws://127.0.0.1:7433/app"
+        let uuid = "66666666-0000-4000-8000-000000000006"
+        do {
+            let writer = try LogWriter(path: path)
+            defer { writer.close() }
+            let id = try Self.record(writer, uuid: uuid, events: 3, acked: -1, server: server)
+            #expect(try writer.secret(session: id) == nil)
+        }
+        let first = try #require(try Outbox(path: path, server: server, limitBytes: 1 << 30).pending(app: "Shop", excluding: []).first)
+        #expect(first.session.uuid == uuid)
+        // Kept in the log, and read back as the same on a later run.
+        let kept = try #require(try LogReader(path: path).owner(session: first.localID))
+        #expect(kept.secret == first.session.secret && kept.digest == SessionOwner.keeping(first.session.secret).digest)
+        let again = try #require(try Outbox(path: path, server: server, limitBytes: 1 << 30).pending(app: "Shop", excluding: []).first)
+        #expect(again.session.secret == first.session.secret)
+    }
+
     @Test("two sinks of one process on the same app and server: the second's catch-up never takes the first's live session")
     func liveSessionsOfOtherSinks() throws {
         let directory = try TemporaryDirectory()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import RewindPostgres
 import RewindLog
 import RewindServer
 import RewindWebSocket
@@ -51,6 +52,15 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A token that may only inspect: /inspect, the page, /export (default: $REWIND_INSPECT_TOKEN).",
                                valueName: "token"))
     var inspectToken: String?
+
+    @Option(help: ArgumentHelp("Read --token from this file (yours alone: chmod 600), not the command line.", valueName: "file"))
+    var tokenFile: String?
+
+    @Option(help: ArgumentHelp("Read --app-token from this file (yours alone: chmod 600).", valueName: "file"))
+    var appTokenFile: String?
+
+    @Option(help: ArgumentHelp("Read --inspect-token from this file (yours alone: chmod 600).", valueName: "file"))
+    var inspectTokenFile: String?
 
     @Option(help: ArgumentHelp("The TLS certificate (PEM, chain after it) to serve https and wss with; needs --tls-key.", valueName: "file"))
     var tlsCert: String?
@@ -117,12 +127,27 @@ struct ServeCommand: ParsableCommand {
         // A team store (postgres://…) is shared by every instance; the file is this one's.
         let store = try log.store()
         let shown = store.location
-        func given(_ option: String?, _ variable: String) -> String? {
-            option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        // A token from its option (said to be visible to every user, on a command line), its file,
+        // or its environment variable, in that order; an option and its file together are refused.
+        func given(_ option: String?, _ name: String, file: String?, _ variable: String) throws -> String? {
+            if let file {
+                guard option == nil else { throw CLIError("give \(name) or \(name)-file, not both", code: 2) }
+                return try SecretFile.read(file, option: name + "-file")
+            }
+            if option != nil {
+                writeStandardError("rewind serve: warning: \(name) on the command line can be read by every user of this machine (ps); "
+                                   + "give it in \(variable) or \(name)-file instead")
+            }
+            return option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
         }
-        var token = given(token, "REWIND_TOKEN")
-        let appToken = given(appToken, "REWIND_APP_TOKEN")
-        let inspectToken = given(inspectToken, "REWIND_INSPECT_TOKEN")
+        var token = try given(token, "--token", file: tokenFile, "REWIND_TOKEN")
+        let appToken = try given(appToken, "--app-token", file: appTokenFile, "REWIND_APP_TOKEN")
+        let inspectToken = try given(inspectToken, "--inspect-token", file: inspectTokenFile, "REWIND_INSPECT_TOKEN")
+        // A URL given as --db that carries a password (which the redacted form leaves out).
+        if let url = log.db, PostgresURL.isPostgres(url), let parsed = try? PostgresURL(url), parsed.redacted != url {
+            writeStandardError("rewind serve: warning: --db holds the database's password, which the command line shows to every user of this machine (ps); "
+                               + "give it in PGPASSWORD or ~/.pgpass, or the whole URL in REWIND_DB")
+        }
         var tokenNote: String?
         // The kept token opens what the scoped tokens leave open; with both of them, none is made.
         if lan, token == nil, appToken == nil || inspectToken == nil {

@@ -211,9 +211,14 @@ final class Outbox: @unchecked Sendable {
             }
             var session = RecordingSession(uuid: info.uuid, app: info.app, startedAt: info.startedAt, meta: info.meta,
                                            replayOf: info.replayOf, run: info.run, hashVersion: info.hashVersion)
-            // The secret it was recorded with (an outbox written before owners has none: the one
-            // made here then claims the session at the server, the first to give one).
-            if let secret = try reader.owner(session: info.id)?.secret { session.secret = secret }
+            // The secret it was recorded with. A session recorded before owners has none: the one
+            // made here is kept in this log first (claiming it here), so that a later run proves
+            // the session with the same secret if this one does not deliver it all.
+            if let secret = try reader.owner(session: info.id)?.secret {
+                session.secret = secret
+            } else {
+                session.secret = try claim(session)
+            }
             found.append(Pending(session: session, localID: info.id, ackedSeq: delivery.ackedSeq, ended: info.endedAt != nil,
                                  endedAt: info.endedAt?.timeIntervalSince1970,
                                  events: events.map { RecordedEvent(event: $0, nonFinitePointers: $0.nonFinite) }))
@@ -264,6 +269,16 @@ final class Outbox: @unchecked Sendable {
     // MARK: Inside
 
     /// With the lock held: the writer, borrowed at the first session.
+    /// Keeps `session`'s secret in this log for a session that has none yet; returns the secret
+    /// the log holds for it after (the one given, or one another writer kept first).
+    private func claim(_ session: RecordingSession) throws -> String {
+        let writer = try open.withLock { try openedWriter(&$0) }
+        let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
+                                        replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion,
+                                        owner: .keeping(session.secret))
+        return try writer.secret(session: id) ?? session.secret
+    }
+
     private func openedWriter(_ open: inout Open) throws -> LogWriter {
         if let writer = open.writer { return writer }
         try LogFileProblem.prepare(path, createFolder: true)
