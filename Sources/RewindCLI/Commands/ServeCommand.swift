@@ -127,6 +127,8 @@ struct ServeCommand: ParsableCommand {
         // A team store (postgres://…) is shared by every instance; the file is this one's.
         let store = try log.store()
         let shown = store.location
+        // Warnings are said once the server listens: a start that fails is its one sentence alone.
+        var warnings: [String] = []
         // A token from its option (said to be visible to every user, on a command line), its file,
         // or its environment variable, in that order; an option and its file together are refused.
         func given(_ option: String?, _ name: String, file: String?, _ variable: String) throws -> String? {
@@ -135,8 +137,8 @@ struct ServeCommand: ParsableCommand {
                 return try SecretFile.read(file, option: name + "-file")
             }
             if option != nil {
-                writeStandardError("rewind serve: warning: \(name) on the command line can be read by every user of this machine (ps); "
-                                   + "give it in \(variable) or \(name)-file instead")
+                warnings.append("\(name) on the command line can be read by every user of this machine (ps); "
+                                + "give it in \(variable) or \(name)-file instead")
             }
             return option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -145,8 +147,8 @@ struct ServeCommand: ParsableCommand {
         let inspectToken = try given(inspectToken, "--inspect-token", file: inspectTokenFile, "REWIND_INSPECT_TOKEN")
         // A URL given as --db that carries a password (which the redacted form leaves out).
         if let url = log.db, PostgresURL.isPostgres(url), let parsed = try? PostgresURL(url), parsed.redacted != url {
-            writeStandardError("rewind serve: warning: --db holds the database's password, which the command line shows to every user of this machine (ps); "
-                               + "give it in PGPASSWORD or ~/.pgpass, or the whole URL in REWIND_DB")
+            warnings.append("--db holds the database's password, which the command line shows to every user of this machine (ps); "
+                            + "give it in PGPASSWORD or ~/.pgpass, or the whole URL in REWIND_DB")
         }
         var tokenNote: String?
         // The kept token opens what the scoped tokens leave open; with both of them, none is made.
@@ -160,7 +162,7 @@ struct ServeCommand: ParsableCommand {
         if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) {
             for (option, value) in [("--token", token), ("--app-token", appToken), ("--inspect-token", inspectToken)] {
                 if let value, value.utf8.count < Self.minimumTokenLength {
-                    writeStandardError("rewind serve: warning: \(option) is \(value.utf8.count) characters long and \(host) is reachable from other machines; use at least \(Self.minimumTokenLength) random characters (openssl rand -hex 16)")
+                    warnings.append("\(option) is \(value.utf8.count) characters long and \(host) is reachable from other machines; use at least \(Self.minimumTokenLength) random characters (openssl rand -hex 16)")
                 }
             }
         }
@@ -211,7 +213,8 @@ struct ServeCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
-        if let warning = server.certificateWarning() { writeStandardError("rewind serve: warning: " + warning) }
+        if let warning = server.certificateWarning() { warnings.append(warning) }
+        for warning in warnings { writeStandardError("rewind serve: warning: " + warning) }
         var lines = "rewind serve: inspector at \(server.inspectorURL ?? "?")\n"
         if let pageProblem {
             let hint = webFolder == nil ? "" : "; leave --web out to serve the page built into rewind"
