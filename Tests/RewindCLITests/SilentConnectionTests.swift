@@ -139,4 +139,57 @@ struct WrongTokenTests {
                 "\(serve.text)")
     }
 }
+
+/// Issue 43: `/healthz` and `/readyz`, without a token: live while the server answers; ready
+/// when it takes apps and its log takes writes (not `--read-only`; on a team store, only while
+/// the database answers).
+@Suite("Health and readiness", .ownThreads)
+struct HealthTests {
+    @Test("a file log: live and ready without the token, the page still needs it; --read-only is live but not ready")
+    func fileLog() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let db = folder.path("served.db")
+        let serve = try ServeProcess(["--port", "0", "--db", db], environment: ProcessInfo.processInfo.environment.merging(["REWIND_TOKEN": "a-token-for-the-health-checks-00"]) { $1 })
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        let live = WrongTokenTests.get("/healthz", port: port, from: "127.0.0.1")
+        #expect(live?.status == 200 && live?.body == "ok\n", "\(String(describing: live))")
+        let ready = WrongTokenTests.get("/readyz", port: port, from: "127.0.0.1")
+        #expect(ready?.status == 200 && ready?.body == "ready\n", "\(String(describing: ready))")
+        #expect(WrongTokenTests.get("/", port: port, from: "127.0.0.1")?.status == 401)
+
+        let readOnly = try ServeProcess(["--port", "0", "--db", db, "--read-only"])
+        defer { readOnly.signal(SIGKILL); _ = readOnly.waitForExit() }
+        let other = try #require(readOnly.port(), "\(readOnly.text)")
+        #expect(WrongTokenTests.get("/healthz", port: other, from: "127.0.0.1")?.status == 200)
+        let notReady = WrongTokenTests.get("/readyz", port: other, from: "127.0.0.1")
+        #expect(notReady?.status == 503 && notReady?.body == "not ready: this server runs with --read-only and takes no app\n",
+                "\(String(describing: notReady))")
+    }
+
+    @Test("a team store: not ready while the database is stopped, ready again once it is back; live throughout")
+    func teamStore() throws {
+        let cluster = try PostgresTestCluster.startPrivate()
+        defer { cluster.destroy() }
+        let url = try cluster.createDatabase()
+        let serve = try ServeProcess(["--port", "0", "--db", url])
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        let port = try #require(serve.port(), "\(serve.text)")
+        func ready() -> (status: Int, body: String)? { WrongTokenTests.get("/readyz", port: port, from: "127.0.0.1") }
+        #expect(ready()?.status == 200)
+        try cluster.stop()
+        var answer = ready()
+        let down = Date(timeIntervalSinceNow: 30)
+        while answer?.status != 503, Date() < down { usleep(200_000); answer = ready() }
+        #expect(answer?.status == 503 && answer?.body.hasPrefix("not ready: ") == true, "\(String(describing: answer))")
+        #expect(answer?.body.contains("rewind:rewind@") == false, "the password is never shown: \(String(describing: answer))")
+        #expect(WrongTokenTests.get("/healthz", port: port, from: "127.0.0.1")?.status == 200)
+        try cluster.restart()
+        let up = Date(timeIntervalSinceNow: 60)
+        answer = ready()
+        while answer?.status != 200, Date() < up { usleep(200_000); answer = ready() }
+        #expect(answer?.status == 200 && answer?.body == "ready\n", "\(String(describing: answer))")
+    }
+}
 #endif

@@ -18,9 +18,12 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     let access: AccessPolicy
     let files: StaticFiles
     let export: ExportRoute
+    /// `/healthz` and `/readyz`.
+    let health: Health
 
     init(configuration: RewindServerConfiguration) throws(LogError) {
         let store = configuration.logStore
+        health = Health(store: store, readOnly: configuration.readOnly)
         if !store.isShared {
             let folder = (configuration.logPath as NSString).deletingLastPathComponent
             if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
@@ -119,6 +122,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        if let answer = health.answer(request) { return answer }
         switch access.checkPage(request) {
         case .refused:
             return .text("this server needs its token: open the address `rewind serve` printed (it ends in ?token=…)\n", status: 401)
