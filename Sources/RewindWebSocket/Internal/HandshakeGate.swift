@@ -60,8 +60,9 @@ struct HandshakeGate {
 /// WebSocket upgrade) at once: a client that opens connections and sends nothing is refused at
 /// accept past these, instead of taking every descriptor the server has.
 public struct WebSocketHandshakeLimits: Sendable, Hashable {
-    /// From one peer address (default 64). Behind a reverse proxy every client has the proxy's
-    /// address; a request arrives within milliseconds of its connection, so few ever wait.
+    /// From one peer address (default 256). Behind a reverse proxy, or a NAT of many devices,
+    /// every client has one address, and a reconnect storm accepts many before any is read: 256
+    /// leaves room for that, while a flood from one address still holds at most 256 descriptors.
     public var maxWaitingPerAddress: Int
     /// From all peers together (default 1,024).
     public var maxWaiting: Int
@@ -69,7 +70,7 @@ public struct WebSocketHandshakeLimits: Sendable, Hashable {
     /// left at its 10 s: shorter, it also cut streamed exports a slow reader was still reading).
     public static let requestTimeoutSeconds = 10
 
-    public init(maxWaitingPerAddress: Int = 64, maxWaiting: Int = 1_024) {
+    public init(maxWaitingPerAddress: Int = 256, maxWaiting: Int = 1_024) {
         self.maxWaitingPerAddress = max(1, maxWaitingPerAddress)
         self.maxWaiting = max(1, maxWaiting)
     }
