@@ -289,8 +289,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
             let id = item.localID
             let link = ServerLink(
                 session: item.session, transport: transport, requests: requests, startAt: startingServer, capacity: .max,
-                commands: { _, link in
-                    link.reply(AppMessage.CommandResult(id: nil, ok: false, message: "this session is being delivered from the device's log; its app is not running"))
+                commands: { command, link in
+                    link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this session is being delivered from the device's log; its app is not running"))
                 },
                 failures: { _, _ in },
                 acknowledged: { seq, server in outbox.acknowledged(session: id, through: seq, by: server.absoluteString) },

@@ -91,11 +91,13 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
         server?.shutdown()
     }
 
-    /// Sends a command on the connection of the first session.
-    func send(_ command: Command) {
+    /// Sends a command on the connection of session `uuid`, else of the first session. Name the
+    /// session when the app may also deliver an older one from its local log (a catch-up of
+    /// another run that used the same port): that one says hello first.
+    func send(_ command: Command, session uuid: String? = nil) {
         let connection = lock.withLock { () -> WebSocketConnection? in
-            guard let first = snapshot.sessionOrder.first else { return nil }
-            return connections.last { sessionOf[$0.id] == first && $0.isOpen }
+            guard let target = uuid ?? snapshot.sessionOrder.first else { return nil }
+            return connections.last { sessionOf[$0.id] == target && $0.isOpen }
         }
         _ = connection?.send(text: ServerToApp.command(command).json.serialized())
     }

@@ -24,7 +24,7 @@ struct StoreAPITests {
         let sink = try #require(recorder.sinks.first as? ServerSink)
         defer { sink.disconnect() }
         #expect(await waitUntil { sink.isConnected })
-        peer.send(Command(id: "j1", JumpArguments(seq: 3, state: try LogStates.json(AppState(count: 99)))))
+        peer.send(Command(id: "j1", JumpArguments(seq: 3, state: try LogStates.json(AppState(count: 99)))), session: recorder.session.uuid)
         var result: AppMessage.CommandResult?
         _ = await waitUntil { result = peer.state.results.first { $0.id == "j1" }; return result != nil }
         recorder.stop()
@@ -55,7 +55,7 @@ struct StoreAPITests {
         let sink = try #require(recorder.sinks.first as? ServerSink)
         defer { sink.disconnect() }
         #expect(await waitUntil { sink.isConnected })
-        peer.send(Command(id: "j2", JumpArguments(seq: 3, state: try LogStates.json(AppState(count: 99)))))
+        peer.send(Command(id: "j2", JumpArguments(seq: 3, state: try LogStates.json(AppState(count: 99)))), session: recorder.session.uuid)
         #expect(await waitUntil { peer.state.results.contains { $0.id == "j2" && !$0.ok } })
         #expect(!quiet.isJumped)
         recorder.stop()
@@ -72,7 +72,7 @@ struct StoreAPITests {
         let sink = try #require(recorder.sinks.first as? ServerSink)
         defer { sink.disconnect() }
         #expect(await waitUntil { sink.isConnected })
-        peer.send(Command(id: "a1", JumpArguments(seq: 1, state: try LogStates.json(AppState(count: 5)))))
+        peer.send(Command(id: "a1", JumpArguments(seq: 1, state: try LogStates.json(AppState(count: 5)))), session: recorder.session.uuid)
         #expect(await waitUntil { peer.state.results.contains { $0.id == "a1" && $0.ok } })
         #expect(store.state.count == 5)
         recorder.stop()
