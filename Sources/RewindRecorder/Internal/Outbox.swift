@@ -217,7 +217,9 @@ final class Outbox: @unchecked Sendable {
             if let secret = try reader.owner(session: info.id)?.secret {
                 session.secret = secret
             } else {
-                session.secret = try claim(session)
+                // A log that cannot keep it (a digest stored without its secret) still delivers:
+                // the one made here then proves this run's delivery alone.
+                session.secret = (try? claim(session)) ?? session.secret
             }
             found.append(Pending(session: session, localID: info.id, ackedSeq: delivery.ackedSeq, ended: info.endedAt != nil,
                                  endedAt: info.endedAt?.timeIntervalSince1970,
