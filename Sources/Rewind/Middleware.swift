@@ -1,5 +1,6 @@
-/// Sends an action on: the signature every link of a middleware chain has.
-public typealias Dispatch<Action> = @MainActor (Action) -> Void
+/// Sends an action on: the signature every link of a middleware chain has (ReSwift's name for
+/// it; `Dispatch` would hide the system module of that name).
+public typealias DispatchFunction<Action> = @MainActor (Action) -> Void
 
 /// A link in the store's dispatch chain, in the manner of ReSwift (and in its argument order):
 /// given a way to dispatch from the top and to read the state, it wraps the next link.
@@ -22,9 +23,9 @@ public struct Middleware<State, Action> {
     /// Builds the link: `dispatch` sends from the top of the chain, `getState` reads the store's
     /// current state, `next` is the following link.
     public typealias Make = @MainActor (
-        _ dispatch: @escaping Dispatch<Action>,
+        _ dispatch: @escaping DispatchFunction<Action>,
         _ getState: @escaping @MainActor () -> State
-    ) -> (_ next: @escaping Dispatch<Action>) -> Dispatch<Action>
+    ) -> (_ next: @escaping DispatchFunction<Action>) -> DispatchFunction<Action>
 
     let make: Make
 

@@ -17,7 +17,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// let report = try await store.branch(recording, skip: [12], edits: [20: .add(5)])
     /// ```
     ///
-    /// - Throws: ``DecodeFailure`` for a state or action that does not decode; ``ReplayRefusal``
+    /// - Throws: ``DecodeError`` for a state or action that does not decode; ``StoreReplayError``
     ///   when the store is not recording or a seq is outside the recording.
     @discardableResult
     public func branch(_ recording: Recording, skip: Set<Int64> = [], edits: [Int64: Action] = [:],
@@ -25,7 +25,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
         do {
             return try await CommandEngine(StoreCommandTarget(self)).branch(recording, skip: skip, edits: edits, startedAt: startedAt)
         } catch let refusal as CommandRefusal {
-            throw ReplayRefusal(refusal.description)
+            throw StoreReplayError(refusal.description)
         }
     }
 }

@@ -6,7 +6,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
     /// the real reducer at `pace`.
     ///
     /// Every state and action is decoded before the store is touched: one that does not decode
-    /// throws a ``DecodeFailure`` naming its path and leaves the store as it was. Effects are not
+    /// throws a ``DecodeError`` naming its path and leaves the store as it was. Effects are not
     /// run (the actions they sent are in the recording). While the replay runs, actions sent to
     /// the store (an effect's answer, a tap) wait, and are applied in order after it. When the store is recording, the replay is recorded as a new
     /// session linked to the replayed one (`replayOf`), and the live session resumes after it.
@@ -21,7 +21,7 @@ extension Store where State: Codable & Sendable, Action: Decodable & Sendable {
         do {
             return try await CommandEngine(StoreCommandTarget(self)).replay(recording, from: from, to: to, pace: pace)
         } catch let refusal as CommandRefusal {
-            throw ReplayRefusal(refusal.description)
+            throw StoreReplayError(refusal.description)
         }
     }
 }

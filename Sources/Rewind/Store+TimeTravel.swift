@@ -20,10 +20,10 @@ extension Store where State: Decodable {
     /// Shows a past state given as JSON (as a jump from the wire carries it), as
     /// ``jump(to:)-(State)``.
     ///
-    /// - Throws: ``DecodeFailure`` naming the path that does not decode; the store is left as
+    /// - Throws: ``DecodeError`` naming the path that does not decode; the store is left as
     ///   it was.
-    package func jump(to json: JSONValue) throws(DecodeFailure) {
-        let state = try DecodeFailure.decode(State.self, from: json, as: .state)
+    package func jump(to json: JSONValue) throws(DecodeError) {
+        let state = try DecodeError.decode(State.self, from: json, as: .state)
         jump(to: state)
     }
 }
@@ -31,10 +31,10 @@ extension Store where State: Decodable {
 extension Store where Action: Decodable {
     /// Sends an action given as JSON (as a dispatch from the wire carries it).
     ///
-    /// - Throws: ``DecodeFailure`` naming the path that does not decode; nothing is sent.
+    /// - Throws: ``DecodeError`` naming the path that does not decode; nothing is sent.
     @discardableResult
     package func send(json: JSONValue, fileID: String = #fileID, line: Int = #line,
-                     function: String = #function) throws(DecodeFailure) -> StoreTask {
-        send(try DecodeFailure.decode(Action.self, from: json, as: .action(seq: nil)), fileID: fileID, line: line, function: function)
+                     function: String = #function) throws(DecodeError) -> StoreTask {
+        send(try DecodeError.decode(Action.self, from: json, as: .action(seq: nil)), fileID: fileID, line: line, function: function)
     }
 }

@@ -28,7 +28,7 @@ public final class Store<State, Action>: Observable {
     private let stateKeyPath: KeyPath<Store, State>
     /// The head of the middleware chain; ends in ``apply(_:)``. `nil` without middleware: then
     /// `send` applies at once, handing its context on directly instead of as a task-local.
-    private var dispatch: Dispatch<Action>?
+    private var dispatch: DispatchFunction<Action>?
     /// What was sent while a replay held the store, applied after it.
     private var waitingForReplay: [(Action, DispatchContext)] = []
     /// Receives each applied action and the state it produced (set while recording).
@@ -60,7 +60,7 @@ public final class Store<State, Action>: Observable {
         guard !middleware.isEmpty else { return }
         // The chain holds the store weakly: a middleware that dispatches later (after a delay, from
         // a task) after the store is gone does nothing, and `getState` then gives the initial state.
-        var chain: Dispatch<Action> = { [weak self] action in self?.apply(action, DispatchContext.current ?? .background) }
+        var chain: DispatchFunction<Action> = { [weak self] action in self?.apply(action, DispatchContext.current ?? .background) }
         for link in middleware.reversed() {
             chain = link.make({ [weak self] action in self?.sendFromMiddleware(action) },
                               { [weak self] in self?.state ?? initialState })(chain)

@@ -286,11 +286,11 @@ enum StoreBenchmarks {
 }
 
 /// Holds the recorder's thread in `begin` until released.
-final class HeldSink: RecordingSink, @unchecked Sendable {
-    private let inner: any RecordingSink
+final class HeldSink: SessionSink, @unchecked Sendable {
+    private let inner: any SessionSink
     private let gate = DispatchSemaphore(value: 0)
 
-    init(_ inner: any RecordingSink) { self.inner = inner }
+    init(_ inner: any SessionSink) { self.inner = inner }
     func release() { gate.signal() }
     func begin(_ session: RecordingSession) throws {
         gate.wait()

@@ -13,7 +13,7 @@ import RewindSupport
 /// let sink = LogFileSink(path: "/tmp/app.db")
 /// store.record(to: .sinks([sink]), app: "MyApp")
 /// ```
-public final class LogFileSink: RecordingSink, @unchecked Sendable {
+public final class LogFileSink: SessionSink, @unchecked Sendable {
     /// The log file.
     public let path: String
     private let createsDirectory: Bool
@@ -28,7 +28,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     /// A sink for the log at `path` (a leading `~` is the home folder); with `createDirectory`,
     /// missing parent folders are made.
     public init(path: String, createDirectory: Bool = false) {
-        self.path = LogFileProblem.expandingTilde(path)
+        self.path = LogFileError.expandingTilde(path)
         self.createsDirectory = createDirectory
     }
 
@@ -37,7 +37,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     }
 
     /// Opens the file when needed and records the session.
-    public func begin(_ session: RecordingSession) throws {
+    package func begin(_ session: RecordingSession) throws {
         try open.withLock { open in
             let writer = try openedWriter(&open)
             open.sessionIDs[session.uuid] = try writer.openSession(uuid: session.uuid, app: session.app,
@@ -49,7 +49,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     }
 
     /// Appends the events; a failure to commit them surfaces on the next call.
-    public func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
+    package func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
         let (writer, id) = try open.withLock { open in
             if let failure = open.failure { throw failure }
             guard let writer = open.writer, let id = open.sessionIDs[session.uuid] else {
@@ -66,13 +66,13 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     }
 
     /// Returns once every event written so far is committed to the file.
-    public func flush() throws {
+    package func flush() throws {
         try open.withLock { $0.writer }?.flush()
         if let failure = open.withLock({ $0.failure }) { throw failure }
     }
 
     /// Records when the session ended.
-    public func end(_ session: RecordingSession, at date: Date) throws {
+    package func end(_ session: RecordingSession, at date: Date) throws {
         let (writer, id) = open.withLock { open in (open.writer, open.sessionIDs.removeValue(forKey: session.uuid)) }
         guard let writer, let id else { return }
         try writer.flush()
@@ -83,7 +83,7 @@ public final class LogFileSink: RecordingSink, @unchecked Sendable {
     private func openedWriter(_ open: inout Open) throws -> LogWriter {
         if let writer = open.writer { return writer }
         // In an iOS app's container the folder is also excluded from backup.
-        try LogFileProblem.prepare(path, createFolder: createsDirectory)
+        try LogFileError.prepare(path, createFolder: createsDirectory)
         let opened = try SharedLogWriters.borrow(path)
         open.writer = opened
         return opened

@@ -111,10 +111,10 @@ package enum LogPush {
                                  at: info.endedAt?.timeIntervalSince1970)
             // Waits in slices, giving up early on servers that refuse or cannot be reached three
             // times each before one ever answered, or that each refused the session as another's.
-            let deadline = Date().addingTimeInterval(timeout.seconds)
+            let deadline = Deadline.after(timeout)
             var delivered = false
-            while Date() < deadline {
-                if link.waitUntilDelivered(until: min(deadline, Date().addingTimeInterval(0.25))) {
+            while !deadline.hasPassed {
+                if link.waitUntilDelivered(until: min(deadline, Deadline.after(.milliseconds(250)))) {
                     delivered = true
                     break
                 }

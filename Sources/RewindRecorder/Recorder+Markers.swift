@@ -5,7 +5,7 @@ extension Recorder {
     /// The action type of the event a replay into a live app leaves in its session: the state
     /// the replay ended in, set without the reducer (`{"type": "@@rewind/replayed", "session":
     /// the replay's session, "of": the replayed session, "from", "to", "actions"}`).
-    public static var replayedType: String { "@@rewind/replayed" }
+    package static var replayedType: String { "@@rewind/replayed" }
 
     /// Records an event that is no action of the app's (a replay setting the state): its action
     /// is `marker` as given, its patch what changed since the last recorded state. Returns its

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// Records one session of a store: each action and the state it produced, into sinks.
 ///
@@ -59,7 +60,15 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
             queue.close()
             return
         }
-        let engine = RecorderEngine(queue: queue, sinks: sinks, session: session, redactor: redactor,
+        // Only Rewind's own sinks can be written (``RecordingSink``): one of the app's stops the
+        // recording before it starts, in one sentence.
+        let writable = sinks.compactMap { $0 as? any SessionSink }
+        if let foreign = sinks.first(where: { !($0 is any SessionSink) }) {
+            status.report(RecorderError(kind: .sink, message: "\(type(of: foreign)) is not a sink Rewind can write to (use LogFileSink or ServerSink)"))
+            queue.close()
+            return
+        }
+        let engine = RecorderEngine(queue: queue, sinks: writable, session: session, redactor: redactor,
                                     status: status, initialState: initialState,
                                     reusesEncodings: options.reusesUnchangedEncodings)
         let uuid = session.uuid
@@ -93,7 +102,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     }
 
     /// The action type a branch records in place of an action it left out.
-    public static var skippedType: String { "@@rewind/skipped" }
+    package static var skippedType: String { "@@rewind/skipped" }
 
     /// Records `action` as left out by a branch: its event's action is
     /// `{"type": "@@rewind/skipped", "action": …}` and `state` is the state before it.
@@ -157,7 +166,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         let status = self.status
         let uuid = session.uuid
         Thread {
-            let deadline = Date(timeIntervalSinceNow: timeout.seconds)
+            let deadline = Deadline.after(timeout)
             queue.requestStop()?.wait()
             // Only a sink's failure means the end did not get through; a state that could not be
             // encoded was skipped (tags left out were left out), and the session still ended.
@@ -171,8 +180,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
             var acknowledged = recorded
             var kept = 0
             for case let server as ServerSink in sinks {
-                let remaining = max(0, deadline.timeIntervalSinceNow)
-                if !server.waitUntilEnded(timeout: .milliseconds(Int64(remaining * 1000))) { delivered = false }
+                if !server.waitUntilEnded(timeout: deadline.remaining) { delivered = false }
                 if let counts = server.delivery(of: uuid) {
                     acknowledged = min(acknowledged, counts.acknowledged)
                     let missing = max(0, counts.recorded - counts.acknowledged)

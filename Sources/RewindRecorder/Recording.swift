@@ -104,19 +104,19 @@ public struct Recording: Sendable {
     /// let recording = try Recording.load(fromJSONL: fixture)
     /// ```
     ///
-    /// - Throws: a ``LogFileProblem`` naming a missing or unreadable file; an error naming the
+    /// - Throws: a ``LogFileError`` naming a missing or unreadable file; an error naming the
     ///   line and what is wrong with it for a file that is not such an export.
     public static func load(fromJSONL path: String) throws -> Recording {
-        let path = LogFileProblem.expandingTilde(path)
+        let path = LogFileError.expandingTilde(path)
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            throw LogFileProblem(exists ? (isDirectory.boolValue ? "\(path) is a folder, not a JSONL recording" : "cannot read \(path)")
+            throw LogFileError(exists ? (isDirectory.boolValue ? "\(path) is a folder, not a JSONL recording" : "cannot read \(path)")
                                  : "no recording at \(path): export one with `rewind export SESSION --format jsonl --output \(path)`")
         }
         let session = try JSONLImport.parse(Array(data), options: ImportOptions(file: path))
         guard let first = session.events.first, let initial = first.keyframe else {
-            throw LogFileProblem("\(path) holds no initial state")
+            throw LogFileError("\(path) holds no initial state")
         }
         // A fixture that starts at a later state (`rewind test --from`) keeps the recording's seqs.
         let offset = session.firstSeq

@@ -117,7 +117,7 @@ public enum RecordingDestination: Sendable {
     /// order), with `REWIND_TOKEN` (else `REWIND_APP_TOKEN`) and `REWIND_CA_FILE`, which every
     /// server of a list shares; `nil` when it is unset or empty. A wrong entry, an empty one or
     /// a server named twice is one sentence; with several entries it names the entry's position.
-    public static func server(fromEnvironment environment: [String: String]) -> Result<EnvironmentServer?, EnvironmentProblem> {
+    public static func server(fromEnvironment environment: [String: String]) -> Result<ServerSettings?, ServerSettingsError> {
         guard let text = environment["REWIND_SERVER"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             return .success(nil)
         }
@@ -127,11 +127,11 @@ public enum RecordingDestination: Sendable {
             // One entry keeps the sentence it always had; in a list, the entry and its position.
             let subject = entries.count == 1 ? "REWIND_SERVER=\(entry)" : "REWIND_SERVER's server \(index + 1) of \(entries.count), \(entry),"
             let how = entries.count == 1 ? "" : ", and separate servers with commas"
-            func problem(_ why: String) -> Result<EnvironmentServer?, EnvironmentProblem> {
-                .failure(EnvironmentProblem(message: "\(subject) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it\(how)"))
+            func problem(_ why: String) -> Result<ServerSettings?, ServerSettingsError> {
+                .failure(ServerSettingsError(message: "\(subject) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it\(how)"))
             }
             guard !entry.isEmpty else {
-                return .failure(EnvironmentProblem(message: "REWIND_SERVER's server \(index + 1) of \(entries.count) is empty (\(text)); write ws://HOST:7433/app for each, separated by single commas"))
+                return .failure(ServerSettingsError(message: "REWIND_SERVER's server \(index + 1) of \(entries.count) is empty (\(text)); write ws://HOST:7433/app for each, separated by single commas"))
             }
             guard entry.contains("://") else { return problem("has no ws:// in front") }
             guard let components = URLComponents(string: entry), let scheme = components.scheme?.lowercased() else {
@@ -150,16 +150,16 @@ public enum RecordingDestination: Sendable {
             guard let resolved = url.url else { return problem("is not a URL") }
             // The path and the token are the sink's to judge; a path it refuses is said here.
             if case .failure(let refused) = ServerAddress.resolve(resolved) {
-                return .failure(EnvironmentProblem(message: entries.count == 1
+                return .failure(ServerSettingsError(message: entries.count == 1
                     ? "REWIND_SERVER=\(refused.message)"
                     : "REWIND_SERVER's server \(index + 1) of \(entries.count): \(refused.message)"))
             }
             if let earlier = urls.firstIndex(where: { ServerAddress.sameServer($0, resolved) }) {
-                return .failure(EnvironmentProblem(message: "REWIND_SERVER's server \(index + 1) of \(entries.count), \(entry), is server \(earlier + 1) again (\(text)); name each server once"))
+                return .failure(ServerSettingsError(message: "REWIND_SERVER's server \(index + 1) of \(entries.count), \(entry), is server \(earlier + 1) again (\(text)); name each server once"))
             }
             urls.append(resolved)
         }
-        return .success(EnvironmentServer(urls: urls, token: token(fromEnvironment: environment), caFile: caFile(fromEnvironment: environment)))
+        return .success(ServerSettings(urls: urls, token: token(fromEnvironment: environment), caFile: caFile(fromEnvironment: environment)))
     }
 
     /// `REWIND_TOKEN`, else `REWIND_APP_TOKEN` (an app's scheme may name the app token by its own
@@ -169,8 +169,9 @@ public enum RecordingDestination: Sendable {
     }
 }
 
-/// The servers the environment names.
-public struct EnvironmentServer: Sendable, Equatable {
+/// The servers the environment names for recording (`REWIND_SERVER`), with the token and the CA
+/// file it gives for them: what ``RecordingDestination/server(fromEnvironment:)`` reads.
+public struct ServerSettings: Sendable, Equatable {
     /// `REWIND_SERVER`'s first server, with the port (7433) filled in when it had none.
     public var url: URL {
         get { urls[0] }
@@ -184,12 +185,12 @@ public struct EnvironmentServer: Sendable, Equatable {
     /// server).
     public var caFile: String?
 
-    public init(url: URL, token: String? = nil, caFile: String? = nil) {
+    package init(url: URL, token: String? = nil, caFile: String? = nil) {
         self.init(urls: [url], token: token, caFile: caFile)
     }
 
     /// At least one server: `urls[0]` is ``url``.
-    public init(urls: [URL], token: String? = nil, caFile: String? = nil) {
+    package init(urls: [URL], token: String? = nil, caFile: String? = nil) {
         precondition(!urls.isEmpty, "REWIND_SERVER names at least one server")
         self.urls = urls
         self.token = token
@@ -198,6 +199,7 @@ public struct EnvironmentServer: Sendable, Equatable {
 }
 
 /// Why `REWIND_SERVER` cannot be used, in one sentence naming the variable and what to write.
-public struct EnvironmentProblem: Error, Sendable, Equatable {
+public struct ServerSettingsError: Error, Sendable, Equatable {
+    /// The sentence.
     public var message: String
 }

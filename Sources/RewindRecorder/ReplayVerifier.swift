@@ -221,7 +221,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
     /// The first seq where the reducer's state differs from the recording, or `nil` when every
     /// recorded state is reproduced.
     ///
-    /// - Throws: ``DecodeFailure`` when a state or action does not decode; `JSONPatchError`
+    /// - Throws: ``DecodeError`` when a state or action does not decode; `JSONPatchError`
     ///   for a recording whose patches do not apply.
     public func firstMismatch(in recording: Recording) throws -> ReplayMismatch? {
         try firstMismatch(in: recording, expecting: [])
@@ -253,7 +253,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
         let redactor = try Redactor(recording.redacted, keys: recording.redactedKeys)
         let encoder = JSONValueEncoder()
         var expected = recording.initialState
-        var state = try DecodeFailure.decode(State.self, from: expected, as: .state)
+        var state = try DecodeError.decode(State.self, from: expected, as: .state)
         // Redacted as the recorder did: with the secrets of every state so far.
         var secretsBefore = redactor.secrets(in: expected)
         var knowsRecorded = true
@@ -265,7 +265,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
                 if let patch = step.patch, knowsRecorded {
                     try expected.apply(try JSONPatch(json: patch))
                     if step.isReplayedMark {
-                        state = try DecodeFailure.decode(State.self, from: expected, as: .state)
+                        state = try DecodeError.decode(State.self, from: expected, as: .state)
                         secretsBefore.formUnion(redactor.secrets(in: expected))
                     }
                 } else {
@@ -273,7 +273,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
                 }
                 continue
             }
-            let action = try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq))
+            let action = try DecodeError.decode(Action.self, from: step.action, as: .action(seq: step.seq))
             // The state before the step, kept to run it again should its result differ.
             let prior: State? = checksDeterminism ? state : nil
             let ranAt = Date()

@@ -45,7 +45,7 @@ import RewindWire
 /// A ``Store`` recording with `commands: .accepted`, and a ``StoreLink``, perform the commands a
 /// server sink relays (jump, resume, dispatch, replay, pause, branch). With the plain
 /// ``Recorder``, give the sink a handler: ``onCommand(_:)``.
-public final class ServerSink: RecordingSink, @unchecked Sendable {
+public final class ServerSink: SessionSink, @unchecked Sendable {
     /// Performs one command and says how it went.
     public typealias CommandHandler = @Sendable (Command) async -> CommandResult
 
@@ -54,13 +54,13 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// Every server's `/app` address, in the order they are tried: ``url``, then the fallbacks.
     public let servers: [URL]
     /// The most unacknowledged events of a session that keep their state change.
-    public let capacity: Int
+    package let capacity: Int
     /// How long ``flush()`` waits for acknowledgements.
-    public let flushTimeout: Duration
+    package let flushTimeout: Duration
     /// What carries the connection (URLSession on Apple platforms, libwebsockets on Linux).
-    public let transport: ServerTransport
+    package let transport: ServerTransport
     /// The CA certificate file trusted for `wss` besides the system's, if any (for every server).
-    public let caFile: String?
+    package let caFile: String?
     /// One per server, in ``servers``' order.
     private let requests: [TransportRequest]
     private let report: (@Sendable (String) -> Void)?
@@ -126,8 +126,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///     a list is one deployment). A file that cannot be read or is no certificate is one
     ///     sentence when a session begins, and the sink sends nothing.
     ///   - capacity: unacknowledged events kept with their state change (the recorder's bound).
-    ///   - flushTimeout: how long ``flush()`` waits for the server to acknowledge.
-    ///   - transport: what opens the WebSocket; the platform's own by default.
+    ///   - flushTimeout: how long a recorder's flush waits for the server to acknowledge.
     ///   - report: hears one sentence, with the URL and the reason, when connecting fails:
     ///     refused, unreachable, timed out (also when the first attempt has no answer within 2 s)
     ///     or a wrong token. Once per server, and again only when its reason changes. Standard
@@ -135,10 +134,19 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     ///   - localLog: a folder for the device's copy of every event (store and forward; one
     ///     file per app and first server in it, at most `localLogLimit` bytes), or `nil` to keep
     ///     unacknowledged events in memory only.
-    public init(url: URL, fallbacks: [URL] = [], token: String? = nil, caFile: String? = nil, capacity: Int = 10_000,
-                flushTimeout: Duration = .seconds(2), transport: ServerTransport = .automatic,
-                localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
-                report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
+    public convenience init(url: URL, fallbacks: [URL] = [], token: String? = nil, caFile: String? = nil, capacity: Int = 10_000,
+                            flushTimeout: Duration = .seconds(2), localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
+                            report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
+        self.init(url: url, fallbacks: fallbacks, token: token, caFile: caFile, capacity: capacity, flushTimeout: flushTimeout,
+                  transport: .automatic, localLog: localLog, localLogLimit: localLogLimit, report: report)
+    }
+
+    /// As the public initializer, over a chosen transport (each runs only where it is built for:
+    /// the tests choose libwebsockets or URLSession on Linux).
+    package init(url: URL, fallbacks: [URL] = [], token: String? = nil, caFile: String? = nil, capacity: Int = 10_000,
+                 flushTimeout: Duration = .seconds(2), transport: ServerTransport,
+                 localLog: String? = nil, localLogLimit: Int64 = 256 << 20,
+                 report: (@Sendable (String) -> Void)? = ServerSink.reportToStandardError) {
         let addresses: [(url: URL, token: String?)]
         var problem: String?
         switch ServerAddress.resolve(list: [url] + fallbacks) {
@@ -189,7 +197,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     }
 
     /// Opens the session's connection (in the background; the first events wait for it).
-    public func begin(_ session: RecordingSession) throws {
+    package func begin(_ session: RecordingSession) throws {
         if let addressProblem {
             didFail(TransportFailure(reason: addressProblem, isPermanent: true), server: url, kind: .unsupported, sentence: addressProblem)
             return
@@ -234,11 +242,11 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// The server the sink's sessions last reached (the latest welcome, on any of its
     /// connections), or `nil` before any did. With fallbacks, the one it moved to.
-    public var currentServer: URL? { welcomedServer.withLock { $0 }.map { servers[$0] } }
+    package var currentServer: URL? { welcomedServer.withLock { $0 }.map { servers[$0] } }
 
     /// Keeps the events (in the local log, when the sink has one, and in memory) and sends them
     /// when the session's connection is up.
-    public func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
+    package func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
         shared.withLock { $0.outbox }?.write(events, of: session)
         link(for: session.uuid)?.append(events)
     }
@@ -313,15 +321,15 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// The last problem with the local log (it could not be opened or read, or passed its bound
     /// and dropped events the server lacks), in one sentence.
-    public var lastLocalProblem: String? { shared.withLock { $0.localProblem } }
+    package var lastLocalProblem: String? { shared.withLock { $0.localProblem } }
 
     /// Where the device keeps its copy of the events (`nil` without a local log, or before the
     /// first session).
-    public var localLogPath: String? { shared.withLock { $0.outbox?.path } }
+    package var localLogPath: String? { shared.withLock { $0.outbox?.path } }
 
     /// Events of the sessions this sink serves, and of the earlier ones it delivers, that the
     /// server has not acknowledged: kept in the local log for later when it has one.
-    public var undeliveredCount: Int {
+    package var undeliveredCount: Int {
         let catching = shared.withLock { $0.catchingUp }
         return unacknowledgedCount + catching.reduce(0) { $0 + $1.status.unacked }
     }
@@ -353,12 +361,12 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// How many earlier sessions from the local log this sink delivers (once its first session
     /// has begun).
-    public var catchUpCount: Int { shared.withLock { $0.catchingUp.count } }
+    package var catchUpCount: Int { shared.withLock { $0.catchingUp.count } }
 
     /// Waits until the earlier sessions found in the local log are delivered, or `timeout`.
     @discardableResult
-    public func waitForCatchUp(timeout: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
+    package func waitForCatchUp(timeout: Duration) -> Bool {
+        let deadline = Deadline.after(timeout)
         let catching = shared.withLock { $0.catchingUp }
         var all = true
         for link in catching where !link.waitUntilDelivered(until: deadline) { all = false }
@@ -371,8 +379,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// It never throws, and it returns at once while the server is away (the sink is waiting to
     /// reconnect): a missing server must neither stop the recording nor hold the app, which
     /// flushes when it stops recording. Whether everything was acknowledged is
-    /// ``lastFlushAcknowledged``; ``waitForAcknowledgements(timeout:)`` waits through outages.
-    public func flush() throws {
+    /// ``lastFlushAcknowledged``; ``waitUntilDelivered(timeout:)`` waits through outages.
+    package func flush() throws {
         // The local log first: committed, the events are safe whatever the server does.
         try? shared.withLock { $0.outbox }?.commit()
         let acked = waitForAcks(timeout: flushTimeout, throughOutages: false)
@@ -381,7 +389,7 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Says `end` once the server holds every event of the session; until then the sink keeps
     /// reconnecting to deliver them.
-    public func end(_ session: RecordingSession, at date: Date) throws {
+    package func end(_ session: RecordingSession, at date: Date) throws {
         try? shared.withLock { $0.outbox }?.end(session, at: date)
         let link = shared.withLock { shared in
             let link = shared.links[session.uuid]
@@ -399,8 +407,8 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     /// its recording calls this so its last message is not cut off; `false` if `timeout` passed
     /// first (the server is away, say).
     @discardableResult
-    public func waitUntilEnded(timeout: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
+    package func waitUntilEnded(timeout: Duration) -> Bool {
+        let deadline = Deadline.after(timeout)
         let (ending, catching) = shared.withLock { ($0.ending, $0.catchingUp) }
         var delivered: [ServerLink] = []
         // With a local log the events are safe on the device: while the server is away there is
@@ -438,12 +446,12 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
 
     /// Waits until the server has acknowledged every event written so far; `false` on timeout.
     @discardableResult
-    public func waitForAcknowledgements(timeout: Duration) -> Bool {
+    package func waitForAcknowledgements(timeout: Duration) -> Bool {
         waitForAcks(timeout: timeout, throughOutages: true)
     }
 
     private func waitForAcks(timeout: Duration, throughOutages: Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.seconds)
+        let deadline = Deadline.after(timeout)
         let links = shared.withLock { Array($0.links.values) }
         // A transport that cannot run here gave up: what it held is not acknowledged.
         var acked = !shared.withLock { $0.gaveUp }
@@ -460,8 +468,56 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
         for link in links { link.stop() }
     }
 
+    /// Where the sink stands, read at once: what an app shows in a debug screen or logs.
+    public struct Status: Sendable, Equatable {
+        /// A session's connection is welcomed and streaming.
+        public var isConnected: Bool
+        /// The server the sessions last reached (with fallbacks, the one they moved to), or
+        /// `nil` before any welcome.
+        public var server: URL?
+        /// Connections welcomed so far, over all sessions (the first and every reconnect).
+        public var connections: Int
+        /// Events written that the server has not acknowledged yet, in the sessions this sink
+        /// serves and the earlier ones it delivers from the local log.
+        public var undelivered: Int
+        /// Events whose state change was dropped to stay within the sink's capacity while the
+        /// server was away (sent `coalesced`: the action is kept, its patch is not).
+        public var droppedStates: Int
+        /// Earlier sessions of this app found in the local log and being delivered.
+        public var catchingUp: Int
+        /// The device's copy of the events (`nil` without a local log, or before the first
+        /// session).
+        public var localLogPath: String?
+        /// The latest trouble, in one sentence naming the server or file: an event the server
+        /// refused or that was kept from it, a failed connect, or a local log that cannot be
+        /// used. `nil` when there has been none.
+        public var problem: String?
+    }
+
+    /// Where the sink stands now.
+    public var status: Status {
+        Status(isConnected: isConnected, server: currentServer, connections: connectionCount, undelivered: undeliveredCount,
+               droppedStates: droppedStateCount, catchingUp: catchUpCount, localLogPath: localLogPath, problem: lastFailure)
+    }
+
+    /// Waits until the server has everything this sink was given: the earlier sessions found in
+    /// the local log, every event written so far acknowledged, and every ended session's end.
+    /// It waits through outages (the sink reconnects meanwhile); `false` when `timeout` passes
+    /// first. It blocks the calling thread: call it off the main actor (a test, a command line
+    /// tool, a background task before the app exits).
+    @discardableResult
+    public func waitUntilDelivered(timeout: Duration) -> Bool {
+        let deadline = Deadline.after(timeout)
+        let caughtUp = waitForCatchUp(timeout: deadline.remaining)
+        let acknowledged = waitForAcknowledgements(timeout: deadline.remaining)
+        let ending = shared.withLock { $0.ending }
+        var ended = true
+        for link in ending where !link.waitUntilDelivered(until: deadline) { ended = false }
+        return caughtUp && acknowledged && ended
+    }
+
     /// Whether the last ``flush()`` saw every event acknowledged.
-    public var lastFlushAcknowledged: Bool {
+    package var lastFlushAcknowledged: Bool {
         shared.withLock { $0.lastFlushAcked }
     }
 
@@ -469,26 +525,26 @@ public final class ServerSink: RecordingSink, @unchecked Sendable {
     // server has received).
 
     /// `true` while a session's connection is welcomed and streaming.
-    public var isConnected: Bool { statuses.contains { $0.connected } }
+    package var isConnected: Bool { statuses.contains { $0.connected } }
     /// Events written but not yet acknowledged, over all sessions.
-    public var unacknowledgedCount: Int { statuses.reduce(0) { $0 + $1.unacked } }
+    package var unacknowledgedCount: Int { statuses.reduce(0) { $0 + $1.unacked } }
     /// Events whose state change was dropped to stay within ``capacity`` (sent `coalesced`).
-    public var droppedStateCount: Int { statuses.reduce(0) { $0 + $1.droppedStates } }
+    package var droppedStateCount: Int { statuses.reduce(0) { $0 + $1.droppedStates } }
     /// Connections welcomed so far, over all sessions (the first one and every reconnect).
-    public var connectionCount: Int { statuses.reduce(0) { $0 + $1.connections } }
+    package var connectionCount: Int { statuses.reduce(0) { $0 + $1.connections } }
 
     /// The last `error` the server sent (a refused event, a protocol problem), or the sentence
     /// about the last event kept from the server because it would refuse it (a state over its
     /// `--max-state`, a message over its largest), if any.
-    public var lastServerError: String? { statuses.lazy.compactMap(\.lastError).first }
+    package var lastServerError: String? { statuses.lazy.compactMap(\.lastError).first }
 
     /// Why the last failed connection attempt failed (the server refused the upgrade, nothing
     /// listens, …), if one has failed.
-    public var lastConnectFailure: String? { shared.withLock { $0.latestFailure } }
+    package var lastConnectFailure: String? { shared.withLock { $0.latestFailure } }
 
     /// The last sentence reported about a failed connect, with the URL and what to do (what
     /// `report` was given), if one was.
-    public var lastConnectReport: String? { shared.withLock { $0.latestReport } }
+    package var lastConnectReport: String? { shared.withLock { $0.latestReport } }
 
     /// Connection attempts made so far, over all sessions (each retry counts).
     var connectAttempts: Int {

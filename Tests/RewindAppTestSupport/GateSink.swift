@@ -2,11 +2,11 @@ import Foundation
 import Rewind
 
 /// Wraps a sink and holds the recorder's thread in `begin` until ``open()``.
-final class GateSink: RecordingSink, @unchecked Sendable {
-    private let inner: any RecordingSink
+final class GateSink: SessionSink, @unchecked Sendable {
+    private let inner: any SessionSink
     private let gate = DispatchSemaphore(value: 0)
 
-    init(_ inner: any RecordingSink) {
+    init(_ inner: any SessionSink) {
         self.inner = inner
     }
 

@@ -60,7 +60,7 @@ struct PublicAPITests {
         #expect(checked.output.contains(test.named), "\(checked.output)")
     }
 
-    @Test("what replaces them compiles as the docs write it: commands said at the call site, a CommandResult, ReplayRefusal, ReSwift's middleware order")
+    @Test("what replaces them compiles as the docs write it: commands said at the call site, a CommandResult, StoreReplayError, ReSwift's middleware order")
     func replacementsCompile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -76,7 +76,7 @@ struct PublicAPITests {
                 sink.onCommand { command in command.kind == .resume ? .done() : .failed("only resume here") }
                 do {
                     try await store.replay(recording)
-                } catch let refusal as ReplayRefusal {
+                } catch let refusal as StoreReplayError {
                     print(refusal.description)
                 } catch {
                     print(error)

@@ -65,14 +65,21 @@ struct StoreAndForwardTests {
         #expect(state["total"] == .number(JSONNumber(last * (last + 1) / 2)), sourceLocation: sourceLocation)
     }
 
+    /// A port nothing listens on, where a server is started later: under the system's
+    /// ephemeral range (``ReservedPort``), so the servers other tests start on port 0 meanwhile
+    /// never take it (one did, once, with a port a stopped server had had).
+    static func portNothingListensOn() throws -> Int {
+        let reserved = try ReservedPort()
+        defer { reserved.release() }
+        return reserved.port
+    }
+
     @Test("the server down: the app exits with every event kept on the device; the next run, with the server up, delivers both sessions")
     func serverDownThenUp() throws {
         let place = try Place()
         defer { place.dir.cleanup() }
-        // A port nothing listens on: a server is started there, then stopped.
-        let first = try place.serve()
-        let port = try #require(first.port())
-        Self.stop(first)
+        // A port nothing listens on; a server is started there later.
+        let port = try Self.portNothingListensOn()
 
         let away = try Self.record(12, environment: place.environment(port: port))
         #expect(away.result["delivered"] == false)
@@ -103,9 +110,7 @@ struct StoreAndForwardTests {
         // "waitUntilFinished called on the client's own service thread".
         let place = try Place()
         defer { place.dir.cleanup() }
-        let first = try place.serve()
-        let port = try #require(first.port())
-        Self.stop(first)
+        let port = try Self.portNothingListensOn()
         var owed: [(uuid: String, last: Int64)] = []
         for count in [6, 9] {
             let away = try Self.record(count, environment: place.environment(port: port))
@@ -146,9 +151,7 @@ struct StoreAndForwardTests {
     func pushWrongToken() throws {
         let place = try Place()
         defer { place.dir.cleanup() }
-        let first = try place.serve()
-        let port = try #require(first.port())
-        Self.stop(first)
+        let port = try Self.portNothingListensOn()
         _ = try Self.record(3, environment: place.environment(port: port))
         let serve = try place.serve(port: port, token: "right-token-right-token")
         defer { Self.stop(serve) }
@@ -182,9 +185,7 @@ struct StoreAndForwardTests {
     func killedAfterCommit() throws {
         let place = try Place()
         defer { place.dir.cleanup() }
-        let first = try place.serve()
-        let port = try #require(first.port())
-        Self.stop(first)
+        let port = try Self.portNothingListensOn()
         let app = try RunningCLI(["20", "commit"], environment: place.environment(port: port), program: Self.child)
         #expect(app.wait { out, _ in out.contains("committed\n") }, "\(app.stdout) \(app.stderr)")
         let uuid = try #require(app.stdout.split(separator: "\n").first.map(String.init))
@@ -208,9 +209,7 @@ struct StoreAndForwardTests {
     func pushTwice() throws {
         let place = try Place()
         defer { place.dir.cleanup() }
-        let first = try place.serve()
-        let port = try #require(first.port())
-        Self.stop(first)
+        let port = try Self.portNothingListensOn()
         let a = try Self.record(9, environment: place.environment(port: port))
         let b = try Self.record(4, environment: place.environment(port: port))
         #expect(a.result["delivered"] == false && b.result["delivered"] == false)

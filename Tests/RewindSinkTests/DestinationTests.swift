@@ -67,7 +67,7 @@ struct DestinationTests {
           ])
     func malformedServer(value: String, why: String) {
         let result = RecordingDestination.server(fromEnvironment: ["REWIND_SERVER": value])
-        #expect(result == .failure(EnvironmentProblem(
+        #expect(result == .failure(ServerSettingsError(
             message: "REWIND_SERVER=\(value) \(why); write ws://HOST:7433/app (wss:// with TLS), as `rewind serve` prints it")))
     }
 
@@ -120,7 +120,7 @@ struct DestinationTests {
                "REWIND_SERVER's server 2 of 2: ws://b.local:7433/inspect names the path /inspect; apps connect to /app; write ws://HOST:PORT/app, the address `rewind serve` prints for apps"),
           ])
     func malformedServerList(value: String, sentence: String) {
-        #expect(RecordingDestination.server(fromEnvironment: ["REWIND_SERVER": value]) == .failure(EnvironmentProblem(message: sentence)))
+        #expect(RecordingDestination.server(fromEnvironment: ["REWIND_SERVER": value]) == .failure(ServerSettingsError(message: sentence)))
     }
 
     @Test(".server(url) takes REWIND_TOKEN (else REWIND_APP_TOKEN) as .automatic does, unless the code or the address gives one")

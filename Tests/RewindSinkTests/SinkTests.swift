@@ -8,7 +8,7 @@ import RewindTestSupport
 import RewindSupport
 
 /// Keeps what a recorder sends, in memory.
-final class MemorySink: RecordingSink, @unchecked Sendable {
+final class MemorySink: SessionSink, @unchecked Sendable {
     private let lock = Mutex()
     private var calls: [String] = []
     private var stored: [RecordedEvent] = []

@@ -79,11 +79,11 @@ struct BranchTests {
         for action in actions { store.send(action) }
         recorder.flush()
         let recording = try Recording.load(fromLog: path, session: recorder.session.uuid)
-        await #expect(throws: ReplayRefusal("seq 99 is not an action of the recording (1…7)")) {
+        await #expect(throws: StoreReplayError("seq 99 is not an action of the recording (1…7)")) {
             try await store.branch(recording, skip: [99])
         }
         let bare = Store(initialState: AppState(), reducer: appReducer)
-        await #expect(throws: ReplayRefusal("the store is not recording: a branch is recorded where the app records")) {
+        await #expect(throws: StoreReplayError("the store is not recording: a branch is recorded where the app records")) {
             try await bare.branch(recording, skip: [1])
         }
         #expect(await store.finishRecording().delivered)

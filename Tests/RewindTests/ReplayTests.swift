@@ -110,12 +110,12 @@ struct ReplayTests {
         await #expect {
             try await store.replay(recording)
         } throws: { error in
-            guard let failure = error as? DecodeFailure else { return false }
+            guard let failure = error as? DecodeError else { return false }
             return failure.subject == .action(seq: 2) && failure.pointer == "/add/_0"
         }
         #expect(store.state.count == 9)
         #expect(!store.isLocked)
-        await #expect(throws: ReplayRefusal.self) { try await store.replay(recording, from: 3) }
+        await #expect(throws: StoreReplayError.self) { try await store.replay(recording, from: 3) }
     }
 }
 
@@ -135,7 +135,7 @@ extension ReplayTests {
         let recording = try Recording.load(fromLog: path)
         let store = Store(initialState: AppState(), reducer: appReducer)
         // Seqs 1 and 2 filled the queue, 3…5 were coalesced, 6 was recorded.
-        await #expect(throws: ReplayRefusal.self) { try await store.replay(recording, from: 4) }
+        await #expect(throws: StoreReplayError.self) { try await store.replay(recording, from: 4) }
         try await store.replay(recording, from: 2)
         #expect(store.state.count == 6)
     }

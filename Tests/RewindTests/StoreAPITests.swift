@@ -120,7 +120,7 @@ struct StoreAPITests {
         var seen: [Int] = []
         // Positional names, so the order, not the labels, is what is tested.
         let probe = Middleware<AppState, AppAction> {
-            let dispatch: Dispatch<AppAction> = $0
+            let dispatch: DispatchFunction<AppAction> = $0
             let getState: @MainActor () -> AppState = $1
             return { next in
                 { action in

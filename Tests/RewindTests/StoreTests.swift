@@ -115,7 +115,7 @@ struct StoreTests {
         #expect {
             try store.jump(to: json)
         } throws: { error in
-            guard let failure = error as? DecodeFailure else { return false }
+            guard let failure = error as? DecodeError else { return false }
             return failure.pointer == pointer && failure.subject == .state && failure.description.contains(pointer)
         }
         #expect(!store.isLocked)
@@ -129,7 +129,7 @@ struct StoreTests {
         #expect {
             try store.send(json: ["add": ["_0": "two"]])
         } throws: { error in
-            (error as? DecodeFailure)?.pointer == "/add/_0"
+            (error as? DecodeError)?.pointer == "/add/_0"
         }
         #expect(store.state.count == 2)
     }
@@ -179,7 +179,7 @@ struct StoreLifetimeTests {
     @Test("a middleware that dispatches after the store is gone does nothing")
     func lateDispatchDoesNothing() async throws {
         final class Held: @unchecked Sendable {
-            var dispatch: Dispatch<AppAction>?
+            var dispatch: DispatchFunction<AppAction>?
             var getState: (@MainActor () -> AppState)?
         }
         let held = Held()

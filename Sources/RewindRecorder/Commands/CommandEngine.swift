@@ -5,7 +5,7 @@ import RewindWire
 import RewindSupport
 
 /// A command or a replay that cannot be carried out, in one sentence. Rewind's `Store` throws it
-/// as its `ReplayRefusal`.
+/// as its `StoreReplayError`.
 package struct CommandRefusal: Error, Sendable, CustomStringConvertible {
     package var description: String
 
@@ -39,7 +39,7 @@ package struct CommandEngine<Target: CommandTarget> {
             switch command.kind {
             case .jump:
                 guard let json = try command.decode(JumpArguments.self).state else { return done(false, "jump: \"state\" is missing") }
-                let state = try DecodeFailure.decode(State.self, from: json, as: .state)
+                let state = try DecodeError.decode(State.self, from: json, as: .state)
                 if let failure = target.show(state) { return done(false, failure) }
                 return done(true)
             case .resume:
@@ -53,7 +53,7 @@ package struct CommandEngine<Target: CommandTarget> {
             case .dispatch:
                 let json = try command.decode(DispatchArguments.self).action
                 guard !target.isReplaying else { return done(false, "a replay is running; dispatch after it ends") }
-                let action = try DecodeFailure.decode(Action.self, from: json, as: .action(seq: nil))
+                let action = try DecodeError.decode(Action.self, from: json, as: .action(seq: nil))
                 if let failure = target.dispatch(action) { return done(false, failure) }
                 return done(true)
             case .replay:
@@ -90,7 +90,7 @@ package struct CommandEngine<Target: CommandTarget> {
             }
         } catch let failure as WireError {
             return done(false, failure.message)
-        } catch let failure as DecodeFailure {
+        } catch let failure as DecodeError {
             return done(false, failure.description)
         } catch let refusal as CommandRefusal {
             return done(false, refusal.description)
@@ -115,7 +115,7 @@ package struct CommandEngine<Target: CommandTarget> {
         }
         var edits: [Int64: Action] = [:]
         for edit in arguments.edit {
-            edits[edit.seq] = try DecodeFailure.decode(Action.self, from: edit.action, as: .action(seq: edit.seq))
+            edits[edit.seq] = try DecodeError.decode(Action.self, from: edit.action, as: .action(seq: edit.seq))
         }
         let recording = Recording(initialState: start, steps: steps, sessionUUID: arguments.of)
         // Seq 0's time is the original's (`at`), so the branch's offsets read as the original's.
@@ -146,9 +146,9 @@ package struct CommandEngine<Target: CommandTarget> {
                 throw CommandRefusal("seq \(step.seq) is where a replay set the state, and the state it set was not given: "
                                      + "replay or branch from seq \(step.seq) instead")
             }
-            return .set(try DecodeFailure.decode(State.self, from: json, as: .state))
+            return .set(try DecodeError.decode(State.self, from: json, as: .state))
         }
-        return .action(try DecodeFailure.decode(Action.self, from: step.action, as: .action(seq: step.seq)))
+        return .action(try DecodeError.decode(Action.self, from: step.action, as: .action(seq: step.seq)))
     }
 
     /// The mark as it goes into another session: without the state it carried on the wire.
@@ -246,9 +246,9 @@ package struct CommandEngine<Target: CommandTarget> {
     /// actions alone.
     private func startState(of recording: Recording, at from: Int64) throws -> State {
         if let json = try recording.state(at: from) {
-            return try DecodeFailure.decode(State.self, from: json, as: .state)
+            return try DecodeError.decode(State.self, from: json, as: .state)
         }
-        var state = try DecodeFailure.decode(State.self, from: recording.initialState, as: .state)
+        var state = try DecodeError.decode(State.self, from: recording.initialState, as: .state)
         for step in recording.steps where step.seq <= from {
             switch try item(step, recorded: { nil }) {
             case .action(let action): target.step(&state, action)
@@ -293,7 +293,7 @@ package struct CommandEngine<Target: CommandTarget> {
         for step in recording.steps where (step.isReplayedMark || step.isLeftOut) && (skip.contains(step.seq) || edits[step.seq] != nil) {
             throw CommandRefusal("seq \(step.seq) is not an action of the app's but \(step.action["type"]?.stringValue ?? "a mark"): leave out or edit an action")
         }
-        var state = try DecodeFailure.decode(State.self, from: recording.initialState, as: .state)
+        var state = try DecodeError.decode(State.self, from: recording.initialState, as: .state)
         let items = try recording.steps.map { step in
             try item(step) { try states[step.seq] ?? recording.state(at: step.seq) }
         }

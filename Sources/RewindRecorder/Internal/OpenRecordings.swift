@@ -50,14 +50,13 @@ final class OpenRecordings: Sendable {
         guard !open.isEmpty else { return }
         // All stop at once; each is waited for within one bound.
         let stopping = open.compactMap { $0.stop() }
-        let stopDeadline = DispatchTime.now() + Self.stopWait
-        for semaphore in stopping { _ = semaphore.wait(timeout: stopDeadline) }
-        let deadline = Date(timeIntervalSinceNow: Self.exitWait)
+        let stopDeadline = Deadline.after(.seconds(Self.stopWait))
+        for semaphore in stopping { _ = semaphore.wait(timeout: stopDeadline.dispatchTime) }
+        let deadline = Deadline.after(.seconds(Self.exitWait))
         var seen = Set<ObjectIdentifier>()
         for entry in open {
             for case let server as ServerSink in entry.sinks where seen.insert(ObjectIdentifier(server)).inserted {
-                let remaining = max(0, deadline.timeIntervalSinceNow)
-                _ = server.waitUntilEnded(timeout: .milliseconds(Int64(remaining * 1000)))
+                _ = server.waitUntilEnded(timeout: deadline.remaining)
             }
         }
     }

@@ -68,7 +68,7 @@ final class Outbox: @unchecked Sendable {
     /// The folder of local logs: `$REWIND_OUTBOX`, else `outbox` beside the default log (in an
     /// iOS app, inside its container).
     static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let folder = environment["REWIND_OUTBOX"], !folder.isEmpty { return LogFileProblem.expandingTilde(folder) }
+        if let folder = environment["REWIND_OUTBOX"], !folder.isEmpty { return LogFileError.expandingTilde(folder) }
         return (DefaultLog.path(environment: environment) as NSString).deletingLastPathComponent + "/outbox"
     }
 
@@ -283,7 +283,7 @@ final class Outbox: @unchecked Sendable {
 
     private func openedWriter(_ open: inout Open) throws -> LogWriter {
         if let writer = open.writer { return writer }
-        try LogFileProblem.prepare(path, createFolder: true)
+        try LogFileError.prepare(path, createFolder: true)
         let opened = try SharedLogWriters.borrow(path)
         open.writer = opened
         return opened

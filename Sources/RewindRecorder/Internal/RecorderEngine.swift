@@ -7,7 +7,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     typealias Entry = RecorderQueue<State, Action>.Entry
 
     private let queue: RecorderQueue<State, Action>
-    private let sinks: [any RecordingSink]
+    private let sinks: [any SessionSink]
     private var session: RecordingSession
     private let redactor: Redactor
     private let status: RecorderStatus
@@ -25,7 +25,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     /// How many events go to the sinks at once.
     private static var chunk: Int { 1_000 }
 
-    init(queue: RecorderQueue<State, Action>, sinks: [any RecordingSink], session: RecordingSession,
+    init(queue: RecorderQueue<State, Action>, sinks: [any SessionSink], session: RecordingSession,
          redactor: Redactor, status: RecorderStatus, initialState: State, reusesEncodings: Bool) {
         self.memo = reusesEncodings ? JSONValueEncoder.Memo() : nil
         self.queue = queue

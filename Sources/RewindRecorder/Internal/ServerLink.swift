@@ -11,14 +11,15 @@ import RewindSupport
 /// and commands. A new connection (of the sink's ``ServerTransport``) is made for every attempt,
 /// and callbacks from an older one are ignored.
 ///
-/// With several servers (equivalent ones: instances on one database), the link stays on the one
-/// that works and moves to the next when a connect fails, the connection closes, or the server
-/// cannot store (`read-only`, `storage`). Within a round (every server tried once since the last
-/// wait) the next is tried at once after a failed connect; a round that reached none waits the
-/// backoff, and so does the move after a welcomed connection ends, so a server that welcomes
-/// and drops at once never makes the link spin. The session resumes from the `nextSeq` of the
-/// server it reaches; one that lacks events another server acknowledged gets them from the
-/// local log (`history`), or, with none, is passed over with one sentence.
+/// With several servers, the link stays on the one that works and moves to the next
+/// (``ServerRotation``) when a connect fails, the connection closes, or the server cannot store
+/// (`read-only`, `storage`). The session resumes from the `nextSeq` of the server it reaches;
+/// one that lacks events another server acknowledged gets them from the local log
+/// (ServerLink+Restore.swift). What is sent, and what is withheld from a server that would
+/// refuse it, is ServerLink+Sending.swift.
+///
+/// The sink hears from the link (acks for its local log, welcomes, failures, commands) only
+/// after the link's lock is released: ``change(_:)`` collects those notes and delivers them.
 final class ServerLink: @unchecked Sendable {
     enum Phase {
         /// `restoring`: welcomed by a server that lacks events another server acknowledged;
@@ -30,38 +31,32 @@ final class ServerLink: @unchecked Sendable {
     let session: RecordingSession
     private let transport: ServerTransport
     /// One per server, in the order they are tried; never empty.
-    private let requests: [TransportRequest]
-    private let failures: @Sendable (TransportFailure, URL) -> Void
-    private let commands: @Sendable (Command, ServerLink) -> Void
+    let requests: [TransportRequest]
+    let failures: @Sendable (TransportFailure, URL) -> Void
+    let commands: @Sendable (Command, ServerLink) -> Void
     /// Flushes and deliveries wait here for the acknowledged seq, the phase, or (a delivery that
     /// gives up on servers that never answered) the welcomes and rounds to change; ``change(_:)``
     /// wakes them when one does.
-    private let state: Condition<State>
+    let state: Condition<State>
 
-    private struct State {
+    struct State {
         var events: UnackedEvents
         var phase = Phase.waiting
         var client: (any TransportConnection)?
         var attempt = 0
-        var backoff = ReconnectBackoff()
+        var rotation: ServerRotation
         /// The server (index in `requests`) the current or next attempt goes to.
-        var server: Int
-        /// Servers that may still be tried at once, without waiting, in this round.
-        var untried: Int
+        var server: Int { rotation.current }
         /// The server whose acks the link last had (named when another one lacks what it acked).
         var ackedBy: URL?
         /// Servers already said to lack events this link no longer holds.
         var reportedGaps: Set<Int> = []
-        /// A whole round of servers has been tried (the link waited before trying again).
-        var triedEveryServer = false
         /// The attempt whose end is being handled (its second end, if any, is ignored).
         var endedAttempt = 0
         var ended = false
         var connections = 0
         var lastError: String?
         var lastConnectFailure: String?
-        /// The server answered `storage` and no ack since: reconnects back off instead of resetting.
-        var storageTrouble = false
         /// The highest seq sent on this connection (from `welcome`'s `nextSeq - 1`): an ack past
         /// it is a claim the server cannot make.
         var sentThrough: Int64 = -1
@@ -72,8 +67,8 @@ final class ServerLink: @unchecked Sendable {
         /// The first seq appended but not yet sent, while events are gathered into a batch.
         var gatheredFrom: Int64?
         var gatherScheduled = false
-        /// When events last went out (uptime nanoseconds).
-        var lastSendAt: UInt64 = 0
+        /// When events last went out (``MonotonicClock`` nanoseconds).
+        var lastSendAt: Int64 = 0
         /// Holds the link while an ended session is still being delivered, so that it outlives
         /// the recorder and the sink.
         var delivering: ServerLink?
@@ -84,16 +79,19 @@ final class ServerLink: @unchecked Sendable {
         var saysEnd = true
         /// When the app ended the session (seconds since 1970), said with `end`.
         var endedAt: Double?
+        /// What the sink is to hear once the lock is released (``change(_:)`` delivers it).
+        var notes: [Note] = []
 
         /// What the waiters look at: ``change(_:)`` wakes them when any of it changes.
         var watched: Watched {
-            Watched(ackedThrough: events.ackedThrough, phase: phase, connections: connections, triedEveryServer: triedEveryServer)
+            Watched(ackedThrough: events.ackedThrough, phase: phase, connections: connections,
+                    triedEveryServer: rotation.triedEveryServer)
         }
     }
 
     /// What ``waitForAcks(until:throughOutages:)`` and ``waitUntilDelivered(until:unlessUnanswered:)``
     /// wait on.
-    private struct Watched: Equatable {
+    struct Watched: Equatable {
         var ackedThrough: Int64
         var phase: Phase
         var connections: Int
@@ -109,14 +107,14 @@ final class ServerLink: @unchecked Sendable {
     }
     /// Hears each seq the server acknowledges, with that server (on the connection's thread):
     /// the local log records it.
-    private let acknowledged: (@Sendable (Int64, URL) -> Void)?
+    let acknowledged: (@Sendable (Int64, URL) -> Void)?
     /// Reads back the session's events from the first seq to before the second (from a
     /// keyframe at or before the first) for a server that lacks events another acknowledged:
     /// the local log. `nil` when the events live in memory only.
-    private let history: (@Sendable (Int64, Int64) throws -> [LogEvent])?
+    let history: (@Sendable (Int64, Int64) throws -> [LogEvent])?
     /// Hears the index of each server that welcomes the session, with the lock held: it must
     /// take no lock that is ever held while this link's is taken.
-    private let welcomed: (@Sendable (Int) -> Void)?
+    let welcomed: (@Sendable (Int) -> Void)?
 
     /// `failures` hears every failed attempt to connect, with the server it tried (the sink
     /// reports the first of each server). The first attempt goes to `requests[startAt]`.
@@ -137,18 +135,55 @@ final class ServerLink: @unchecked Sendable {
         self.history = history
         self.welcomed = welcomed
         self.state = Condition(State(events: UnackedEvents(capacity: capacity),
-                                     server: requests.indices.contains(startAt) ? startAt : 0,
-                                     untried: requests.count - 1))
+                                     rotation: ServerRotation(count: requests.count, startAt: startAt)))
     }
 
-    /// Runs `body` under the lock and wakes the waiters when it changed what they wait for: the
-    /// acknowledged seq, the phase, the welcomes or the rounds tried.
+    /// What the sink hears from a link, collected under the lock and delivered after it.
+    enum Note {
+        /// The server acknowledged through `seq` (the local log marks it).
+        case acknowledged(Int64, URL)
+        /// `servers[index]` welcomed the session.
+        case welcomed(Int)
+        /// A sentence about the session's events (withheld, refused, lacking), for the report.
+        case report(String, URL)
+        /// A command for the app.
+        case command(Command)
+    }
+
+    /// Runs `body` under the lock; then, the lock released, gives the sink what `body` noted
+    /// (``Note``) and wakes the waiters when it changed what they wait for: the acknowledged seq,
+    /// the phase, the welcomes or the rounds tried. The waiters wake after the notes, so one that
+    /// sees a session delivered sees its local log told.
     @discardableResult
-    private func change<Result>(_ body: (inout State) -> Result) -> Result {
-        state.update { state, waking in
+    func change<Result>(_ body: (inout State) -> Result) -> Result {
+        let (result, notes, changed) = state.withLock { state in
             let watched = state.watched
-            defer { if state.watched != watched { waking = .all } }
-            return body(&state)
+            let result = body(&state)
+            defer { state.notes = [] }
+            return (result, state.notes, state.watched != watched)
+        }
+        deliver(notes)
+        if changed { state.update(waking: .all) { _ in } }
+        return result
+    }
+
+    /// Gives the sink what a change noted, in order, on this thread; sentences for the report go
+    /// on together to the global queue (the app's `report` may take its time).
+    private func deliver(_ notes: [Note]) {
+        var sentences: [(String, URL)] = []
+        for note in notes {
+            switch note {
+            case .acknowledged(let seq, let url): acknowledged?(seq, url)
+            case .welcomed(let index): welcomed?(index)
+            case .report(let sentence, let url): sentences.append((sentence, url))
+            case .command(let command): commands(command, self)
+            }
+        }
+        guard !sentences.isEmpty else { return }
+        let failures = self.failures
+        let said = sentences
+        DispatchQueue.global().async {
+            for (sentence, url) in said { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
         }
     }
 
@@ -175,7 +210,7 @@ final class ServerLink: @unchecked Sendable {
             // A drop of older states rewrites entries already sent; the server keeps what it got
             // (their `sentHash`), so only the new ones go out.
             let from = state.gatheredFrom ?? firstSeq
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = MonotonicClock.nanoseconds()
             if state.gatheredFrom == nil, now &- state.lastSendAt >= Self.gatherWindow {
                 // Idle for a while: this one goes at once, so live latency stays as it was.
                 sendGathered(from: from, now: now, &state)
@@ -194,7 +229,7 @@ final class ServerLink: @unchecked Sendable {
     }
 
     /// How long events that come close together are gathered into one batch: 1 ms.
-    static let gatherWindow: UInt64 = 1_000_000
+    static let gatherWindow: Int64 = 1_000_000
 
     /// The gathering timer fired: what was gathered goes out.
     private func sendGatheredNow() {
@@ -206,16 +241,8 @@ final class ServerLink: @unchecked Sendable {
                 state.gatheredFrom = nil
                 return
             }
-            sendGathered(from: from, now: DispatchTime.now().uptimeNanoseconds, &state)
+            sendGathered(from: from, now: MonotonicClock.nanoseconds(), &state)
         }
-    }
-
-    /// With the lock held: sends every pending event from `seq` on.
-    private func sendGathered(from seq: Int64, now: UInt64, _ state: inout State) {
-        state.gatheredFrom = nil
-        state.lastSendAt = now
-        guard let client = state.client else { return }
-        sendEvents(in: state.events.indices(from: seq), on: client, serverHash: nil, &state)
     }
 
     /// Marks the session ended; `end` goes out once every event is acknowledged.
@@ -235,11 +262,11 @@ final class ServerLink: @unchecked Sendable {
 
     /// Waits until every event appended so far is acknowledged or `deadline` passes; without
     /// `throughOutages`, gives up at once while waiting to reconnect (nothing can be acknowledged).
-    func waitForAcks(until deadline: Date, throughOutages: Bool) -> Bool {
+    func waitForAcks(until deadline: Deadline, throughOutages: Bool) -> Bool {
         let target = state.withLock { $0.events.lastSeq }
         let acked = state.withLock(when: { state in
             state.events.ackedThrough >= target || state.phase == .finished || (!throughOutages && state.phase == .waiting)
-        }, deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
+        }, deadline: deadline.nanoseconds) { state in
             state.events.ackedThrough >= target
         }
         return acked ?? false
@@ -251,18 +278,17 @@ final class ServerLink: @unchecked Sendable {
     /// server has been tried and none ever welcomed the session: there is no point waiting for
     /// servers that never answered, but while the first round is under way (a connect in
     /// flight, the next server of a list about to be tried) it may still deliver.
-    func waitUntilDelivered(until deadline: Date, unlessUnanswered: Bool = false) -> Bool {
+    func waitUntilDelivered(until deadline: Deadline, unlessUnanswered: Bool = false) -> Bool {
         let outcome = state.withLock(when: { state in
             !state.ended || state.phase == .finished
-                || (unlessUnanswered && state.connections == 0 && state.triedEveryServer)
-        }, deadline: MonotonicClock.deadline(after: deadline.timeIntervalSinceNow)) { state in
+                || (unlessUnanswered && state.connections == 0 && state.rotation.triedEveryServer)
+        }, deadline: deadline.nanoseconds) { state in
             (delivered: state.ended && state.phase == .finished && state.events.ackedThrough >= state.events.lastSeq,
              closing: state.closingClient)
         }
         guard let outcome, outcome.delivered else { return false }
         guard let closing = outcome.closing else { return true }
-        let remaining = max(0, deadline.timeIntervalSinceNow)
-        return closing.waitUntilFinished(timeout: .nanoseconds(Int64(remaining * 1e9)))
+        return closing.waitUntilFinished(timeout: deadline.remaining)
     }
 
     /// Whether the link is over (delivered or given up) and its last connection has closed;
@@ -303,7 +329,7 @@ final class ServerLink: @unchecked Sendable {
                              connections: state.connections, attempts: state.attempt, finished: state.phase == .finished,
                              lastError: state.lastError, lastConnectFailure: state.lastConnectFailure,
                              ackedThrough: state.events.ackedThrough, lastSeq: state.events.lastSeq,
-                             server: requests[state.server].url, triedEveryServer: state.triedEveryServer,
+                             server: requests[state.server].url, triedEveryServer: state.rotation.triedEveryServer,
                              ownerRefusals: state.ownerRefusals)
         }
     }
@@ -324,39 +350,20 @@ final class ServerLink: @unchecked Sendable {
         client.open(listener: listener)
     }
 
-    /// Why the link connects again: to the same server, or to the next one.
-    private enum Retry {
-        /// The same server: an event it refused goes again without its state change (any
-        /// server would refuse it as it was).
-        case same
-        /// The next server, at once while this round has servers left: the connect failed or the
-        /// server refused the session at `hello` (`read-only`, `storage`).
-        case nextUnwelcomed
-        /// The next server after the backoff: a welcomed connection ended, or could not take
-        /// what was sent (closing, or its queue full).
-        case nextWelcomed
-    }
-
     /// With the lock held (in ``change(_:)``, whose phase change wakes a flush waiting on this
     /// connection: it gives up now; and a delivery waiting for a round to end, when this one
-    /// does).
-    private func scheduleRetry(_ retry: Retry, _ state: inout State) {
+    /// does): connects again, where and when the rotation says.
+    func scheduleRetry(_ move: ServerRotation.Move, _ state: inout State) {
         state.phase = .waiting
         state.client = nil
-        if retry != .same, requests.count > 1 {
-            state.server = (state.server + 1) % requests.count
-            // A refusal is the previous server's: another may hold another `nextSeq`.
-            state.refusal = nil
-        }
-        if retry == .nextUnwelcomed, state.untried > 0 {
-            state.untried -= 1
+        let before = state.server
+        let delay = state.rotation.move(move)
+        // A refusal is the previous server's: another may hold another `nextSeq`.
+        if state.server != before { state.refusal = nil }
+        guard let delay else {
             DispatchQueue.global().async { [weak self] in self?.connect() }
             return
         }
-        // A new round, after the wait: every server may be tried once more at once.
-        state.untried = requests.count - 1
-        state.triedEveryServer = true
-        let delay = state.backoff.nextDelay()
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
     }
 
@@ -405,8 +412,8 @@ final class ServerLink: @unchecked Sendable {
 
     fileprivate func didReceive(_ bytes: [UInt8], attempt: Int) {
         guard let message = try? ServerToApp(frame: bytes) else { return }
-        let command = change { state -> Command? in
-            guard attempt == state.attempt, let client = state.client else { return nil }
+        change { state in
+            guard attempt == state.attempt, let client = state.client else { return }
             let url = requests[state.server].url
             switch message {
             case .welcome(_, _, let nextSeq, let limits):
@@ -422,8 +429,8 @@ final class ServerLink: @unchecked Sendable {
                 state.sentThrough = nextSeq - 1
                 // What this server accepts; one that does not say accepts its defaults.
                 state.events.limits = limits ?? .unstated
-                // Said at once (the sink's lock for it is a leaf), so it is known before any ack.
-                welcomed?(state.server)
+                // Noted before any ack it is followed by, so the sink knows it first.
+                state.notes.append(.welcomed(state.server))
                 let firstHeld = state.events.firstHeldSeq
                 guard nextSeq < firstHeld else {
                     resume(from: nextSeq, on: client, &state)
@@ -454,16 +461,15 @@ final class ServerLink: @unchecked Sendable {
                              url: url, client: client, &state)
                     break
                 }
-                state.storageTrouble = false
                 // Progress: the next failure starts again from the first delay.
-                state.backoff.reset()
+                state.rotation.progressed()
                 state.events.acknowledge(through: seq)
                 state.ackedBy = url
-                acknowledged?(seq, url)
+                state.notes.append(.acknowledged(seq, url))
                 finishIfDelivered(&state)
             case .command(let command):
                 // Performed off the lock.
-                return command
+                state.notes.append(.command(command))
             case .ended:
                 guard state.phase == .ending else { break }
                 finishEnded(&state)
@@ -484,8 +490,7 @@ final class ServerLink: @unchecked Sendable {
                     // is full, its log read-only): the events stay here, and the next server (this
                     // one, when it is the only one) resumes from its `nextSeq`. Another server may
                     // have room: a log of its own, or a database that came back. The backoff keeps
-                    // growing until a server acks again.
-                    state.storageTrouble = true
+                    // growing until a server acks again (``ServerRotation/progressed()``).
                     client.close(goingAway: true)
                     scheduleRetry(state.phase == .streaming ? .nextWelcomed : .nextUnwelcomed, &state)
                 } else if error.code == .readOnly, state.phase == .awaitingWelcome {
@@ -500,210 +505,12 @@ final class ServerLink: @unchecked Sendable {
                     scheduleRetry(.nextUnwelcomed, &state)
                 }
             }
-            return nil
-        }
-        if let command { commands(command, self) }
-    }
-
-    /// With the lock held: the server claimed what it cannot hold (`claim`, a sentence's end):
-    /// said once as the link's last error, the connection closed, and the next server tried
-    /// after the backoff. Nothing it said is kept.
-    private func distrust(_ claim: String, url: URL, client: any TransportConnection, _ state: inout State) {
-        let sentence = "\(url.absoluteString) \(claim); its word is not taken (is it the server this app streams to?), and the events stay on this device"
-        state.lastError = sentence
-        client.close(goingAway: false)
-        scheduleRetry(.nextWelcomed, &state)
-        report(sentence, server: url)
-    }
-
-    /// With the lock held: the server holds everything before `nextSeq`; the rest goes now.
-    private func resume(from nextSeq: Int64, on client: any TransportConnection, _ state: inout State) {
-        let url = requests[state.server].url
-        // Streaming again: a full round. The backoff starts over only once the server
-        // acknowledges something (`ack`): a server that welcomes and drops at once, again and
-        // again, is retried 0.1 s doubling to 5 s apart, as for one that never answers.
-        state.untried = requests.count - 1
-        // The server stores what it holds before `nextSeq`: its state is the one the last
-        // sent version of `nextSeq - 1` gave.
-        let holdsHash = state.events.indices(from: nextSeq - 1).first.flatMap { index in
-            state.events[index].seq == nextSeq - 1 ? state.events[index].sentHash ?? state.events[index].hash : nil
-        }
-        if nextSeq > 0 {
-            state.events.acknowledge(through: nextSeq - 1)
-            state.ackedBy = url
-        }
-        // -1 when the server has nothing yet: those who count hear what the server had.
-        acknowledged?(nextSeq - 1, url)
-        state.phase = .streaming
-        if let refused = state.refusal {
-            state.refusal = nil
-            // The event the server stopped at is the one it refused.
-            if let index = state.events.indices(from: nextSeq).first, state.events[index].seq == nextSeq {
-                state.events.withhold(from: index)
-                let sentence = "the server refused event \(nextSeq) of session \(session.uuid) (\(refused)); it is sent again without its state change, and the next state goes whole"
-                state.lastError = sentence
-                report(sentence, server: url)
-            }
-        }
-        // Everything from `nextSeq` goes now, the gathered events with it.
-        state.gatheredFrom = nil
-        state.lastSendAt = DispatchTime.now().uptimeNanoseconds
-        sendEvents(in: state.events.indices(from: nextSeq), on: client, serverHash: holdsHash ?? state.events.ackedHash, &state)
-        finishIfDelivered(&state)
-    }
-
-    /// The events a server lacks came back from the local log (or could not).
-    private func didRestore(_ restored: Result<UnackedEvents.Restored?, any Error>, from nextSeq: Int64, attempt: Int) {
-        change { state in
-            guard attempt == state.attempt, state.phase == .restoring, let client = state.client else { return }
-            let firstHeld = state.events.firstHeldSeq
-            switch restored {
-            case .success(let entries):
-                if let entries, state.events.restore(entries) {
-                    resume(from: nextSeq, on: client, &state)
-                } else {
-                    passOver(lacking: nextSeq, before: firstHeld, on: client, why: "and the local log no longer holds them all", &state)
-                }
-            case .failure(let error):
-                passOver(lacking: nextSeq, before: firstHeld, on: client,
-                         why: "and the local log could not give them back (\(error))", &state)
-            }
-        }
-    }
-
-    /// With the lock held: the server lacks events `nextSeq..<firstHeld`, which this link can
-    /// no longer send; said once per server, and the next server is tried.
-    private func passOver(lacking nextSeq: Int64, before firstHeld: Int64, on client: any TransportConnection, why: String,
-                          _ state: inout State) {
-        let url = requests[state.server].url
-        let range = nextSeq == firstHeld - 1 ? "event \(nextSeq)" : "events \(nextSeq)…\(firstHeld - 1)"
-        let by = state.ackedBy.map { " \($0.absoluteString)" } ?? " a server"
-        let next = requests.count > 1 ? "; trying the next server" : "; trying again later"
-        let sentence = "\(url.absoluteString) lacks \(range) of session \(session.uuid), which\(by) acknowledged, \(why)\(next)"
-        state.lastError = sentence
-        if state.reportedGaps.insert(state.server).inserted { report(sentence, server: url) }
-        client.close(goingAway: true)
-        scheduleRetry(.nextWelcomed, &state)
-    }
-
-    /// Hands one sentence about the session's events to the sink, off the lock (the sink takes
-    /// its own).
-    private func report(_ sentence: String, server url: URL) {
-        let failures = self.failures
-        DispatchQueue.global().async { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
-    }
-
-    /// With the lock held: sends `range`, tracking the hash of the state the server will hold.
-    ///
-    /// Several events go in `events` batches (``EventFrames``), one alone as `event`. Nothing
-    /// the server would refuse is sent: a state over its `maxState`, or an event over its
-    /// `maxMessage`, is withheld (the event goes without its state change, the next state that
-    /// fits goes whole) and said once in one sentence (`report`, ``ServerSink/lastServerError``);
-    /// an action too large for any message goes as a placeholder.
-    private func sendEvents(in range: Range<Int>, on client: any TransportConnection, serverHash: UInt64?, _ state: inout State) {
-        // The server sent to (a failed send moves the link on before the reports go).
-        let url = requests[state.server].url
-        var holds = serverHash
-            ?? (range.lowerBound > state.events.startIndex ? state.events[range.lowerBound - 1].sentHash : state.events.ackedHash)
-        var frames = EventFrames(maxMessage: state.events.limits.maxMessage)
-        // Sentences to report: one for each run of withheld events that starts here.
-        var reports: [(seq: Int64, sentence: String)] = []
-        func note(_ withheld: WithheldEvent) {
-            let sentence = withheld.sentence(app: session.app, session: session.uuid)
-            state.lastError = sentence
-            if reports.last?.seq == withheld.seq {
-                // The same event again (its action too large as well): say the later reason.
-                reports[reports.count - 1].sentence = sentence
-            } else if !state.events.reportedWithholding {
-                state.events.reportedWithholding = true
-                reports.append((withheld.seq, sentence))
-            }
-        }
-        var index = range.lowerBound
-        // A withheld state rewrites the entries after it (the newest then carries the whole
-        // state), so the loop reads each entry as it reaches it.
-        while index < range.upperBound {
-            if let refusal = state.events.stateRefusal(at: index) {
-                state.events.withhold(from: index)
-                note(refusal)
-            }
-            var entry = state.events[index]
-            var wire = WireEvent(seq: entry.seq, at: entry.at.timeIntervalSince1970, action: entry.action,
-                                 hash: entry.hash, durationNs: entry.durationNs, cause: entry.cause,
-                                 coalesced: entry.coalesced, nonFinite: entry.nonFinite,
-                                 site: entry.site.map { WireEvent.Site(file: $0.file, line: $0.line, function: $0.function) })
-            var stateful = true
-            switch entry.body {
-            case .patch(let patch): wire.patch = patch
-            case .keyframe(let whole): wire.keyframe = whole
-            case .dropped:
-                // No state change goes with it: only the action's pointers still apply.
-                stateful = false
-                wire.nonFinite = entry.nonFinite.filter { $0.hasPrefix("/action") }
-                wire.patch = []
-                // Seq 0 withheld: the session starts from `null`.
-                wire.hash = holds ?? (entry.seq == 0 ? JSONValue.null.hash(session.hashVersion) : entry.hash)
-            }
-            var members = wire.json(withType: false).serializedBytes(.compact)
-            // Deeper than the server's parser reads: its frame (and every event batched with
-            // it) would be refused whole as bad JSON.
-            let depth = WithheldEvent.nesting(of: members)
-            if depth > WithheldEvent.maxMemberDepth {
-                if stateful {
-                    state.events.withhold(from: index)
-                    note(WithheldEvent(seq: entry.seq, reason: .tooDeep(depth: depth, limit: WithheldEvent.maxMemberDepth, action: false)))
-                    continue
-                }
-                note(WithheldEvent(seq: entry.seq, reason: .tooDeep(depth: depth, limit: WithheldEvent.maxMemberDepth, action: true)))
-                wire.action = WithheldEvent.placeholder(for: .null, bytes: members.count)
-                wire.nonFinite = []
-                members = wire.json(withType: false).serializedBytes(.compact)
-            }
-            let size = WireEventBatch.singleFrameSize(memberBytes: members.count)
-            if size > state.events.limits.maxMessage {
-                if stateful {
-                    // Over the message limit with its state: withheld like a state too large.
-                    state.events.withhold(from: index)
-                    note(WithheldEvent(seq: entry.seq, reason: .messageTooLarge(bytes: size, limit: state.events.limits.maxMessage)))
-                    continue
-                }
-                // The action alone is too large for any message the server reads.
-                note(WithheldEvent(seq: entry.seq, reason: .actionTooLarge(bytes: size, limit: state.events.limits.maxMessage)))
-                wire.action = WithheldEvent.placeholder(for: wire.action, bytes: size)
-                wire.nonFinite = []
-                members = wire.json(withType: false).serializedBytes(.compact)
-            }
-            if stateful { state.events.reportedWithholding = false }
-            holds = wire.hash
-            entry.sentHash = wire.hash
-            state.sentThrough = max(state.sentThrough, entry.seq)
-            state.events[index] = entry
-            index += 1
-            frames.add(members)
-            if index == range.upperBound { frames.flush() }
-            let ready = frames.take()
-            if !ready.allSatisfy({ client.send(text: String(decoding: $0, as: UTF8.self)) }) {
-                // The queue is full (the server stopped reading) or the connection is closing
-                // (the server dropped it, which this may learn before the close itself): as for
-                // a welcomed connection that ended, start over after the backoff on the next
-                // server (this one when it is the only one), which resends from its `nextSeq`.
-                client.close(goingAway: true)
-                scheduleRetry(.nextWelcomed, &state)
-                break
-            }
-        }
-        guard !reports.isEmpty else { return }
-        // Reported off this lock (the sink takes its own), in order.
-        let failures = self.failures
-        let sentences = reports.map(\.sentence)
-        DispatchQueue.global().async {
-            for sentence in sentences { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
         }
     }
 
     /// With the lock held: after the session ended and everything is acknowledged, says `end`
     /// (the phase change wakes the waiters).
-    private func finishIfDelivered(_ state: inout State) {
+    func finishIfDelivered(_ state: inout State) {
         guard state.ended, state.events.ackedThrough >= state.events.lastSeq, state.phase == .streaming,
               let client = state.client else { return }
         guard state.saysEnd else {
@@ -732,7 +539,7 @@ final class ServerLink: @unchecked Sendable {
     /// connection closes.
     private func finishEnded(_ state: inout State) {
         guard let client = state.client else { return }
-        acknowledged?(state.events.lastSeq + 1, requests[state.server].url)
+        state.notes.append(.acknowledged(state.events.lastSeq + 1, requests[state.server].url))
         close(client, &state)
     }
 

@@ -1,23 +1,24 @@
 import Foundation
 
-/// How a ``ServerSink`` opens its WebSocket to `rewind serve`.
+/// How a ``ServerSink`` opens its WebSocket to `rewind serve`: always the platform's own for an
+/// app; the tests choose one to run both on Linux.
 ///
 /// Everything above the connection (hello, resend from the server's `nextSeq`, acks, backoff,
 /// commands) is the same whichever carries it.
-public enum ServerTransport: Sendable, Equatable, CustomStringConvertible {
+package enum ServerTransport: Sendable, Equatable, CustomStringConvertible {
     /// The platform's own: `URLSessionWebSocketTask` on Apple platforms, libwebsockets on Linux.
     case automatic
     /// `URLSessionWebSocketTask`. It compiles everywhere, but it runs only where URLSession can
     /// open WebSockets: Apple platforms. On Linux, FoundationNetworking relies on libcurl, and
     /// Debian's libcurl has no WebSocket support, so the first connect fails at once and the
-    /// sink gives up with one sentence saying so (``ServerSink/lastConnectFailure``).
+    /// sink gives up with one sentence saying so (``ServerSink/Status/problem``).
     case urlSession
     /// The libwebsockets client. Linux only: libwebsockets is not in the Apple SDKs, so on Apple
     /// platforms the first connect fails at once with one sentence saying so.
     case libwebsockets
 
     /// The transport `automatic` stands for on this platform.
-    public var resolved: ServerTransport {
+    package var resolved: ServerTransport {
         guard self == .automatic else { return self }
         #if os(Linux) && !REWIND_APPLE_SHAPES
         return .libwebsockets
@@ -26,7 +27,7 @@ public enum ServerTransport: Sendable, Equatable, CustomStringConvertible {
         #endif
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .automatic: "automatic (\(resolved))"
         case .urlSession: "URLSession"
@@ -45,7 +46,7 @@ public enum ServerTransport: Sendable, Equatable, CustomStringConvertible {
             #else
             return UnavailableTransportConnection(reason: """
                 the libwebsockets transport exists only on Linux (libwebsockets is not in the Apple SDKs); \
-                use ServerTransport.automatic or .urlSession
+                use URLSession (the platform's own transport)
                 """)
             #endif
         }

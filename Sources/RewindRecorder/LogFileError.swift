@@ -9,7 +9,7 @@ import Darwin
 /// Why a log file cannot be opened for recording, in one sentence naming the path and the
 /// problem: a folder where the file should be, a folder that is missing or cannot be made, a
 /// place that cannot be written.
-public struct LogFileProblem: Error, Sendable, Equatable, CustomStringConvertible {
+public struct LogFileError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String
 
     init(_ description: String) {
@@ -25,40 +25,40 @@ public struct LogFileProblem: Error, Sendable, Equatable, CustomStringConvertibl
     /// Checks `path` before SQLite opens it, makes its folder when asked (excluded from backup
     /// in an iOS app's container) and creates the file when missing, so that what fails is said
     /// as it is rather than as "no log here".
-    static func prepare(_ path: String, createFolder: Bool) throws(LogFileProblem) {
-        guard !path.isEmpty else { throw LogFileProblem("the log file's path is empty; name a file such as /tmp/app.db") }
+    static func prepare(_ path: String, createFolder: Bool) throws(LogFileError) {
+        guard !path.isEmpty else { throw LogFileError("the log file's path is empty; name a file such as /tmp/app.db") }
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
             if isDirectory.boolValue {
                 let example = (path as NSString).appendingPathComponent("rewind.db")
-                throw LogFileProblem("\(path) is a folder, not a log file; name a file in it, such as \(example)")
+                throw LogFileError("\(path) is a folder, not a log file; name a file in it, such as \(example)")
             }
             guard manager.isWritableFile(atPath: path) else {
-                throw LogFileProblem("cannot write the log file \(path): permission denied")
+                throw LogFileError("cannot write the log file \(path): permission denied")
             }
             return
         }
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         if manager.fileExists(atPath: folder, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
-                throw LogFileProblem("cannot create the log file \(path): \(folder) is a file, not a folder")
+                throw LogFileError("cannot create the log file \(path): \(folder) is a file, not a folder")
             }
         } else if createFolder {
             do {
                 try DefaultLog.prepareFolder(for: path)
             } catch {
-                throw LogFileProblem("cannot create the folder \(folder) for the log file \(path): \(reason(error, near: folder))")
+                throw LogFileError("cannot create the folder \(folder) for the log file \(path): \(reason(error, near: folder))")
             }
         } else {
-            throw LogFileProblem("cannot create the log file \(path): the folder \(folder) does not exist")
+            throw LogFileError("cannot create the log file \(path): the folder \(folder) does not exist")
         }
         // An empty file is a new SQLite database; making it here says why it cannot be made.
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         if fd < 0 {
             let code = errno
             if code == EEXIST { return }
-            throw LogFileProblem("cannot create the log file \(path): \(String(cString: strerror(code)))")
+            throw LogFileError("cannot create the log file \(path): \(String(cString: strerror(code)))")
         }
         close(fd)
     }

@@ -7,7 +7,7 @@ import RewindJSON
 /// do { try await store.replay(recording) }
 /// catch { print(error) }   // the state does not decode at /user/age: expected Int, found a string
 /// ```
-public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible {
+public struct DecodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was being decoded.
     public enum Subject: Sendable, Equatable {
         /// A state.
@@ -42,17 +42,17 @@ public struct DecodeFailure: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Decodes `json` as `T`, or throws a failure naming the path.
-    package static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, as subject: Subject) throws(DecodeFailure) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, as subject: Subject) throws(DecodeError) -> T {
         do {
             // NaN and the infinities come back from the strings the recorder wrote for them.
             return try JSONValueDecoder(nonConformingFloatDecodingStrategy: .convertFromString).decode(T.self, from: json)
         } catch let error as DecodingError {
             let pointer = error.jsonPointer
-            throw DecodeFailure(subject: subject, pointer: pointer,
+            throw DecodeError(subject: subject, pointer: pointer,
                                 reason: unknownCase(error, at: (try? JSONPointer(pointer)).flatMap { $0.resolve(in: json) })
                                     ?? Self.reason(error))
         } catch {
-            throw DecodeFailure(subject: subject, pointer: "", reason: "\(error)")
+            throw DecodeError(subject: subject, pointer: "", reason: "\(error)")
         }
     }
 

@@ -2,7 +2,7 @@
 /// ``Store/branch(_:skip:edits:startedAt:)``): a range outside the recording, a replay already
 /// running, a branch of a store that does not record. (RewindReplay's `ReplayError` is another
 /// thing: why a log could not be replayed.)
-public struct ReplayRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+public struct StoreReplayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One sentence saying why.
     public var description: String
 
