@@ -31,6 +31,34 @@ struct TeamServerTests {
         _ = serve.waitForExit()
     }
 
+    /// One `rewind serve --db URL`, and an app's sink streaming to it with a local log in a
+    /// folder of its own.
+    struct ServedApp {
+        let serve: ServeProcess
+        let port: Int
+        let sink: ServerSink
+        let dir: TemporaryDirectory
+
+        init(database url: String) throws {
+            dir = try TemporaryDirectory()
+            do {
+                serve = try TeamServerTests.serve(url)
+            } catch {
+                dir.cleanup()
+                throw error
+            }
+            port = serve.port() ?? 0
+            sink = ServerSink(url: TeamServerTests.app(port), localLog: dir.path("outbox"), report: nil)
+        }
+
+        /// The sink, then the server, then the folder.
+        func close() {
+            sink.disconnect()
+            TeamServerTests.stop(serve)
+            dir.cleanup()
+        }
+    }
+
     /// The session `uuid` holds seqs 0…last, verifies, and its last state is 1 + … + last.
     static func expectStored(_ uuid: String, through last: Int64, in url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let reader = try PostgresLogStore(url: url).openReader()
@@ -217,13 +245,9 @@ extension TeamServerTests {
         let cluster = try PostgresTestCluster.startPrivate()
         defer { cluster.destroy() }
         let url = try cluster.createDatabase()
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let serve = try Self.serve(url)
-        defer { Self.stop(serve) }
-        let port = try #require(serve.port())
-        let sink = ServerSink(url: Self.app(port), localLog: dir.path("outbox"), report: nil)
-        defer { sink.disconnect() }
+        let served = try ServedApp(database: url)
+        defer { served.close() }
+        let sink = served.sink
         var state = Counter()
         let recorder = Recorder<Counter, Add>(initialState: state, to: .sinks([sink]), metadata: RecordingMetadata(app: "Counter"))
         let uuid = recorder.session.uuid
@@ -356,13 +380,9 @@ extension TeamServerTests {
         let cluster = try PostgresTestCluster.shared()
         let url = try cluster.createDatabase()
         let database = try #require(url.split(separator: "/").last.map(String.init))
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let serve = try Self.serve(url)
-        defer { Self.stop(serve) }
-        let port = try #require(serve.port())
-        let sink = ServerSink(url: Self.app(port), localLog: dir.path("outbox"), report: nil)
-        defer { sink.disconnect() }
+        let served = try ServedApp(database: url)
+        defer { served.close() }
+        let sink = served.sink
         let received = Mutex<[String]>([])
         sink.onCommand { command in
             received.withLock { $0.append(command.arguments["action"]?["type"]?.stringValue ?? command.kind.rawValue) }
