@@ -99,13 +99,15 @@ let package = Package(
         .target(
             name: "RewindRecorder",
             dependencies: appleShapes
-                ? ["RewindSupport", "RewindJSON", "RewindLog", "RewindWire", "FoundationNetworking", "Security"]
+                ? ["RewindSupport", "RewindJSON", "RewindLog", "RewindWire", "CRewindCrash", "FoundationNetworking", "Security"]
                 : [
-                    "RewindSupport", "RewindJSON", "RewindLog", "RewindWire",
+                    "RewindSupport", "RewindJSON", "RewindLog", "RewindWire", "CRewindCrash",
                     .target(name: "RewindWebSocket", condition: .when(platforms: [.linux])),
                 ],
             swiftSettings: appleShapesSettings
         ),
+        // The crash journal's signal handler (async-signal-safe, so in C) and its slot.
+        .target(name: "CRewindCrash"),
         // What apps on Rewind's store import: store, effects, adapters, and RewindRecorder.
         .target(
             name: "Rewind",

@@ -49,9 +49,9 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
     @inlinable
     public func attach(_ recorder: Recorder<State, Action>, commands: InspectorCommands<State, Action> = .ignored) {
         // Built here, in the app's module, so the hand-off is specialised for its types.
-        install(recorder, tap: StoreTap { action, state, at, duration, cause, site in
+        install(recorder, tap: StoreTap(record: { action, state, at, duration, cause, site in
             recorder.record(action, state: state, at: at, durationNs: duration, cause: cause, site: site)
-        })
+        }, willReduce: { site in recorder.willReduce(site: site) }))
         commands.accept?(self, recorder.sinks)
     }
 

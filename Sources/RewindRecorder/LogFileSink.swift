@@ -57,7 +57,10 @@ public final class LogFileSink: SessionSink, @unchecked Sendable {
             }
             return (writer, id)
         }
+        let uuid = session.uuid
+        let last = events.last?.event.seq
         writer.append(events.logEvents(session: id)) { [weak self] result in
+            if case .success = result, let last { CrashJournal.committed(session: uuid, through: last) }
             guard case .failure(let error) = result, let self else { return }
             self.open.withLock { open in
                 if open.failure == nil { open.failure = error }
@@ -86,8 +89,12 @@ public final class LogFileSink: SessionSink, @unchecked Sendable {
         try LogFileError.prepare(path, createFolder: createsDirectory)
         let opened = try SharedLogWriters.borrow(path)
         open.writer = opened
+        CrashJournal.recover(in: crashJournalFolder, path: path, writer: opened)
         return opened
     }
+
+    /// Beside the file: `PATH.crashes`.
+    package var crashJournalFolder: String? { CrashJournal.folder(forLog: path) }
 }
 
 extension Array where Element == RecordedEvent {

@@ -33,6 +33,9 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     public let metadata: RecordingMetadata
     @usableFromInline let queue: RecorderQueue<State, Action>
     private let status = RecorderStatus()
+    /// The session's crash journal, in the first sink that keeps one (`nil`: none, or it could
+    /// not be made).
+    @usableFromInline let crash: CrashJournal?
 
     /// Starts recording a session whose seq 0 is `initialState`.
     ///
@@ -51,26 +54,35 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         self.session = RecordingSession(uuid: UUID().uuidString.lowercased(), app: metadata.app, startedAt: startedAt ?? Date(),
                                         meta: .object(meta), replayOf: replayOf)
         self.queue = RecorderQueue(capacity: options.queueCapacity)
+        // Only Rewind's own sinks can be written (``RecordingSink``): one of the app's stops the
+        // recording before it starts, in one sentence.
+        let writable = sinks.compactMap { $0 as? any SessionSink }
+        let foreign = sinks.first { !($0 is any SessionSink) }
+        let redactor = Result { () throws(RecorderError) -> Redactor in try Redactor(options.redacting, keys: options.redactingKeys) }
+        if foreign == nil, case .success = redactor {
+            let session = self.session
+            self.crash = writable.lazy.compactMap(\.crashJournalFolder).first.flatMap { CrashJournal(folder: $0, session: session) }
+        } else {
+            self.crash = nil
+        }
         if let tagsLeftOut { status.report(RecorderError(kind: .tagsLeftOut, message: tagsLeftOut)) }
-        let redactor: Redactor
-        do {
-            redactor = try Redactor(options.redacting, keys: options.redactingKeys)
-        } catch {
+        let redactorMade: Redactor
+        switch redactor {
+        case .success(let made):
+            redactorMade = made
+        case .failure(let error):
             status.report(error)
             queue.close()
             return
         }
-        // Only Rewind's own sinks can be written (``RecordingSink``): one of the app's stops the
-        // recording before it starts, in one sentence.
-        let writable = sinks.compactMap { $0 as? any SessionSink }
-        if let foreign = sinks.first(where: { !($0 is any SessionSink) }) {
+        if let foreign {
             status.report(RecorderError(kind: .sink, message: "\(type(of: foreign)) is not a sink Rewind can write to (use LogFileSink or ServerSink)"))
             queue.close()
             return
         }
-        let engine = RecorderEngine(queue: queue, sinks: writable, session: session, redactor: redactor,
+        let engine = RecorderEngine(queue: queue, sinks: writable, session: session, redactor: redactorMade,
                                     status: status, initialState: initialState,
-                                    reusesEncodings: options.reusesUnchangedEncodings)
+                                    reusesEncodings: options.reusesUnchangedEncodings, crash: crash)
         let uuid = session.uuid
         let thread = Thread {
             // Named from inside: on Linux, Foundation applies a name set before start to the
@@ -98,7 +110,16 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     @inlinable @discardableResult
     public func record(_ action: Action, state: State, at date: Date = Date(), durationNs: Int64 = 0,
                        cause: Int64? = nil, site: SendSite? = nil) -> Int64? {
-        queue.push(action, state: state, at: date, durationNs: durationNs, cause: cause, site: site)
+        let seq = queue.push(action, state: state, at: date, durationNs: durationNs, cause: cause, site: site)
+        crash?.didRecord(seq)
+        return seq
+    }
+
+    /// Before the reducer runs on an action sent from `site`: the crash journal notes it, so a
+    /// crash in the reducer is recorded with it (``CrashJournal``).
+    @usableFromInline
+    package func willReduce(site: SendSite?) {
+        crash?.willReduce(site: site)
     }
 
     /// The action type a branch records in place of an action it left out.

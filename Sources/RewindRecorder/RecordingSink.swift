@@ -24,6 +24,13 @@ package protocol SessionSink: RecordingSink {
     func flush() throws
     /// The session ended at `date`; no more events follow.
     func end(_ session: RecordingSession, at date: Date) throws
+    /// Where the recorder keeps its sessions' crash journals (``CrashJournal``), so that this
+    /// sink finds them the next run; `nil` for a sink that keeps nothing on the device.
+    var crashJournalFolder: String? { get }
+}
+
+extension SessionSink {
+    package var crashJournalFolder: String? { nil }
 }
 
 /// One recording session: ``Recorder/session`` names the one a recorder writes.

@@ -284,6 +284,8 @@ public final class ServerSink: SessionSink, @unchecked Sendable {
         }
         // This sink's sessions, and those other sinks of this process record into the same file.
         guard let ours else { return }
+        // Sessions of earlier runs that crashed get their last event before they go.
+        if let crashJournalFolder { outbox.recoverCrashes(from: crashJournalFolder) }
         let current = ours.union(outbox.liveSessions)
         let pending: [Outbox.Pending]
         do {
@@ -352,6 +354,9 @@ public final class ServerSink: SessionSink, @unchecked Sendable {
     var lastFailure: String? {
         lastServerError ?? lastConnectReport ?? lastLocalProblem
     }
+
+    /// The crash journals of the sessions this sink keeps on the device: `LOCAL_LOG/crashes`.
+    package var crashJournalFolder: String? { outboxFolder.map { $0 + "/crashes" } }
 
     /// The token each server is asked with (`nil`: none).
     var tokens: [String?] { requests.map(\.token) }

@@ -27,6 +27,22 @@ let count = arguments.first.flatMap(Int.init) ?? 10
 let mode = arguments.dropFirst().first ?? "stop"
 var state = ChildState()
 let recorder = Recorder<ChildState, ChildAction>(initialState: state, metadata: RecordingMetadata(app: "RecorderChild"))
+// `trap [paced]`: the app's reducer, behind a StoreLink, traps on action COUNT (a failed
+// precondition, as a bug would): the uuid first, then the actions before it as fast as it can
+// (or 2 ms apart, `paced`), then the crash.
+if mode == "trap" {
+    let link = StoreLink(recorder: recorder)
+    let slow = arguments.dropFirst(2).first == "paced"
+    FileHandle.standardOutput.write(Data((recorder.session.uuid + "\n").utf8))
+    for amount in 1...max(1, count) {
+        _ = link.reduce(&state, .add(amount)) { state in
+            precondition(amount != count, "the reducer traps on action \(amount)")
+            state.total += amount
+            state.added.append(amount)
+        }
+        if slow { usleep(2_000) }
+    }
+}
 // `soak` (the field soak, Tests/soak): the uuid first, so a run killed mid-way is known; an
 // action every 1–3 ms, as a user and the app's effects would send them; then `finish`.
 let paced = mode == "soak"

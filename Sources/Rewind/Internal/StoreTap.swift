@@ -6,9 +6,12 @@ import RewindLog
 @usableFromInline
 struct StoreTap<State, Action> {
     let record: (Action, State, Date, Int64, Int64?, SendSite?) -> Int64?
+    /// Before the reducer runs: the crash journal notes the action's send site.
+    let willReduce: (SendSite?) -> Void
 
     @usableFromInline
-    init(record: @escaping (Action, State, Date, Int64, Int64?, SendSite?) -> Int64?) {
+    init(record: @escaping (Action, State, Date, Int64, Int64?, SendSite?) -> Int64?, willReduce: @escaping (SendSite?) -> Void) {
         self.record = record
+        self.willReduce = willReduce
     }
 }

@@ -101,7 +101,10 @@ final class Outbox: @unchecked Sendable {
             return (writer, id)
         }
         guard let (writer, id) = target else { return }
+        let uuid = session.uuid
+        let last = events.last?.event.seq
         writer.append(events.logEvents(session: id)) { [weak self] result in
+            if case .success = result, let last { CrashJournal.committed(session: uuid, through: last) }
             guard case .failure(let error) = result, let self else { return }
             self.open.withLock { open in
                 if open.failure == nil { open.failure = error }
@@ -287,5 +290,12 @@ final class Outbox: @unchecked Sendable {
         let opened = try SharedLogWriters.borrow(path)
         open.writer = opened
         return opened
+    }
+
+    /// Writes the crashes of earlier runs into their sessions here (``CrashJournal``), before
+    /// they are delivered: the journals in `folder` of sessions this file holds.
+    func recoverCrashes(from folder: String) {
+        guard let writer = try? open.withLock({ try openedWriter(&$0) }) else { return }
+        CrashJournal.recover(in: folder, path: path, writer: writer, server: server)
     }
 }

@@ -25,8 +25,13 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     /// How many events go to the sinks at once.
     private static var chunk: Int { 1_000 }
 
+    /// The session's crash journal: removed once the session has ended (or the recording
+    /// stopped for a sink's failure).
+    private let crash: CrashJournal?
+
     init(queue: RecorderQueue<State, Action>, sinks: [any SessionSink], session: RecordingSession,
-         redactor: Redactor, status: RecorderStatus, initialState: State, reusesEncodings: Bool) {
+         redactor: Redactor, status: RecorderStatus, initialState: State, reusesEncodings: Bool, crash: CrashJournal?) {
+        self.crash = crash
         self.memo = reusesEncodings ? JSONValueEncoder.Memo() : nil
         self.queue = queue
         self.sinks = sinks
@@ -54,6 +59,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
                 if batch.stop {
                     let end = Date()
                     for sink in sinks { try sink.end(session, at: end) }
+                    crash?.close(removing: true)
                     // Closing releases the waiters after the session has ended.
                     queue.close()
                     for waiter in batch.flushWaiters { waiter.signal() }
@@ -67,6 +73,7 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
         } catch {
             status.report(RecorderError(kind: .sink, message: "\(error)"))
         }
+        crash?.close(removing: true)
         queue.close()
         for waiter in held { waiter.signal() }
     }

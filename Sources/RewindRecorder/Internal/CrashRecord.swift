@@ -1,0 +1,132 @@
+import CRewindCrash
+import Foundation
+import RewindJSON
+import RewindLog
+
+/// What a dead session's crash journal says, and what the next run writes into its log: one
+/// last event, `@@rewind/crashed`, and the session's end at the signal's time.
+struct CrashRecord: Equatable {
+    var session: String
+    var app: String
+    var pid: Int32
+    /// The signal, or 0 when the process died without one its handler saw (SIGKILL, a power
+    /// loss, `exit` without ending the recording): the session then just never ended.
+    var signal: Int32
+    var at: Date?
+    /// The action being reduced when the signal came: its seq-to-be and send site.
+    var reducing: (seq: Int64, site: SendSite?)?
+    /// The last seq handed to the recorder before the crash.
+    var recordedThrough: Int64
+
+    init(_ slot: rewind_crash_slot) {
+        var slot = slot
+        session = Self.text(&slot.session, count: nil)
+        app = Self.text(&slot.app, count: nil)
+        pid = slot.pid
+        signal = slot.signal
+        at = slot.signal_at_ns > 0 ? Date(timeIntervalSince1970: Double(slot.signal_at_ns) / 1e9) : nil
+        recordedThrough = slot.recorded_through
+        if slot.reducing != 0 {
+            let file = Self.text(&slot.file, count: Int(slot.file_length))
+            let function = Self.text(&slot.function, count: Int(slot.function_length))
+            let site = file.isEmpty ? nil : SendSite(file: file, line: Int(slot.line), function: function)
+            reducing = (slot.next_seq, site)
+        }
+    }
+
+    static func == (lhs: CrashRecord, rhs: CrashRecord) -> Bool {
+        lhs.session == rhs.session && lhs.signal == rhs.signal && lhs.recordedThrough == rhs.recordedThrough
+            && lhs.reducing?.seq == rhs.reducing?.seq && lhs.reducing?.site == rhs.reducing?.site
+    }
+
+    private static func text<T>(_ field: inout T, count: Int?) -> String {
+        withUnsafeBytes(of: &field) { raw in
+            let limit = min(count ?? raw.count, raw.count)
+            let bytes = raw.prefix(limit)
+            let end = count == nil ? (bytes.firstIndex(of: 0) ?? bytes.endIndex) : bytes.endIndex
+            return String(decoding: bytes[..<end], as: UTF8.self)
+        }
+    }
+
+    /// The signal's name (`SIGSEGV`…), or its number.
+    var signalName: String {
+        switch signal {
+        case SIGSEGV: "SIGSEGV"
+        case SIGBUS: "SIGBUS"
+        case SIGABRT: "SIGABRT"
+        case SIGILL: "SIGILL"
+        case SIGTRAP: "SIGTRAP"
+        case SIGFPE: "SIGFPE"
+        default: "signal \(signal)"
+        }
+    }
+
+    /// The action type of the event that says a session crashed.
+    static let crashedType = "@@rewind/crashed"
+
+    /// The crashed event's action: the signal, when, the action being reduced (or that the crash
+    /// came between actions), and how many recorded actions the log lacks (`lost`).
+    func action(lost: Int64) -> JSONValue {
+        var object: JSONObject = ["type": .string(Self.crashedType), "signal": .string(signalName),
+                                  "number": .number(JSONNumber(Int64(signal))), "lost": .number(JSONNumber(lost))]
+        // Milliseconds, as a whole number: JSON's numbers and every reader agree on those.
+        if let at { object["at"] = .number(JSONNumber(Int64((at.timeIntervalSince1970 * 1000).rounded()))) }
+        if let reducing {
+            var during: JSONObject = ["seq": .number(JSONNumber(reducing.seq))]
+            if let site = reducing.site {
+                during["site"] = ["file": .string(site.file), "line": .number(JSONNumber(Int64(site.line))), "function": .string(site.function)]
+            }
+            object["reducing"] = .object(during)
+        } else {
+            object["reducing"] = .null
+        }
+        return .object(object)
+    }
+
+    /// Writes the crash into the session of the log at `path` (through `writer`, its one
+    /// writer): the crashed event after the last one the log holds, its state unchanged, and the
+    /// session's end at the signal's time. A session the log never got (the app crashed before
+    /// its recorder wrote anything) is made there, its state unknown (`null`), so the crash and
+    /// the count of actions lost are still told. A journal without a signal writes nothing: the
+    /// session stays as it was, never ended. A session made here is marked for delivery to
+    /// `server` (a local log's) from its start. Returns whether the journal is done with.
+    @discardableResult
+    func write(into writer: LogWriter, path: String, server: String? = nil) throws -> Bool {
+        try writer.commit()
+        let reader = try LogReader(path: path)
+        let found = try? reader.session(named: session)
+        guard signal != 0 else { return true }
+        if let found, found.endedAt != nil { return true }
+        let at = self.at ?? Date()
+        let id: Int64
+        var last: Int64 = -1
+        let hash: UInt64
+        if let found, let lastSeq = found.lastSeq, let previous = try reader.event(session: found.id, seq: lastSeq) {
+            id = found.id
+            last = lastSeq
+            hash = previous.hash
+        } else if found == nil {
+            // Only a session of this log's app: another app's journal waits for its own log.
+            guard try reader.sessions().contains(where: { $0.app == app }) || reader.sessions().isEmpty else { return false }
+            id = try writer.openSession(uuid: session, app: app, startedAt: at, meta: ["lostBeforeWritten": true], replayOf: nil,
+                                        run: nil, hashVersion: .v2, owner: nil)
+            if let server { try writer.markDelivered(session: id, server: server, through: -1) }
+            hash = JSONValue.null.hash(.v2)
+            writer.append([LogEvent(sessionID: id, seq: 0, at: at, action: ["type": "@@rewind/unknown"], actionType: "@@rewind/unknown",
+                                    patch: [], hash: hash, coalesced: true, keyframe: .null)])
+            last = 0
+        } else {
+            return true
+        }
+        // What the log lacks of what the recorder was handed (seq 0, the initial state, counts
+        // as recorded): lost with the process.
+        let lost = max(0, recordedThrough - (found == nil ? -1 : last))
+        var event = LogEvent(sessionID: id, seq: last + 1, at: at, action: action(lost: lost), actionType: Self.crashedType,
+                             patch: [], hash: hash)
+        event.site = reducing?.site
+        writer.append([event])
+        try writer.endSession(id: id, at: at)
+        try writer.commit()
+        return true
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindReplay
+import Testing
+import RewindTestSupport
+
+/// Issue 40: an app whose reducer traps dies of it, and its next run delivers the crashed
+/// session with one last event, `@@rewind/crashed`: the signal, the action being reduced (its
+/// seq and send site), and how many recorded actions the crash took with it. Real child
+/// processes (`RewindRecorderChild trap`, a reducer behind a StoreLink) and a real `rewind serve`.
+@Suite("A crash becomes its history", .ownThreads)
+struct CrashHistoryTests {
+    static let child = StoreAndForwardTests.child
+    /// Swift's backtracer, which the handler chains to, takes seconds to symbolicate: off here.
+    static let quietCrash = ["SWIFT_BACKTRACE": "enable=no"]
+
+    /// Runs the child trapping on action `at`; returns the session's uuid and its exit status.
+    static func crash(at action: Int, paced: Bool, environment: [String: String]) throws -> (uuid: String, status: Int32) {
+        let run = try CLIRunner.run([String(action), "trap"] + (paced ? ["paced"] : []), program: child,
+                                    environment: environment.merging(quietCrash) { $1 })
+        let uuid = try #require(run.stdout.split(separator: "\n").first.map(String.init), "\(run.stderr)")
+        #expect(run.stderr.contains("the reducer traps on action \(action)"), "\(run.stderr)")
+        return (uuid, run.status)
+    }
+
+    @Test("crashed at UI pace and at full speed: the next run delivers each session ended by @@rewind/crashed, which names the signal and the action, and the events it lacks are counted exactly",
+          arguments: [true, false])
+    func crashIsDelivered(paced: Bool) throws {
+        let place = try StoreAndForwardTests.Place()
+        defer { place.dir.cleanup() }
+        let port = try StoreAndForwardTests.portNothingListensOn()
+        let environment = place.environment(port: port)
+        let crashed = try Self.crash(at: 40, paced: paced, environment: environment)
+        // Died of the trap (a signal), not an exit of its own.
+        #expect(crashed.status != 0)
+        let journal = place.outbox + "/crashes/\(crashed.uuid).crash"
+        #expect(FileManager.default.fileExists(atPath: journal))
+
+        let serve = try place.serve(port: port)
+        defer { StoreAndForwardTests.stop(serve) }
+        let next = try StoreAndForwardTests.record(3, environment: environment)
+        #expect(next.result["delivered"] == true, "\(next.result) \(next.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: journal))
+
+        let reader = try LogReader(path: place.db)
+        let session = try reader.session(named: crashed.uuid)
+        #expect(session.endedAt != nil)
+        let lastSeq = try #require(session.lastSeq)
+        let last = try #require(try reader.event(session: session.id, seq: lastSeq))
+        #expect(last.actionType == "@@rewind/crashed")
+        let action = last.action
+        #expect(["SIGILL", "SIGTRAP"].contains(action["signal"]?.stringValue ?? ""), "\(action)")
+        #expect(action["reducing"]?["seq"] == 40, "\(action)")
+        let lost = try #require(action["lost"]?.numberValue?.int64Value)
+        if session.meta["lostBeforeWritten"] == true {
+            // Nothing reached the device's log before the crash: the session is made to tell it,
+            // and every one of the 39 actions and the initial state is counted lost.
+            #expect(lastSeq == 1 && lost == 40, "\(action)")
+        } else {
+            // Seq 0 (the initial state) and the actions the log has, then the crash: with those
+            // lost, 39 actions in all.
+            #expect((lastSeq - 1) + lost == 39, "last \(lastSeq), lost \(lost)")
+            #expect(try Timeline(reader: reader, session: session.id).verify().passed)
+        }
+        if paced {
+            // At 2 ms an action the recorder keeps up: the log has every action before the crash.
+            #expect(lost == 0 && lastSeq == 40, "last \(lastSeq), lost \(lost)")
+        }
+        // The send site is the child's (a StoreLink has none: the action is named by its seq).
+        #expect(action["reducing"]?["site"] == nil)
+        // The run after the crash is a session of its own, delivered whole.
+        try StoreAndForwardTests.expectStored(next.uuid, through: 3, in: place.db)
+    }
+
+    @Test("a session the app ended leaves no journal behind, and a run killed with SIGKILL leaves one that the next run reads as ended without a word")
+    func noJournalAfterAnEndAndKilledIsInterrupted() throws {
+        let place = try StoreAndForwardTests.Place()
+        defer { place.dir.cleanup() }
+        let port = try StoreAndForwardTests.portNothingListensOn()
+        let environment = place.environment(port: port)
+        let ended = try StoreAndForwardTests.record(4, environment: environment)
+        #expect(!FileManager.default.fileExists(atPath: place.outbox + "/crashes/\(ended.uuid).crash"))
+
+        let app = try RunningCLI(["20", "commit"], environment: environment, program: Self.child)
+        #expect(app.wait { out, _ in out.contains("committed\n") }, "\(app.stdout) \(app.stderr)")
+        let uuid = try #require(app.stdout.split(separator: "\n").first.map(String.init))
+        #expect(FileManager.default.fileExists(atPath: place.outbox + "/crashes/\(uuid).crash"))
+        app.signal(SIGKILL)
+        _ = app.waitForExit()
+
+        let serve = try place.serve(port: port)
+        defer { StoreAndForwardTests.stop(serve) }
+        let next = try StoreAndForwardTests.record(2, environment: environment)
+        #expect(next.result["delivered"] == true, "\(next.result) \(next.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: place.outbox + "/crashes/\(uuid).crash"))
+        let reader = try LogReader(path: place.db)
+        let killed = try reader.session(named: uuid)
+        // Every committed event delivered, no crash said (no handler runs for SIGKILL), no end.
+        #expect(killed.lastSeq == 20)
+        #expect(killed.endedAt == nil)
+        let last = try #require(try reader.event(session: killed.id, seq: 20))
+        #expect(last.actionType != "@@rewind/crashed")
+    }
+}
