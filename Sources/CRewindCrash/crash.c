@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #define REWIND_CRASH_SLOTS 64
 
@@ -11,6 +12,9 @@ static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP, S
 static struct sigaction previous[CRASH_SIGNAL_COUNT];
 static volatile sig_atomic_t installed = 0;
 static volatile sig_atomic_t handling = 0;
+static volatile int wake_fd = -1;
+
+void rewind_crash_set_wake(int fd) { wake_fd = fd; }
 
 static int signal_index(int sig) {
     for (int i = 0; i < CRASH_SIGNAL_COUNT; i++) {
@@ -19,7 +23,7 @@ static int signal_index(int sig) {
     return -1;
 }
 
-/// Only async-signal-safe calls: clock_gettime, nanosleep, sigaction, raise. Writes the signal into every
+/// Only async-signal-safe calls: clock_gettime, write, nanosleep, sigaction, raise. Writes the signal into every
 /// watched slot (once: a crash inside this handler skips straight to the chaining), puts back
 /// the handler it replaced and hands the signal on, so the app dies as it would have (or a
 /// crash reporter installed before sees it).
@@ -36,6 +40,13 @@ static void rewind_crash_handler(int sig, siginfo_t *info, void *context) {
             __atomic_signal_fence(__ATOMIC_SEQ_CST);
             slot->signal = sig;
         }
+        // Rewind's watcher thread writes the action being reduced (it may encode; this may not).
+        int wake = wake_fd;
+        if (wake >= 0) {
+            char byte = 1;
+            ssize_t written = write(wake, &byte, 1);
+            (void)written;
+        }
         // The recorder's thread and the log's writer run on while this thread waits: what the
         // recorder was handed before the crash gets committed, within a bound (a crash that
         // holds a lock they need makes this wait its whole bound, then the app dies as it would).
@@ -45,7 +56,9 @@ static void rewind_crash_handler(int sig, siginfo_t *info, void *context) {
                 int behind = 0;
                 for (int i = 0; i < REWIND_CRASH_SLOTS; i++) {
                     rewind_crash_slot *slot = watched[i];
-                    if (slot != 0 && slot->committed_through < slot->recorded_through) behind = 1;
+                    if (slot == 0) continue;
+                    if (slot->committed_through < slot->recorded_through) behind = 1;
+                    if (wake >= 0 && slot->reducing && slot->action_state == 0) behind = 1;
                 }
                 if (!behind) break;
                 struct timespec now_mono;

@@ -51,7 +51,7 @@ extension Store where State: Encodable & Sendable, Action: Sendable {
         // Built here, in the app's module, so the hand-off is specialised for its types.
         install(recorder, tap: StoreTap(record: { action, state, at, duration, cause, site in
             recorder.record(action, state: state, at: at, durationNs: duration, cause: cause, site: site)
-        }, willReduce: { site in recorder.willReduce(site: site) }))
+        }, willReduce: { action, site in recorder.willReduce(action, site: site) }))
         commands.accept?(self, recorder.sinks)
     }
 

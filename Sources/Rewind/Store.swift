@@ -152,7 +152,7 @@ public final class Store<State, Action>: Observable {
     /// the effect (which a replay drops: the actions effects sent are in the recording).
     @discardableResult
     func reduce(_ action: Action, cause: Int64?, site: SendSite? = nil) -> (seq: Int64?, effect: Effect<Action>) {
-        tap?.willReduce(site)
+        tap?.willReduce(action, site)
         let at = Date()
         let start = MonotonicClock.nanoseconds()
         let effect: Effect<Action>

@@ -101,6 +101,12 @@ enum StoreBenchmarks {
                                        note: "median; baseline: recording off; p10 \(Int(onP10.rounded())) vs \(Int(offP10.rounded())); \(sizeNote)"))
             results.append(BenchResult(name: "store/send \(label), added by recording", value: added.rounded(), unit: "ns",
                                        note: "UI pace, paired per round, both orders; goal < 1,000"))
+            if bytes == 1_000 {
+                let (without, with, journal) = crashJournalShare(state, paths: (freshPath(), freshPath()))
+                results.append(BenchResult(name: "store/send \(label), added by the crash journal", value: journal.rounded(), unit: "ns",
+                                           baseline: without.rounded(), ratio: with / without,
+                                           note: "UI pace, paired per round, both orders; baseline: recording without the journal; goal < 1,000"))
+            }
             let (tightOff, tightOn, dropped) = sendInTightLoop(state, count: tightCount, path: freshPath())
             results.append(BenchResult(name: "store/send \(label), recording (tight loop)", value: tightOn.rounded(), unit: "ns",
                                        baseline: tightOff.rounded(), ratio: tightOn / tightOff,
@@ -200,6 +206,55 @@ enum StoreBenchmarks {
         let added = (Measure.quantile(addedOnFirst, 0.5) + Measure.quantile(addedOffFirst, 0.5)) / 2
         return (Measure.quantile(offSamples, 0.5) * 1e9, Measure.quantile(onSamples, 0.5) * 1e9, added * 1e9,
                 Measure.quantile(offSamples, 0.1) * 1e9, Measure.quantile(onSamples, 0.1) * 1e9)
+    }
+
+    /// `send` at UI pace on two recording stores, one keeping a crash journal and one not,
+    /// alternated and paired per round as ``sendAtUIPace(_:path:)`` does: the medians without and
+    /// with it, and what the journal adds (ns).
+    @MainActor
+    static func crashJournalShare(_ state: State, paths: (String, String)) -> (without: Double, with: Double, added: Double) {
+        var options = RecorderOptions()
+        options.keepsCrashJournal = false
+        let bare = Store(initialState: state, reducer: reducer)
+        let bareRecorder = Recorder<State, Action>(initialState: state, to: .file(paths.0), metadata: RecordingMetadata(app: "bench"),
+                                                   options: options)
+        bare.attach(bareRecorder)
+        let journaled = Store(initialState: state, reducer: reducer)
+        let journaledRecorder = Recorder<State, Action>(initialState: state, to: .file(paths.1), metadata: RecordingMetadata(app: "bench"))
+        journaled.attach(journaledRecorder)
+        defer {
+            bareRecorder.stop()
+            journaledRecorder.stop()
+        }
+        var withoutSamples: [Double] = []
+        var withSamples: [Double] = []
+        var addedWithFirst: [Double] = []
+        var addedWithoutFirst: [Double] = []
+        for index in 0..<2_000 {
+            bareRecorder.flush()
+            journaledRecorder.flush()
+            Thread.sleep(forTimeInterval: 0.000_5)
+            let awake = MonotonicClock.seconds() + 0.000_05
+            while MonotonicClock.seconds() < awake {}
+            let withFirst = index % 2 == 1
+            var with = 0.0
+            var without = 0.0
+            for journalTurn in withFirst ? [true, false] : [false, true] {
+                let t0 = MonotonicClock.seconds()
+                if journalTurn {
+                    journaled.send(.toggle(index))
+                    with = MonotonicClock.seconds() - t0
+                } else {
+                    bare.send(.toggle(index))
+                    without = MonotonicClock.seconds() - t0
+                }
+            }
+            withSamples.append(with)
+            withoutSamples.append(without)
+            if withFirst { addedWithFirst.append(with - without) } else { addedWithoutFirst.append(with - without) }
+        }
+        let added = (Measure.quantile(addedWithFirst, 0.5) + Measure.quantile(addedWithoutFirst, 0.5)) / 2
+        return (Measure.quantile(withoutSamples, 0.5) * 1e9, Measure.quantile(withSamples, 0.5) * 1e9, added * 1e9)
     }
 
     /// Mean cost of `count` sends in a row: the recorder falls behind, so the snapshots it holds

@@ -126,7 +126,9 @@ public final class LogReader: @unchecked Sendable {
                (SELECT count(*) FROM keyframes WHERE session_id = s.id),
                (SELECT at FROM events WHERE session_id = s.id ORDER BY seq DESC LIMIT 1),
                \(withRun ? "s.run" : "NULL"),
-               \(withHashVersion ? "s.hash_version" : "1")
+               \(withHashVersion ? "s.hash_version" : "1"),
+               (SELECT e.action FROM events e WHERE e.session_id = s.id AND e.action_type = '\(SessionInfo.crashedType)'
+                  AND e.seq = (SELECT max(seq) FROM events WHERE session_id = s.id))
         FROM sessions s
         """
     }

@@ -29,11 +29,28 @@ public struct SessionInfo: Sendable, Equatable {
     public var keyframeCount: Int
     /// When the last stored event happened.
     public var lastEventAt: Date?
+    /// The app died of a crash: its last event's action (``crashedType``), which says the signal,
+    /// when, the action being reduced and how many recorded actions were lost. `nil` otherwise.
+    public var crash: JSONValue?
+
+    /// The action type of the event a crashed session ends with.
+    public static let crashedType = "@@rewind/crashed"
+
+    /// One line about the crash: `SIGILL in add (seq 40)`, `SIGSEGV between actions`.
+    public var crashSummary: String? {
+        guard let crash else { return nil }
+        let signal = crash["signal"]?.stringValue ?? "a signal"
+        guard let reducing = crash["reducing"], reducing != .null else { return "\(signal) between actions" }
+        let seq = reducing["seq"]?.numberValue.map { " (seq \($0))" } ?? ""
+        if let type = reducing["type"]?.stringValue { return "\(signal) in \(type)\(seq)" }
+        return "\(signal) in a reduce\(seq)"
+    }
 
     /// Makes a session description.
     public init(id: Int64, uuid: String, app: String, startedAt: Date, endedAt: Date? = nil, meta: JSONValue = [:],
                 replayOf: String? = nil, eventCount: Int = 0, lastSeq: Int64? = nil, keyframeCount: Int = 0,
-                lastEventAt: Date? = nil, run: String? = nil, hashVersion: StateHashVersion = .v1) {
+                lastEventAt: Date? = nil, run: String? = nil, hashVersion: StateHashVersion = .v1, crash: JSONValue? = nil) {
+        self.crash = crash
         self.run = run
         self.hashVersion = hashVersion
         self.id = id

@@ -22,4 +22,8 @@ extension Recording.Step {
 
     /// A branch left the action out here (``Recorder/skippedType``): the state did not change.
     package var isLeftOut: Bool { action["type"]?.stringValue == Recorder<Int, Int>.skippedType }
+
+    /// The app crashed here (`@@rewind/crashed`, the last event of a crashed session): no action
+    /// of the app's; the state did not change.
+    package var isCrashedMark: Bool { action["type"]?.stringValue == CrashRecord.crashedType }
 }

@@ -36,6 +36,8 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
     /// The session's crash journal, in the first sink that keeps one (`nil`: none, or it could
     /// not be made).
     @usableFromInline let crash: CrashJournal?
+    /// The action being reduced, kept for the crash journal's watcher (``willReduce(_:site:)``).
+    private let reducing = Mutex<Action?>(nil)
 
     /// Starts recording a session whose seq 0 is `initialState`.
     ///
@@ -59,9 +61,13 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         let writable = sinks.compactMap { $0 as? any SessionSink }
         let foreign = sinks.first { !($0 is any SessionSink) }
         let redactor = Result { () throws(RecorderError) -> Redactor in try Redactor(options.redacting, keys: options.redactingKeys) }
-        if foreign == nil, case .success = redactor {
+        if foreign == nil, case .success = redactor, options.keepsCrashJournal {
             let session = self.session
-            self.crash = writable.lazy.compactMap(\.crashJournalFolder).first.flatMap { CrashJournal(folder: $0, session: session) }
+            let reducing = self.reducing
+            let encoder = ActionEncoder()
+            self.crash = writable.lazy.compactMap(\.crashJournalFolder).first.flatMap {
+                CrashJournal(folder: $0, session: session) { reducing.withLock { $0 }.map { encoder.encode($0).value } }
+            }
         } else {
             self.crash = nil
         }
@@ -115,11 +121,13 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         return seq
     }
 
-    /// Before the reducer runs on an action sent from `site`: the crash journal notes it, so a
-    /// crash in the reducer is recorded with it (``CrashJournal``).
+    /// Before the reducer runs `action`, sent from `site`: the crash journal notes it, so a crash
+    /// in the reducer is recorded with it (``CrashJournal``).
     @usableFromInline
-    package func willReduce(site: SendSite?) {
-        crash?.willReduce(site: site)
+    package func willReduce(_ action: Action, site: SendSite?) {
+        guard let crash else { return }
+        reducing.withLock { $0 = action }
+        crash.willReduce(site: site)
     }
 
     /// The action type a branch records in place of an action it left out.

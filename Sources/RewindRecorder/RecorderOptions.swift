@@ -26,6 +26,10 @@ public struct RecorderOptions: Sendable, Equatable {
     /// off only if a custom `encode(to:)` reads something the state's own bytes do not show: a
     /// global, or a class instance in an enum case that it never hands to the encoder.
     public var reusesUnchangedEncodings: Bool
+    /// Whether the recorder keeps a crash journal for its session (``CrashJournal``; on by
+    /// default, when a sink keeps events on the device). Off only for the benchmark that
+    /// measures what it costs.
+    package var keepsCrashJournal = true
 
     /// Options; 10,000 snapshots by default.
     public init(redacting: [String] = [], redactingKeys: [String] = [], queueCapacity: Int = 10_000,

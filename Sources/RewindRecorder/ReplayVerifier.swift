@@ -242,7 +242,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
             throw ExpectationError("the expectation at seq \(expectation.seq) is outside the recording, whose actions are seqs "
                                    + "\(recording.firstSeq + 1)…\(recording.lastSeq)")
         }
-        for step in recording.steps where step.isReplayedMark || step.isLeftOut {
+        for step in recording.steps where step.isReplayedMark || step.isLeftOut || step.isCrashedMark {
             if expectations.contains(where: { $0.seq == step.seq }) {
                 throw ExpectationError("the expectation at seq \(step.seq) is at no action of the app's (\(step.action["type"]?.stringValue ?? "a mark")): "
                                        + "expect the value at the next action instead")
@@ -261,7 +261,7 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
             // Events that are no action of the app's: a replay set the state (the verifier takes
             // the recorded one and goes on from it), or a branch left an action out (nothing
             // changed).
-            if step.isReplayedMark || step.isLeftOut {
+            if step.isReplayedMark || step.isLeftOut || step.isCrashedMark {
                 if let patch = step.patch, knowsRecorded {
                     try expected.apply(try JSONPatch(json: patch))
                     if step.isReplayedMark {
@@ -331,6 +331,37 @@ public struct ReplayVerifier<State: Codable, Action: Decodable> {
             }
         }
         return nil
+    }
+
+    /// For a session whose app crashed in the reducer (`rewind test` writes the call): replays
+    /// the recording through the step, without comparing (a replay's mark sets the recorded
+    /// state, as ``firstMismatch(in:)`` does), then runs `action`, the one being reduced when the
+    /// app crashed, from the state the replay leaves. It crashes as the app did while the reducer
+    /// still does; run it where a crash fails only the test (Swift Testing's exit tests).
+    ///
+    /// - Returns: the state after `action`.
+    /// - Throws: ``DecodeError`` when a state or an action does not decode.
+    @discardableResult
+    public func reproduceCrash(in recording: Recording, action: JSONValue) throws -> State {
+        var recorded = recording.initialState
+        var knowsRecorded = true
+        var state = try DecodeError.decode(State.self, from: recorded, as: .state)
+        for step in recording.steps {
+            if let patch = step.patch, knowsRecorded {
+                try recorded.apply(try JSONPatch(json: patch))
+            } else {
+                knowsRecorded = false
+            }
+            if step.isReplayedMark {
+                if knowsRecorded { state = try DecodeError.decode(State.self, from: recorded, as: .state) }
+                continue
+            }
+            if step.isLeftOut || step.isCrashedMark { continue }
+            reduce(&state, try DecodeError.decode(Action.self, from: step.action, as: .action(seq: step.seq)))
+        }
+        let crashing = try DecodeError.decode(Action.self, from: action, as: .action(seq: recording.lastSeq + 1))
+        reduce(&state, crashing)
+        return state
     }
 
     /// ``firstMismatch(in:)`` for a session of a log file (`latest` by default).

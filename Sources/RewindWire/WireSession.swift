@@ -47,10 +47,14 @@ public struct WireSession: Sendable, Equatable {
     public var os: String?
     /// The session's tags (from `meta.tags`), as the `tag` filter matches them.
     public var tags: [String]
+    /// The app died of a crash: the action of the session's last event, `@@rewind/crashed`
+    /// (`signal`, `at`, `reducing`, `lost`); `null` otherwise.
+    public var crash: JSONValue?
 
     public init(id: Int64, uuid: String, app: String, startedAt: Double, endedAt: Double? = nil, live: Bool,
                 eventCount: Int, lastSeq: Int64?, replayOf: String? = nil, meta: JSONValue = [:], run: String? = nil,
-                appVersion: String? = nil, device: String? = nil, os: String? = nil, tags: [String] = []) {
+                appVersion: String? = nil, device: String? = nil, os: String? = nil, tags: [String] = [], crash: JSONValue? = nil) {
+        self.crash = crash
         self.run = run
         self.appVersion = appVersion
         self.device = device
@@ -83,6 +87,7 @@ public struct WireSession: Sendable, Equatable {
         o["device"] = device.map(JSONValue.string) ?? .null
         o["os"] = os.map(JSONValue.string) ?? .null
         o["tags"] = .array(tags.map(JSONValue.string))
+        o["crash"] = crash ?? .null
         return .object(o)
     }
 
@@ -104,5 +109,6 @@ public struct WireSession: Sendable, Equatable {
         device = try f.optionalString("device")
         os = try f.optionalString("os")
         tags = f.object["tags"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if let crash = f.object["crash"], crash.objectValue != nil { self.crash = crash } else { crash = nil }
     }
 }

@@ -63,7 +63,14 @@ struct CompileErrorTests {
             "-typecheck", "-swift-version", "6", "-I", modules,
             "-Xcc", "-fmodule-map-file=" + repository.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
             "-Xcc", "-fmodule-map-file=" + repository.appendingPathComponent("Sources/CLibWebSockets/module.modulemap").path,
+            "-Xcc", "-fmodule-map-file=" + crashModuleMap,
         ] + flags + [file.path], in: directory)
+    }
+
+    /// The crash handler's module map, which SwiftPM writes into the build folder beside Modules
+    /// (a C target with an include folder and no module map of its own).
+    static var crashModuleMap: String {
+        CLIRunner.locate("Modules").deletingLastPathComponent().appendingPathComponent("CRewindCrash.build/module.modulemap").path
     }
 
     static func source(_ test: Case, state: String, action: String) -> String {

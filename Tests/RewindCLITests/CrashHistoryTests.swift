@@ -24,7 +24,7 @@ struct CrashHistoryTests {
         return (uuid, run.status)
     }
 
-    @Test("crashed at UI pace and at full speed: the next run delivers each session ended by @@rewind/crashed, which names the signal and the action, and the events it lacks are counted exactly",
+    @Test("crashed at UI pace and at full speed: the next run delivers each session ended by @@rewind/crashed, which names the signal and the action, and the events its log lacks are counted exactly",
           arguments: [true, false])
     func crashIsDelivered(paced: Bool) throws {
         let place = try StoreAndForwardTests.Place()
@@ -52,6 +52,9 @@ struct CrashHistoryTests {
         let action = last.action
         #expect(["SIGILL", "SIGTRAP"].contains(action["signal"]?.stringValue ?? ""), "\(action)")
         #expect(action["reducing"]?["seq"] == 40, "\(action)")
+        // The action itself, which the watcher thread wrote while the handler waited.
+        #expect(action["reducing"]?["type"] == "add", "\(action)")
+        #expect(action["reducing"]?["action"] == ["add": ["_0": 40]], "\(action)")
         let lost = try #require(action["lost"]?.numberValue?.int64Value)
         if session.meta["lostBeforeWritten"] == true {
             // Nothing reached the device's log before the crash: the session is made to tell it,
@@ -63,14 +66,25 @@ struct CrashHistoryTests {
             #expect((lastSeq - 1) + lost == 39, "last \(lastSeq), lost \(lost)")
             #expect(try Timeline(reader: reader, session: session.id).verify().passed)
         }
-        if paced {
-            // At 2 ms an action the recorder keeps up: the log has every action before the crash.
-            #expect(lost == 0 && lastSeq == 40, "last \(lastSeq), lost \(lost)")
-        }
         // The send site is the child's (a StoreLink has none: the action is named by its seq).
         #expect(action["reducing"]?["site"] == nil)
         // The run after the crash is a session of its own, delivered whole.
         try StoreAndForwardTests.expectStored(next.uuid, through: 3, in: place.db)
+
+        // `rewind sessions` says so: --crashed lists it alone, --json carries the crash, and the
+        // table's CRASH column names the signal and the action.
+        let listed = try CLIRunner.run(["sessions", "--crashed", "--json", "--db", place.db])
+        let lines = try jsonLines(listed.stdout)
+        #expect(lines.map { $0["uuid"]?.stringValue } == [crashed.uuid], "\(listed.stdout)")
+        #expect(lines.first?["crash"] == action)
+        #expect(lines.first?["state"] == "ended")
+        let table = try CLIRunner.run(["sessions", "--db", place.db], environment: ["NO_COLOR": "1"])
+        let row = try #require(table.stdout.split(separator: "\n").first { $0.contains(String(crashed.uuid.prefix(8))) })
+        #expect(row.hasSuffix("in add (seq 40)"), "\(table.stdout)")
+        #expect(table.stdout.split(separator: "\n").first?.hasSuffix("CRASH") == true, "\(table.stdout)")
+        let refused = try CLIRunner.run(["sessions", "--crashed", "--limit", "5", "--db", place.db])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--crashed lists every crashed session at once; it takes no --limit or --after."), "\(refused.stderr)")
     }
 
     @Test("a session the app ended leaves no journal behind, and a run killed with SIGKILL leaves one that the next run reads as ended without a word")

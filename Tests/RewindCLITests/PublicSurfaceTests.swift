@@ -35,8 +35,7 @@ struct PublicSurfaceTests {
             "-minimum-access-level", "public", "-output-dir", folder.path,
             "-Xcc", "-fmodule-map-file=" + CompileErrorTests.repository.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
             "-Xcc", "-fmodule-map-file=" + CompileErrorTests.repository.appendingPathComponent("Sources/CLibWebSockets/module.modulemap").path,
-            // SwiftPM writes the crash handler's module map into the build folder, beside Modules.
-            "-Xcc", "-fmodule-map-file=" + CLIRunner.locate("Modules").deletingLastPathComponent().appendingPathComponent("CRewindCrash.build/module.modulemap").path,
+            "-Xcc", "-fmodule-map-file=" + CompileErrorTests.crashModuleMap,
         ], in: folder)
         try #require(result.status == 0, "swift-symbolgraph-extract: \(result.output.suffix(2_000))")
         let graph = try JSONValue(parsing: Array(Data(contentsOf: folder.appendingPathComponent("\(module).symbols.json"))))

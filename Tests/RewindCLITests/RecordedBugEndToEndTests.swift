@@ -1,4 +1,5 @@
 import Foundation
+import RewindJSON
 import Testing
 import RewindSupport
 import RewindTestSupport
@@ -10,8 +11,9 @@ import RewindTestSupport
 /// record, `rewind test --expect` (`--reducer` for the one, `--step` for the other), `swift test`
 /// fails naming the seq, the send site and the expected, replayed and recorded values; the fix
 /// makes it pass without recording or generating again. A test without `--expect` locks in the
-/// recording instead: it passes with the bug and fails once it is fixed. The package is built
-/// once; every `swift test` run reuses that build.
+/// recording instead: it passes with the bug and fails once it is fixed. Then each app crashes
+/// in its reducer (an index out of range), and the crash becomes an exit test that fails until
+/// the reducer is fixed. The package is built once; every `swift test` run reuses that build.
 @Suite("A recorded bug becomes a failing Swift test, end to end", .ownThreads)
 struct RecordedBugEndToEndTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -51,7 +53,12 @@ struct RecordedBugEndToEndTests {
                     case add(Int)
                     case remove(Int)
                     case checkout
+                    case pay(Int)
                 }
+
+                /// What the recording app sends; `crashingSession` pays with an item that is not there.
+                public let checkoutSession: [CartAction] = [.add(5), .add(7), .add(3), .remove(1), .add(2), .checkout]
+                public let crashingSession: [CartAction] = [.add(5), .add(7), .pay(5)]
 
                 public let cartReducer: Reducer<CartState, CartAction> = { state, action in
                     switch action {
@@ -64,6 +71,8 @@ struct RecordedBugEndToEndTests {
                         }
                     case .checkout:
                         state.items = []
+                    case .pay(let index):
+                        state.total = state.items[index]
                     }
                     return .none
                 }
@@ -74,7 +83,7 @@ struct RecordedBugEndToEndTests {
 
                 let store = Store(initialState: CartState(), reducer: cartReducer)
                 store.record(to: .file(CommandLine.arguments[1]), app: "Checkout")
-                for action in [CartAction.add(5), .add(7), .add(3), .remove(1), .add(2), .checkout] {
+                for action in CommandLine.arguments.count > 2 ? crashingSession : checkoutSession {
                     store.send(action)
                 }
                 await store.finishRecording()
@@ -94,6 +103,7 @@ struct RecordedBugEndToEndTests {
                     case add(Int)
                     case remove(Int)
                     case rewind
+                    case pay(Int)
                 }
 
                 public enum Effect<Action> {
@@ -113,6 +123,8 @@ struct RecordedBugEndToEndTests {
                         }
                     case .rewind:
                         break
+                    case .pay(let index):
+                        state.total = state.cart[index]
                     }
                     return .none
                 }
@@ -154,7 +166,8 @@ struct RecordedBugEndToEndTests {
                 import Shop
 
                 let (store, link) = makeShop(recordingTo: CommandLine.arguments[1])
-                for action in [ShopAction.add(5), .add(7), .add(3), .remove(1), .add(2)] {
+                let crashing = CommandLine.arguments.count > 2
+                for action in crashing ? [ShopAction.add(5), .add(7), .pay(5)] : [.add(5), .add(7), .add(3), .remove(1), .add(2)] {
                     store.send(action)
                 }
                 await link.recorder.finish()
@@ -211,7 +224,19 @@ struct RecordedBugEndToEndTests {
         }
     }
 
-    @Test("a recorded bug fails its test until it is fixed, for an app on Rewind's store and one on its own; without --expect the test locks in the recording")
+    /// Puts the crash in (or takes it out of) both apps' `pay`: an index out of range traps.
+    static func setCrash(_ present: Bool, in package: URL) throws {
+        for (file, list) in [("Sources/Checkout/Cart.swift", "items"), ("Sources/Shop/Shop.swift", "cart")] {
+            let url = package.appendingPathComponent(file)
+            var source = try String(contentsOf: url, encoding: .utf8)
+            let crashing = "state.total = state.\(list)[index]\n"
+            let fixed = "if state.\(list).indices.contains(index) { state.total = state.\(list)[index] }\n"
+            source = present ? source.replacingOccurrences(of: fixed, with: crashing) : source.replacingOccurrences(of: crashing, with: fixed)
+            try Data(source.utf8).write(to: url)
+        }
+    }
+
+    @Test("a recorded bug fails its test until it is fixed, for an app on Rewind's store and one on its own; without --expect the test locks in the recording; a crash in the reducer becomes an exit test that fails until the reducer no longer crashes")
     func threeCommands() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -272,6 +297,45 @@ struct RecordedBugEndToEndTests {
         #expect(fixed.output.contains("/total  recorded: 7  replayed: 8"))
         let bugTests = try Self.run("swift", ["test", "--skip-build", "--scratch-path", scratch, "--filter", "checkoutSession1|shopSession1"], in: package)
         #expect(bugTests.status == 0, "\(bugTests.output.suffix(3_000))")
+
+        // 5. A crash (issue 40): each app pays with an item that is not there and dies of it
+        // (Swift's backtracer off: it takes seconds). Its next run ends the crashed session with
+        // @@rewind/crashed, which names the action; `rewind test` writes an exit test that sends
+        // it again, which fails until the reducer no longer crashes, and then passes.
+        for (program, log) in [("record-checkout", checkoutLog), ("record-shop", shopLog)] {
+            let crashed = try Self.run("SWIFT_BACKTRACE=enable=no", [scratch + "/debug/" + program, log, "crash"], in: package)
+            #expect(crashed.status != 0, "\(program): \(crashed.output)")
+            #expect(crashed.output.contains("Index out of range"), "\(program): \(crashed.output)")
+            let next = try Self.run(scratch + "/debug/" + program, [log], in: package)
+            try #require(next.status == 0, "\(program): \(next.output)")
+        }
+        let listed = try CLIRunner.run(["sessions", "--crashed", "--json", "--db", checkoutLog])
+        let crashedSession = try JSONValue(parsing: listed.stdout.split(separator: "\n").first.map(String.init) ?? "")
+        #expect(crashedSession["id"] == 2, "\(listed.stdout)")
+        let reducing = crashedSession["crash"]?["reducing"]
+        #expect(reducing?["type"] == "pay", "\(listed.stdout)")
+        #expect(reducing?["action"] == ["pay": ["_0": 5]], "\(listed.stdout)")
+        #expect(reducing?["site"]?["file"] == "record_checkout/main.swift" && reducing?["site"]?["line"] == 7, "\(listed.stdout)")
+        #expect(crashedSession["crash"]?["lost"] == 0, "\(listed.stdout)")
+        let checkoutCrash = try CLIRunner.run(["test", "2", "--reducer", "cartReducer", "--module", "Checkout",
+                                               "-o", package.appendingPathComponent("Tests/CheckoutTests").path, "--db", checkoutLog])
+        try #require(checkoutCrash.status == 0, "\(checkoutCrash.stderr)")
+        let shopCrash = try CLIRunner.run(["test", "2", "--step", "shopStep", "--module", "Shop",
+                                           "-o", package.appendingPathComponent("Tests/ShopTests").path, "--db", shopLog])
+        try #require(shopCrash.status == 0, "\(shopCrash.stderr)")
+        let written = try String(contentsOf: package.appendingPathComponent("Tests/CheckoutTests/checkoutSession2.swift"), encoding: .utf8)
+        #expect(written.contains("// The app crashed: "), "\(written)")
+        #expect(written.contains("#expect(processExitsWith: .success)"), "\(written)")
+        let crashFilter = "checkoutSession2|shopSession2"
+        let stillCrashing = try Self.run("SWIFT_BACKTRACE=enable=no", ["swift", "test", "--scratch-path", scratch, "--filter", crashFilter], in: package)
+        #expect(stillCrashing.status != 0, "\(stillCrashing.output.suffix(3_000))")
+        #expect(stillCrashing.output.contains("Test checkoutSession2() recorded an issue"), "\(stillCrashing.output.suffix(3_000))")
+        #expect(stillCrashing.output.contains("Test shopSession2() recorded an issue"), "\(stillCrashing.output.suffix(3_000))")
+        try Self.setCrash(false, in: package)
+        let noLongerCrashing = try Self.run("SWIFT_BACKTRACE=enable=no", ["swift", "test", "--scratch-path", scratch, "--filter", crashFilter], in: package)
+        #expect(noLongerCrashing.status == 0, "\(noLongerCrashing.output.suffix(3_000))")
+        #expect(noLongerCrashing.output.contains("Test checkoutSession2() passed"), "\(noLongerCrashing.output.suffix(3_000))")
+        #expect(noLongerCrashing.output.contains("Test shopSession2() passed"), "\(noLongerCrashing.output.suffix(3_000))")
     }
 }
 

@@ -64,6 +64,39 @@ struct TestCommandTests {
         #expect(locked.contains("it locks in the recorded behaviour, bugs\n// included. For a recorded bug, say what the state should have been with --expect SEQ:POINTER=JSON."))
     }
 
+    @Test("a crash in the reducer becomes an exit test that sends the crashing action; one between actions a replay test that says so first; both parse",
+          arguments: [true, false])
+    func crashSource(inReducer: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let reducing: JSONValue = inReducer
+            ? ["seq": 4, "type": "pay", "action": ["pay": ["_0": 5]], "site": ["file": "Shop/Cart.swift", "line": 12, "function": "tap()"]]
+            : .null
+        let crash: JSONValue = ["type": "@@rewind/crashed", "signal": "SIGILL", "number": 4, "lost": 0, "reducing": reducing]
+        let lines: [JSONValue] = [["state": ["total": 0]], ["seq": 1, "action": ["add": ["_0": 5]], "patch": []], ["seq": 2, "action": crash, "patch": []]]
+        #expect(TestCommand.crash(in: lines) == crash)
+        #expect(TestCommand.crash(in: Array(lines.prefix(2))) == nil)
+        let swift = TestCommand.testSource(name: "shopSession2", replayer: .step("shopStep"), module: "Shop", maxLines: 20,
+                                           command: "rewind test 2 --step shopStep", origin: "session 2", steps: 2, from: 0,
+                                           crash: crash)
+        if inReducer {
+            #expect(swift.contains("// The app crashed: SIGILL in pay (seq 4), sent at Shop/Cart.swift:12.\n"), "\(swift)")
+            #expect(swift.contains("#if os(macOS) || os(Linux) || os(Windows)\n@Test func shopSession2() async {\n    await #expect(processExitsWith: .success) {"), "\(swift)")
+            #expect(swift.contains(#"        let crashing = try JSONValue(parsing: "{\"pay\":{\"_0\":5}}")"#), "\(swift)")
+            #expect(swift.contains("        try ReplayVerifier(step: shopStep).reproduceCrash(in: recording, action: crashing)\n"), "\(swift)")
+            #expect(swift.contains("#else\n// Exit tests need a process of their own, which iOS, tvOS, watchOS and visionOS"), "\(swift)")
+            #expect(swift.contains("(beside this file, 1 actions)"), "\(swift)")
+        } else {
+            #expect(swift.contains("// The app crashed (SIGILL between actions), not in the reducer: in a view, an effect or elsewhere. This test cannot send the crash again: it\n"), "\(swift)")
+            #expect(swift.contains("try ReplayVerifier(step: shopStep).firstMismatch(in: recording)"), "\(swift)")
+            #expect(!swift.contains("processExitsWith"))
+        }
+        let file = directory.url.appendingPathComponent("shopSession2.swift")
+        try Data(swift.utf8).write(to: file)
+        let parsed = try RecordedBugEndToEndTests.run("swiftc", ["-parse", file.path], in: directory.url)
+        #expect(parsed.status == 0, "\(parsed.output)")
+    }
+
     @Test("an expectation the recording already holds is said: the test would pass with today's reducer")
     func expectationAlreadyRecorded() throws {
         let fixture = try LogFixture()

@@ -11,7 +11,7 @@ import uuid as uuids
 from selenium.webdriver.common.by import By
 
 import harness
-from pagekit import js, wait
+from pagekit import js, open_session, wait
 
 PAGE = 100
 
@@ -150,3 +150,37 @@ def test_session_states_read_alike(ctx):
     for state, session_id in ids.items():
         wait(d, lambda d: (meta_of(session_id) or "").split(" · ")[2:3] == [state],
              message=f"session #{session_id} listed as {state} (shown: {meta_of(session_id)})")
+
+
+def test_a_crashed_session_is_marked(ctx):
+    """A session that ends with @@rewind/crashed (what an app's next run delivers after a crash):
+    the server's session object carries `crash`, the list marks the session with the signal and
+    the action, and the crashed event's row is marked and says the same."""
+    d = ctx.driver
+    step = ({"type": "add", "amount": 5}, [{"op": "replace", "path": "/n", "value": 5}], {"n": 5}, None)
+    crash = {"type": "@@rewind/crashed", "signal": "SIGILL", "number": 4, "lost": 2, "at": 1763700005000,
+             "reducing": {"seq": 2, "type": "pay", "action": {"pay": {"_0": 5}}}}
+    crashed = harness.stream_session(ctx.server.port, "crashing", {"n": 0}, [step, (crash, [], {"n": 5}, None)], end=True)
+    session = harness.wait_until(lambda: (lambda s: s if s and s.get("state") == "ended" else None)(ctx.inspector.session(uuid=crashed)),
+                                 message="the crashed session ended")
+    assert session.get("crash") == crash, session
+    open_session(ctx, session["id"])
+
+    def crash_line():
+        return js(d, f"const e = document.querySelector('#sessions .session[data-id=\"{session['id']}\"] .crash'); return e ? e.textContent : null")
+
+    wait(d, lambda d: crash_line() == "crashed: SIGILL in pay (seq 2) · 2 recorded actions lost",
+         message=f"the session marked crashed (shown: {crash_line()})")
+    marked = js(d, f"return document.querySelector('#sessions .session[data-id=\"{session['id']}\"]').dataset.crashed")
+    assert marked == "true", marked
+
+    def crashed_row():
+        return js(d, """const r = [...document.querySelectorAll('#list .row')].find(r => !r.hidden && r.dataset.seq === '2');
+            return r ? {crashed: r.classList.contains('crashed'), type: r.querySelector('.type').textContent,
+                        hint: r.querySelector('.hint').textContent} : null""")
+
+    wait(d, lambda d: crashed_row() == {"crashed": True, "type": "@@rewind/crashed", "hint": "SIGILL in pay (seq 2) · 2 recorded actions lost"},
+         message=f"the crashed event's row marked (shown: {crashed_row()})")
+    # The session that did not crash is not marked.
+    other = js(d, "return [...document.querySelectorAll('#sessions .session')].filter(s => s.dataset.crashed === 'true').length")
+    assert other == 1, other

@@ -9,7 +9,7 @@ page (checks_page.py: live list, click → state and diff, slider, filters, scro
 events, exports, keys, compare, blame, keys named __proto__, a big state; checks_app.py: jump/resume, dispatch and
 replay reaching the app, a replay too large refused, the replay range after a sessions reload, the
 token cookie, reconnecting under an open session; checks_sessions.py: the session list filtered by
-tag, version and device and paged). Every check waits on a condition with a deadline. A failure saves a
+tag, version and device and paged, a crashed session marked). Every check waits on a condition with a deadline. A failure saves a
 screenshot and the browser console beside the test output (.build/browser-test/NAME.png, .log)
 and prints the path. Prints `N passed, M failed`; exits 1 on any failure.
 """
@@ -28,7 +28,7 @@ from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_l
                          test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
                          test_action_pane, test_find_in_history, test_plot_a_number_across_the_session, test_this_should_be_gives_the_test_command, test_labels_placeholders_and_dispatch_example, test_layout_at_1280_and_1400,
                          test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers, test_follow_keeps_state_and_diff_together, test_send_site_and_runs, test_special_keys_match_the_server, test_text_filter, test_type_filter)
-from checks_sessions import test_session_list_filters_and_pages, test_session_states_read_alike
+from checks_sessions import test_a_crashed_session_is_marked, test_session_list_filters_and_pages, test_session_states_read_alike
 from harness import wait_until
 
 results = {"passed": 0, "failed": 0}
@@ -44,7 +44,7 @@ TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_m
          test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie, test_page_over_https,
          test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_plot_a_number_across_the_session, test_this_should_be_gives_the_test_command, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original,
          test_labels_placeholders_and_dispatch_example, test_layout_at_1280_and_1400, test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers,
-         test_a_missed_live_event_is_read_from_the_log, test_session_states_read_alike,
+         test_a_missed_live_event_is_read_from_the_log, test_session_states_read_alike, test_a_crashed_session_is_marked,
          # Last: the sessions it records push the demo's off the list's first page.
          test_session_list_filters_and_pages]
 

@@ -1,4 +1,5 @@
 import { siteText } from './site.js';
+import { crashText } from './crash.js';
 // The action list, virtualised: a spacer as tall as every row, and a fixed pool of row elements
 // moved to the visible window. Rows are filled from the event cache; missing pages are asked
 // for and fill in when they arrive.
@@ -164,6 +165,18 @@ export class EventList {
       return;
     }
     p.type.textContent = event.actionType || '';
+    // `@@rewind/crashed` (the app died of a signal): the row is marked, its hint says how.
+    const crashed = event.actionType === '@@rewind/crashed' && event.action && typeof event.action === 'object';
+    row.classList.toggle('crashed', crashed);
+    if (crashed) {
+      p.hint.textContent = crashText(event.action);
+      p.hint.title = p.hint.textContent;
+      p.marks.textContent = p.cause.textContent = '';
+      p.duration.textContent = '';
+      p.type.title = 'the app crashed here: the recording ends with the crash';
+      p.time.textContent = this.handlers.time(event.at);
+      return;
+    }
     // `@@rewind/skipped` (a branch's left-out action) hints at the action it left out.
     const skipped = event.actionType === '@@rewind/skipped' && event.action && typeof event.action === 'object' ? event.action.action : undefined;
     p.hint.textContent = event.seq === 0 ? '' : skipped !== undefined
@@ -188,3 +201,4 @@ export class EventList {
   /// Rows drawn now (the DOM never holds more than the window and its overscan).
   domRowCount() { return this.rows.filter((r) => !r.hidden).length; }
 }
+

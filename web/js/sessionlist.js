@@ -3,6 +3,8 @@
 // tags; the sessions of one run (one process's stores) together, and each branch or replay
 // right under the session it came from. A click opens one.
 
+import { crashText } from './crash.js';
+
 export class SessionList {
   /// `open(id)` is called with the id of a clicked session, `merge(run, stores)` when a run's
   /// "merged" button is clicked (the run's stores: its branches and replays left out).
@@ -115,6 +117,16 @@ export class SessionList {
     meta.textContent = parts.join(' · ');
     if (derived) item.dataset.derived = derived;
     item.append(name, meta);
+    // A session whose app crashed: marked, with the signal and the action.
+    if (s.crash && typeof s.crash === 'object') {
+      const crash = document.createElement('div');
+      crash.className = 'crash';
+      crash.textContent = `crashed: ${crashText(s.crash)}`;
+      item.dataset.crashed = 'true';
+      item.append(crash);
+    } else {
+      delete item.dataset.crashed;
+    }
     // What the list filters on: the version and device, and the tags, each one to click.
     const about = [s.appVersion, s.device].filter((x) => typeof x === 'string' && x);
     const tags = Array.isArray(s.tags) ? s.tags.filter((t) => typeof t === 'string') : [];

@@ -13,6 +13,7 @@
 #define REWIND_CRASH_MAGIC 0x4A435752u /* "RWCJ" */
 #define REWIND_CRASH_VERSION 1u
 #define REWIND_CRASH_TEXT 200
+#define REWIND_CRASH_ACTION 3072
 
 typedef struct rewind_crash_slot {
     uint32_t magic;
@@ -41,7 +42,16 @@ typedef struct rewind_crash_slot {
     /// for the recorder and the log's writer (other threads, still running) to commit what the
     /// recorder was handed before the crash.
     volatile int64_t committed_through;
+    /// The action being reduced, as compact JSON, written after the signal by Rewind's watcher
+    /// thread (woken through `rewind_crash_set_wake`'s pipe): 0 not yet, 1 written, 2 it could
+    /// not be (too large: then only its type is written, as `{"type":…}`).
+    volatile int32_t action_state;
+    volatile uint32_t action_length;
+    char action[REWIND_CRASH_ACTION];
 } rewind_crash_slot;
+
+/// The write end of the pipe the handler wakes Rewind's watcher thread through (-1: none).
+void rewind_crash_set_wake(int fd);
 
 /// How long the handler waits at most for the log to commit what was recorded: 500 ms.
 #define REWIND_CRASH_WAIT_NS 500000000LL
@@ -62,6 +72,7 @@ static inline void rewind_crash_will_reduce(rewind_crash_slot *slot, int64_t wal
     if (file_length < 0) file_length = 0;
     if (function_length < 0) function_length = 0;
     slot->reducing = 0;
+    slot->action_state = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (file_length > 0) memcpy(slot->file, file, (size_t)file_length);
     if (function_length > 0) memcpy(slot->function, function, (size_t)function_length);

@@ -7,10 +7,10 @@ import RewindLog
 struct StoreTap<State, Action> {
     let record: (Action, State, Date, Int64, Int64?, SendSite?) -> Int64?
     /// Before the reducer runs: the crash journal notes the action's send site.
-    let willReduce: (SendSite?) -> Void
+    let willReduce: (Action, SendSite?) -> Void
 
     @usableFromInline
-    init(record: @escaping (Action, State, Date, Int64, Int64?, SendSite?) -> Int64?, willReduce: @escaping (SendSite?) -> Void) {
+    init(record: @escaping (Action, State, Date, Int64, Int64?, SendSite?) -> Int64?, willReduce: @escaping (Action, SendSite?) -> Void) {
         self.record = record
         self.willReduce = willReduce
     }

@@ -37,10 +37,15 @@ struct SessionsCommand: ParsableCommand {
         not grouped; a line on stderr gives the --after that shows the next page. Sessions \
         recorded meanwhile never show up inside a later page: they are before the first.
 
+        A session whose app crashed (Rewind's crash journal, read by the app's next run) ended with \
+        the event @@rewind/crashed: a CRASH column says the signal and the action being reduced \
+        ('SIGILL in add (seq 40)', 'SIGSEGV between actions'). --crashed lists only those.
+
         With --json, one object per line: id, uuid, app, startedAt and endedAt (seconds since \
         1970; endedAt null until it ends), live, state (live, ended or interrupted), events, keyframes, lastSeq, meta, replayOf, run, \
         branch ({of, ofId, skipped, edited} or null), note (the NOTE, or null), appVersion, \
-        device, os and tags. A page ends with one more line, {"next": CURSOR} ({"next": null} \
+        device, os, tags and crash (the crashed event's action: signal, number, at, reducing, \
+        lost; or null). A page ends with one more line, {"next": CURSOR} ({"next": null} \
         on the last page).
 
         Examples:
@@ -51,6 +56,9 @@ struct SessionsCommand: ParsableCommand {
     )
 
     @OptionGroup var log: LogLocation
+
+    @Flag(help: "Only the sessions whose app crashed.")
+    var crashed = false
 
     @Flag(help: "Print one JSON object per session, one per line.")
     var json = false
@@ -97,6 +105,9 @@ struct SessionsCommand: ParsableCommand {
         if let limit, !(1...LogReader.maxSessionPage).contains(limit) {
             throw CLIError("--limit takes a number of sessions from 1 to \(LogReader.maxSessionPage); got \(limit).", code: 2)
         }
+        if crashed, limit != nil || after != nil {
+            throw CLIError("--crashed lists every crashed session at once; it takes no --limit or --after.", code: 2)
+        }
         if let after, after < 1 {
             throw CLIError("--after takes the cursor a page gave (a session id, 1 or more); got \(after).", code: 2)
         }
@@ -120,6 +131,7 @@ struct SessionsCommand: ParsableCommand {
         } catch {
             throw CLIError(error.description, code: 2)
         }
+        if crashed { sessions = sessions.filter { $0.crash != nil } }
         // A page is listed as it comes, newest first; the whole list grouped by run.
         let listed = paged ? sessions : Self.ordered(sessions)
         var ids = Dictionary(sessions.map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first })
@@ -137,7 +149,7 @@ struct SessionsCommand: ParsableCommand {
             if after != nil {
                 writeStandardError("no more sessions after \(after ?? 0)")
             } else {
-                writeStandardError(filter.isEmpty ? "no sessions in \(reader.path) yet" : "no session in \(reader.path) matches")
+                writeStandardError(filter.isEmpty && !crashed ? "no sessions in \(reader.path) yet" : "no session in \(reader.path) matches")
             }
             return
         }
@@ -153,12 +165,14 @@ struct SessionsCommand: ParsableCommand {
         let versioned = sessions.contains { $0.appVersion != nil }
         let deviced = sessions.contains { $0.device != nil }
         let tagged = sessions.contains { !$0.tags.isEmpty }
+        let crashes = sessions.contains { $0.crash != nil }
         var head = ["ID", "UUID", "RUN", "APP"]
         if versioned { head.append("VERSION") }
         if deviced { head.append("DEVICE") }
         head += ["STARTED", "ENDED", "EVENTS", "KEYFRAMES"]
         if tagged { head.append("TAGS") }
         if noted { head.append("NOTE") }
+        if crashes { head.append("CRASH") }
         var rows = [head]
         for (session, note) in zip(sessions, notes) {
             // The table escapes every cell: the uuid, the run, the app and its meta are the app's to choose.
@@ -169,6 +183,7 @@ struct SessionsCommand: ParsableCommand {
                     OutputFormat.count(session.eventCount), OutputFormat.count(session.keyframeCount)]
             if tagged { row.append(session.tags.joined(separator: ", ")) }
             if noted { row.append(note ?? "") }
+            if crashes { row.append(session.crashSummary ?? "") }
             rows.append(row)
         }
         let counts = head.firstIndex(of: "EVENTS")!
@@ -270,6 +285,7 @@ struct SessionsCommand: ParsableCommand {
             "device": session.device.map(JSONValue.string) ?? .null,
             "os": session.os.map(JSONValue.string) ?? .null,
             "tags": .array(session.tags.map(JSONValue.string)),
+            "crash": session.crash ?? .null,
         ]
     }
 }

@@ -20,6 +20,15 @@ struct TestCommand: ParsableCommand {
         replayed: Y'. Where a state differs, the verifier runs that step again a millisecond \
         later and says so when the reducer is not deterministic (Date(), UUID(), randomness).
 
+        A session whose app crashed (it ends with @@rewind/crashed) gets a test of the crash: \
+        in an exit test (Swift Testing's #expect(processExitsWith:), Swift 6.2 and later), it \
+        replays the recording and then sends the action the app was reducing when it crashed, \
+        from the state the replay leaves; it fails while the reducer still crashes on that action \
+        and passes once it does not. Exit tests need a process of their own, which iOS and its \
+        Simulator cannot spawn: there the file compiles to nothing and says to run it on the \
+        Mac. A crash outside the reducer (in a view or an effect), or one whose action could not \
+        be kept, gives the usual replay test, whose first lines say so.
+
         Put DIR in a test target's folder; no Package.swift change is needed (SwiftPM warns \
         about the .jsonl file until the target lists it under exclude:). Then: swift test \
         --filter NAME.
@@ -157,6 +166,10 @@ struct TestCommand: ParsableCommand {
         let source: Source = try server.map { try fetchFromServer($0) } ?? readFromLog()
         var lines = try Self.lines(of: source.jsonl, origin: source.origin)
         let expectations = try expect.map(Self.expectation)
+        let crash = Self.crash(in: lines)
+        if crash != nil, !expectations.isEmpty {
+            throw CLIError("--expect is for a session that recorded a bug; \(source.origin) ended in a crash, and its test is the crash itself: leave --expect out", code: 2)
+        }
         try Self.check(expectations, against: lines, from: from ?? 0, origin: source.origin)
         if let from, from > 0 { lines = try Self.starting(lines, at: from, origin: source.origin) }
         let testName = name ?? source.defaultName
@@ -171,7 +184,7 @@ struct TestCommand: ParsableCommand {
         let jsonl = lines.map { $0.serialized(.compact) }.joined(separator: "\n") + "\n"
         let swift = Self.testSource(name: testName, replayer: replayer, module: module, maxLines: maxLines,
                                     command: commandLine(name: testName), origin: source.origin,
-                                    steps: lines.count - 1, from: from ?? 0, expectations: expectations)
+                                    steps: lines.count - 1, from: from ?? 0, expectations: expectations, crash: crash)
         do {
             try Data(jsonl.utf8).write(to: fixture, options: .atomic)
             try Data(swift.utf8).write(to: test, options: .atomic)
@@ -312,8 +325,14 @@ struct TestCommand: ParsableCommand {
         return parts.map(Self.shellQuoted).joined(separator: " ")
     }
 
+    /// The crash a session ended with: its last line's action, when that is `@@rewind/crashed`.
+    static func crash(in lines: [JSONValue]) -> JSONValue? {
+        guard lines.count > 1, let action = lines.last?["action"], action["type"]?.stringValue == SessionInfo.crashedType else { return nil }
+        return action
+    }
+
     static func testSource(name: String, replayer: Replayer, module: String?, maxLines: Int, command: String,
-                           origin: String, steps: Int, from: Int64, expectations: [Expectation] = []) -> String {
+                           origin: String, steps: Int, from: Int64, expectations: [Expectation] = [], crash: JSONValue? = nil) -> String {
         let reducer = replayer.symbol
         let start = from > 0 ? " from seq \(from)" : ""
         let date = ISO8601DateFormatter().string(from: Date()).prefix(10)
@@ -321,6 +340,25 @@ struct TestCommand: ParsableCommand {
             "// Made by `\(Self.commentSafe(command))` on \(date),",
             "// from \(Self.commentSafe(origin))\(start).",
         ]
+        if let crash {
+            let summary = SessionInfo(id: 0, uuid: "", app: "", startedAt: Date(), crash: crash).crashSummary ?? "a crash"
+            let reducing = crash["reducing"]
+            let site = reducing?["site"].flatMap { site -> String? in
+                guard let file = site["file"]?.stringValue else { return nil }
+                return "\(file):\(site["line"]?.numberValue.map { "\($0)" } ?? "?")"
+            }
+            if let action = reducing?["action"], action != .null {
+                return crashTestSource(name: name, replayer: replayer, module: module, head: lines, summary: summary, site: site,
+                                       action: action, steps: steps - 1)
+            }
+            let why = reducing == nil || reducing == .null
+                ? "The app crashed (\(summary)), not in the reducer: in a view, an effect or elsewhere."
+                : "The app crashed (\(summary)), but the action it was reducing could not be kept."
+            lines += [
+                "// \(Self.commentSafe(why)) This test cannot send the crash again: it",
+                "// replays to the last state before it, and locks in the recorded behaviour up to there.",
+            ]
+        }
         if let first = expectations.map(\.seq).min() {
             lines += [
                 "// A recorded bug: it replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)`,",
@@ -371,6 +409,47 @@ struct TestCommand: ParsableCommand {
         lines += [
             "    #expect(mismatch == nil, \"\\(mismatch?.description(maxLines: \(maxLines)) ?? \"\")\")",
             "}",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The test of a crash in the reducer: an exit test that replays the recording and sends the
+    /// action the app was reducing (``ReplayVerifier/reproduceCrash(in:action:)``); it compiles to
+    /// nothing where exit tests do not exist.
+    static func crashTestSource(name: String, replayer: Replayer, module: String?, head: [String], summary: String, site: String?,
+                                action: JSONValue, steps: Int) -> String {
+        let reducer = replayer.symbol
+        var lines = head + [
+            "// The app crashed: \(Self.commentSafe(summary))\(site.map { ", sent at " + Self.commentSafe($0) } ?? "").",
+            "// It replays \(name).jsonl (beside this file, \(steps) actions) through today's `\(reducer)`, then sends the",
+            "// action the app was reducing when it crashed, in a process of its own (an exit test): it fails while",
+            "// the reducer still crashes on that action and passes once it does not. Keep it as the crash's",
+            "// regression test.",
+            "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
+            "import Foundation",
+            replayer.isStep ? "import RewindRecorder" : "import Rewind",
+            "import Testing",
+        ]
+        if let module { lines.append("@testable import \(module)") }
+        let verifier = "ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(reducer))"
+        lines += [
+            "",
+            "#if os(macOS) || os(Linux) || os(Windows)",
+            "@Test func \(name)() async {",
+            "    await #expect(processExitsWith: .success) {",
+            "        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()",
+            "            .appendingPathComponent(\"\(name).jsonl\").path",
+            "        let recording = try Recording.load(fromJSONL: fixture)",
+            "        // The action being reduced when the app crashed.",
+            "        let crashing = try JSONValue(parsing: \(Self.stringLiteral(action.serialized())))",
+            "        try \(verifier).reproduceCrash(in: recording, action: crashing)",
+            "    }",
+            "}",
+            "#else",
+            "// Exit tests need a process of their own, which iOS, tvOS, watchOS and visionOS (their Simulators",
+            "// included) cannot spawn: here this file compiles to nothing. Run the test on the Mac, with",
+            "// `swift test --filter \(name)` in the package that holds the reducer.",
+            "#endif",
         ]
         return lines.joined(separator: "\n") + "\n"
     }

@@ -19,7 +19,8 @@ enum RowDecoder {
             keyframeCount: Int(row.int64(8)),
             lastEventAt: row.isNull(9) ? nil : Date(timeIntervalSince1970: row.double(9)),
             run: row.optionalString(10),
-            hashVersion: StateHashVersion(rawValue: Int(row.int64(11))) ?? .v1)
+            hashVersion: StateHashVersion(rawValue: Int(row.int64(11))) ?? .v1,
+            crash: row.isNull(12) ? JSONValue?.none : try json(row, 12, column: "events.action", path: path))
     }
 
     /// The columns ``event(_:path:)`` reads, from `events e` and `keyframes k` (LEFT JOINed).

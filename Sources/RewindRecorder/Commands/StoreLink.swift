@@ -196,13 +196,13 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
         case .consumed, .held:
             return nil
         case .onState:
-            recorder.willReduce(site: nil)
+            recorder.willReduce(action, site: nil)
             let began = MonotonicClock.nanoseconds()
             let effect = reducer(&state)
             recorder.record(action, state: state, at: Date(), durationNs: MonotonicClock.nanoseconds() - began)
             return effect
         case .onLive(var kept):
-            recorder.willReduce(site: nil)
+            recorder.willReduce(action, site: nil)
             let began = MonotonicClock.nanoseconds()
             let effect = reducer(&kept)
             recorder.record(action, state: kept, at: Date(), durationNs: MonotonicClock.nanoseconds() - began)
@@ -234,10 +234,10 @@ public final class StoreLink<State: Codable & Sendable, Action: Decodable & Send
             case .consumed, .held:
                 shared.around.append(.consumed(state))
             case .onState:
-                recorder.willReduce(site: nil)
+                recorder.willReduce(action, site: nil)
                 shared.around.append(.onState(began: MonotonicClock.nanoseconds()))
             case .onLive(let kept):
-                recorder.willReduce(site: nil)
+                recorder.willReduce(action, site: nil)
                 shared.around.append(.onLive(shown: state, began: MonotonicClock.nanoseconds()))
                 state = kept
             }

@@ -23,13 +23,16 @@ final class CrashJournal: @unchecked Sendable {
     let slot: UnsafeMutablePointer<rewind_crash_slot>
     private let descriptor: Int32
     private let closed = Mutex(false)
+    /// The action being reduced, encoded: what the watcher thread writes after a signal.
+    private let pendingAction: @Sendable () -> JSONValue?
 
     /// The folder of the journals of a log at `logPath`.
     static func folder(forLog logPath: String) -> String { logPath + ".crashes" }
 
     /// Makes and maps the journal of `session` in `folder`, and has the handler watch it; `nil`
     /// when the folder or the file cannot be made (the recording goes on without it).
-    init?(folder: String, session: RecordingSession) {
+    init?(folder: String, session: RecordingSession, pendingAction: @escaping @Sendable () -> JSONValue?) {
+        guard Self.watcher != nil else { return nil }
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = folder + "/" + session.uuid + ".crash"
         let size = MemoryLayout<rewind_crash_slot>.size
@@ -59,7 +62,53 @@ final class CrashJournal: @unchecked Sendable {
         self.path = path
         self.slot = slot
         self.descriptor = fd
+        self.pendingAction = pendingAction
         Self.journals.withLock { $0[session.uuid] = self }
+    }
+
+    /// The watcher thread, started with the first journal: it blocks reading a pipe whose write
+    /// end the handler has (`rewind_crash_set_wake`); after a signal it writes the action each
+    /// journal's reduce was running into its slot (encoding is no work for a signal handler).
+    /// `nil` when the pipe cannot be made: no journal then.
+    private static let watcher: Int32? = {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let readEnd = ends[0]
+        let thread = Thread {
+            Thread.current.name = "rewind-crash-watcher"
+            var byte: UInt8 = 0
+            while readBytes(readEnd, &byte, 1) > 0 {
+                for journal in journals.withLock({ Array($0.values) }) { journal.writePendingAction() }
+            }
+        }
+        thread.start()
+        rewind_crash_set_wake(ends[1])
+        return ends[1]
+    }()
+
+    /// After a signal, on the watcher thread: the action being reduced, as compact JSON, into
+    /// the slot (only its type when it does not fit).
+    private func writePendingAction() {
+        guard slot.pointee.reducing != 0, slot.pointee.action_state == 0 else { return }
+        guard let action = pendingAction() else {
+            slot.pointee.action_state = 2
+            return
+        }
+        let capacity = Int(REWIND_CRASH_ACTION)
+        var bytes = action.serializedBytes(.compact)
+        var state: Int32 = 1
+        if bytes.count > capacity {
+            bytes = JSONValue.object(["type": .string(LogEvent.actionType(of: action))]).serializedBytes(.compact)
+            state = 2
+        }
+        guard bytes.count <= capacity else {
+            slot.pointee.action_state = 2
+            return
+        }
+        withUnsafeMutableBytes(of: &slot.pointee.action) { raw in raw.copyBytes(from: bytes) }
+        slot.pointee.action_length = UInt32(bytes.count)
+        slot.pointee.action_state = state
     }
 
     /// The journals of this process's sessions, by session uuid.

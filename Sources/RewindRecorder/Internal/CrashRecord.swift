@@ -13,8 +13,10 @@ struct CrashRecord: Equatable {
     /// loss, `exit` without ending the recording): the session then just never ended.
     var signal: Int32
     var at: Date?
-    /// The action being reduced when the signal came: its seq-to-be and send site.
-    var reducing: (seq: Int64, site: SendSite?)?
+    /// The action being reduced when the signal came: its seq-to-be, send site, and the action
+    /// itself when the watcher wrote it in time, and its type (the type alone when the action
+    /// was too large to keep).
+    var reducing: (seq: Int64, site: SendSite?, action: JSONValue?, type: String?)?
     /// The last seq handed to the recorder before the crash.
     var recordedThrough: Int64
 
@@ -30,13 +32,24 @@ struct CrashRecord: Equatable {
             let file = Self.text(&slot.file, count: Int(slot.file_length))
             let function = Self.text(&slot.function, count: Int(slot.function_length))
             let site = file.isEmpty ? nil : SendSite(file: file, line: Int(slot.line), function: function)
-            reducing = (slot.next_seq, site)
+            var action: JSONValue?
+            var type: String?
+            if slot.action_state == 1 || slot.action_state == 2 {
+                let length = min(Int(slot.action_length), Int(REWIND_CRASH_ACTION))
+                let written = withUnsafeBytes(of: &slot.action) { raw in try? JSONValue(parsing: Array(raw.prefix(length))) }
+                if let written {
+                    type = LogEvent.actionType(of: written)
+                    if slot.action_state == 1 { action = written }
+                }
+            }
+            reducing = (slot.next_seq, site, action, type)
         }
     }
 
     static func == (lhs: CrashRecord, rhs: CrashRecord) -> Bool {
         lhs.session == rhs.session && lhs.signal == rhs.signal && lhs.recordedThrough == rhs.recordedThrough
             && lhs.reducing?.seq == rhs.reducing?.seq && lhs.reducing?.site == rhs.reducing?.site
+            && lhs.reducing?.action == rhs.reducing?.action
     }
 
     private static func text<T>(_ field: inout T, count: Int?) -> String {
@@ -62,7 +75,7 @@ struct CrashRecord: Equatable {
     }
 
     /// The action type of the event that says a session crashed.
-    static let crashedType = "@@rewind/crashed"
+    static let crashedType = SessionInfo.crashedType
 
     /// The crashed event's action: the signal, when, the action being reduced (or that the crash
     /// came between actions), and how many recorded actions the log lacks (`lost`).
@@ -73,6 +86,8 @@ struct CrashRecord: Equatable {
         if let at { object["at"] = .number(JSONNumber(Int64((at.timeIntervalSince1970 * 1000).rounded()))) }
         if let reducing {
             var during: JSONObject = ["seq": .number(JSONNumber(reducing.seq))]
+            if let type = reducing.type { during["type"] = .string(type) }
+            if let action = reducing.action { during["action"] = action }
             if let site = reducing.site {
                 during["site"] = ["file": .string(site.file), "line": .number(JSONNumber(Int64(site.line))), "function": .string(site.function)]
             }
