@@ -14,6 +14,7 @@ let groups: [BenchGroup] = [
     ProcessServerBenchmarks.group,
     PostgresBenchmarks.group,
     ForwardBenchmarks.group,
+    CrashBenchmarks.group,
     ForwardBenchmarks.recorderGroup,
 ]
 

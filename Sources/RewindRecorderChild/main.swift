@@ -26,10 +26,13 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let count = arguments.first.flatMap(Int.init) ?? 10
 let mode = arguments.dropFirst().first ?? "stop"
 var state = ChildState()
-let recorder = Recorder<ChildState, ChildAction>(initialState: state, metadata: RecordingMetadata(app: "RecorderChild"))
-// `trap [paced]`: the app's reducer, behind a StoreLink, traps on action COUNT (a failed
-// precondition, as a bug would): the uuid first, then the actions before it as fast as it can
-// (or 2 ms apart, `paced`), then the crash.
+// `trap small-queue`: a recorder queue of 16 states, which the actions before the trap overflow.
+let smallQueue = mode == "trap" && arguments.dropFirst(2).first == "small-queue"
+let recorder = Recorder<ChildState, ChildAction>(initialState: state, metadata: RecordingMetadata(app: "RecorderChild"),
+                                                 options: RecorderOptions(queueCapacity: smallQueue ? 16 : 10_000))
+// `trap [paced|small-queue]`: the app's reducer, behind a StoreLink, traps on action COUNT (a
+// failed precondition, as a bug would): the uuid first, then the actions before it as fast as it
+// can (or 2 ms apart, `paced`; or with a queue of 16 states, `small-queue`), then the crash.
 if mode == "trap" {
     let link = StoreLink(recorder: recorder)
     let slow = arguments.dropFirst(2).first == "paced"
