@@ -93,7 +93,7 @@ public final class LogFileSink: SessionSink, @unchecked Sendable {
         return opened
     }
 
-    /// Beside the file: `PATH.crashes`.
+    /// Beside the file: `.NAME.crashes`.
     package var crashJournalFolder: String? { CrashJournal.folder(forLog: path) }
 }
 

@@ -61,12 +61,20 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         let writable = sinks.compactMap { $0 as? any SessionSink }
         let foreign = sinks.first { !($0 is any SessionSink) }
         let redactor = Result { () throws(RecorderError) -> Redactor in try Redactor(options.redacting, keys: options.redactingKeys) }
-        if foreign == nil, case .success = redactor, options.keepsCrashJournal {
+        // The secrets the recorder's thread has seen, for the crash journal's watcher: the action it
+        // writes is redacted as the recorder would have.
+        let secrets = Mutex<Set<String>>([])
+        if foreign == nil, case .success(let redacting) = redactor, options.keepsCrashJournal {
             let session = self.session
             let reducing = self.reducing
             let encoder = ActionEncoder()
             self.crash = writable.lazy.compactMap(\.crashJournalFolder).first.flatMap {
-                CrashJournal(folder: $0, session: session) { reducing.withLock { $0 }.map { encoder.encode($0).value } }
+                CrashJournal(folder: $0, session: session) {
+                    guard let action = reducing.withLock({ $0 }) else { return nil }
+                    var json = encoder.encode(action).value
+                    redacting.redact(&json, secrets: secrets.withLock { $0 })
+                    return json
+                }
             }
         } else {
             self.crash = nil
@@ -88,7 +96,7 @@ public final class Recorder<State: Encodable & Sendable, Action: Sendable>: Send
         }
         let engine = RecorderEngine(queue: queue, sinks: writable, session: session, redactor: redactorMade,
                                     status: status, initialState: initialState,
-                                    reusesEncodings: options.reusesUnchangedEncodings, crash: crash)
+                                    reusesEncodings: options.reusesUnchangedEncodings, crash: crash, sharedSecrets: secrets)
         let uuid = session.uuid
         let thread = Thread {
             // Named from inside: on Linux, Foundation applies a name set before start to the

@@ -39,8 +39,12 @@ struct CrashHistoryTests {
 
         let serve = try place.serve(port: port)
         defer { StoreAndForwardTests.stop(serve) }
-        let next = try StoreAndForwardTests.record(3, environment: environment)
-        #expect(next.result["delivered"] == true, "\(next.result) \(next.stderr)")
+        // The next run waits until the earlier sessions are delivered, then finishes.
+        let run = try CLIRunner.run(["3", "catchup-finish"], program: Self.child, environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let next = (uuid: try #require(run.stdout.split(separator: "\n").first.map(String.init)),
+                    result: try JSONValue(parsing: try #require(run.stdout.split(separator: "\n").dropFirst().first.map(String.init))))
+        #expect(next.result["delivered"] == true, "\(next.result) \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: journal))
 
         let reader = try LogReader(path: place.db)

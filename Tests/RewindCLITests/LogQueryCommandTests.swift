@@ -32,7 +32,7 @@ struct LogQueryCommandTests {
         #expect(lines[0] == [
             "id": 1, "uuid": .string(LogFixture.counterUUID), "app": "Counter", "startedAt": 1_700_000_000, "endedAt": .null,
             "live": false, "state": "interrupted", "events": 9, "keyframes": 8, "lastSeq": 8, "meta": ["version": "1.2"], "replayOf": .null,
-            "run": .null, "branch": .null, "note": .null, "appVersion": "1.2", "device": .null, "os": .null, "tags": [],
+            "run": .null, "branch": .null, "note": .null, "appVersion": "1.2", "device": .null, "os": .null, "tags": [], "crash": .null,
         ])
         #expect(lines[1]["endedAt"] == 1_700_000_300)
         #expect(lines[1]["live"] == false)

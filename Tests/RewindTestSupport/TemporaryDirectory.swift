@@ -28,8 +28,11 @@ public final class TemporaryDirectory {
     /// Every byte of every file in the directory (the log, its WAL and shared memory).
     public func allBytes() throws -> Data {
         var data = Data()
-        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) {
-            data.append(try Data(contentsOf: url.appendingPathComponent(name)))
+        // Every file, in the folders below too (a log's crash journals are in one).
+        let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey])
+        while let file = files?.nextObject() as? URL {
+            guard (try file.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
+            data.append(try Data(contentsOf: file))
         }
         return data
     }

@@ -26,8 +26,12 @@ final class CrashJournal: @unchecked Sendable {
     /// The action being reduced, encoded: what the watcher thread writes after a signal.
     private let pendingAction: @Sendable () -> JSONValue?
 
-    /// The folder of the journals of a log at `logPath`.
-    static func folder(forLog logPath: String) -> String { logPath + ".crashes" }
+    /// The folder of the journals of a log at `logPath`: `.NAME.crashes` beside it, hidden, and
+    /// named apart from the log's own files (`NAME`, `NAME-wal`, …).
+    static func folder(forLog logPath: String) -> String {
+        let url = URL(fileURLWithPath: logPath)
+        return url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".crashes").path
+    }
 
     /// Makes and maps the journal of `session` in `folder`, and has the handler watch it; `nil`
     /// when the folder or the file cannot be made (the recording goes on without it).
@@ -89,7 +93,7 @@ final class CrashJournal: @unchecked Sendable {
 
     /// After a signal, on the watcher thread: the action being reduced, as compact JSON, into
     /// the slot (only its type when it does not fit).
-    private func writePendingAction() {
+    func writePendingAction() {
         guard slot.pointee.reducing != 0, slot.pointee.action_state == 0 else { return }
         guard let action = pendingAction() else {
             slot.pointee.action_state = 2

@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindSupport
 
 /// The recorder's thread: encodes, redacts, builds events and writes them to the sinks.
 final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unchecked Sendable {
@@ -21,7 +22,12 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private var skippedSinceLast = false
     /// Every secret (a string found at a redacted pointer or key) of the states recorded so far:
     /// a token stays a secret after it leaves its place (copied into a header, say).
-    private var secretsBefore: Set<String> = []
+    private var secretsBefore: Set<String> = [] {
+        // Shared with the crash journal's watcher, which redacts the action it writes with them.
+        didSet { if secretsBefore.count != oldValue.count { sharedSecrets.withLock { $0 = secretsBefore } } }
+    }
+    /// ``secretsBefore`` for other threads (the crash journal's watcher).
+    private let sharedSecrets: Mutex<Set<String>>
     /// How many events go to the sinks at once.
     private static var chunk: Int { 1_000 }
 
@@ -30,8 +36,10 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
     private let crash: CrashJournal?
 
     init(queue: RecorderQueue<State, Action>, sinks: [any SessionSink], session: RecordingSession,
-         redactor: Redactor, status: RecorderStatus, initialState: State, reusesEncodings: Bool, crash: CrashJournal?) {
+         redactor: Redactor, status: RecorderStatus, initialState: State, reusesEncodings: Bool, crash: CrashJournal?,
+         sharedSecrets: Mutex<Set<String>>) {
         self.crash = crash
+        self.sharedSecrets = sharedSecrets
         self.memo = reusesEncodings ? JSONValueEncoder.Memo() : nil
         self.queue = queue
         self.sinks = sinks
