@@ -184,7 +184,7 @@ let package = Package(
         ),
         // The recorder and its sinks: the log file, the server link and its transports, unacknowledged
         // events, the local log's bound, default destinations and the server's commands.
-        .testTarget(name: "RewindSinkTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindServer"]),
+        .testTarget(name: "RewindSinkTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindReplay", "RewindJSON", "RewindWire", "RewindServer"]),
         // A store streaming to the real server, in process and as `rewind serve` (depending on
         // RewindCLI makes `swift build --build-tests` build the binary).
         .testTarget(name: "RewindEndToEndTests", dependencies: ["RewindTestSupport", "RewindAppTestSupport", "RewindSupport", "Rewind", "RewindRecorder", "RewindLog", "RewindJSON", "RewindWire", "RewindServer", "RewindReplay", "RewindCLI"]),

@@ -71,18 +71,11 @@ public protocol LogStoreWriter: AnyObject, Sendable {
     func flush() throws(LogError)
     /// Returns once everything appended before is committed.
     func commit() throws(LogError)
-    /// Records when a session ended.
-    func endSession(id: Int64, at endedAt: Date) throws(LogError)
-    /// The seq the session expects next.
-    func nextSeq(session: Int64) throws(LogError) -> Int64
-    /// Removes whole sessions; returns the ids removed.
-    @discardableResult
-    func prune(sessions ids: [Int64]) throws(LogError) -> [Int64]
-    /// Removes the sessions whose last activity is older than `days` days before `now`.
-    @discardableResult
-    func prune(olderThanDays days: Double, now: Date) throws(LogError) -> [Int64]
-    /// The id of the session with `uuid`, if the log holds it.
-    func sessionID(uuid: String) throws(LogError) -> Int64?
+    /// Runs `body` on the writer's own thread, against its store, once what was appended before
+    /// is committed, and returns what it returns: the operations every writer forwards alike
+    /// (``endSession(id:at:)``, ``nextSeq(session:)``, ``prune(sessions:)``,
+    /// ``prune(olderThanDays:now:)``, ``sessionID(uuid:)``) go through it, once, below.
+    func onWriterThread<T: Sendable>(_ body: @escaping @Sendable (any LogStoreOperations) throws(LogError) -> T) throws(LogError) -> T
     /// Gives up writing `session` (its app went away): another writer of a shared store may take
     /// it. The SQLite file's single writer has nothing to give up.
     func release(session: Int64)
@@ -143,13 +136,52 @@ public struct SQLiteLogStore: LogStore {
 }
 
 extension LogWriter: LogStoreWriter {
-    public func sessionID(uuid: String) throws(LogError) -> Int64? {
-        try call { engine throws(LogError) in
-            let select = try engine.connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
-            try select.bind(uuid, at: 1)
-            return try select.step() ? select.int64(0) : nil
-        }
+    public func release(session: Int64) {}
+}
+
+/// What a writer's thread does for the operations every writer forwards alike: each store's
+/// engine (the SQLite file's, PostgreSQL's) in its own way, on that thread only.
+public protocol LogStoreOperations: AnyObject {
+    /// Records when a session ended.
+    func endSession(id: Int64, at endedAt: Date) throws(LogError)
+    /// The seq the session expects next.
+    func expectedSeq(session: Int64) throws(LogError) -> Int64
+    /// Removes whole sessions (events, keyframes, index entries) in one transaction; the ids removed.
+    func prune(sessions ids: [Int64]) throws(LogError) -> [Int64]
+    /// Removes the sessions whose last activity is before `cutoff` (seconds since 1970).
+    func prune(inactiveBefore cutoff: Double) throws(LogError) -> [Int64]
+    /// The id of the session with `uuid`, if the store holds it.
+    func sessionID(uuid: String) throws(LogError) -> Int64?
+}
+
+extension LogStoreWriter {
+    /// Records when a session ended.
+    public func endSession(id: Int64, at endedAt: Date) throws(LogError) {
+        try onWriterThread { store throws(LogError) in try store.endSession(id: id, at: endedAt) }
     }
 
-    public func release(session: Int64) {}
+    /// The seq the session expects next: what the server tells an app it has stored.
+    public func nextSeq(session: Int64) throws(LogError) -> Int64 {
+        try onWriterThread { store throws(LogError) in try store.expectedSeq(session: session) }
+    }
+
+    /// Removes whole sessions (their events, keyframes and index entries) in one transaction;
+    /// returns the ids that were removed (unknown ids are skipped).
+    @discardableResult
+    public func prune(sessions ids: [Int64]) throws(LogError) -> [Int64] {
+        try onWriterThread { store throws(LogError) in try store.prune(sessions: ids) }
+    }
+
+    /// Removes the sessions whose last activity (end, last event or start) is older than `days`
+    /// days before `now`; returns the ids removed.
+    @discardableResult
+    public func prune(olderThanDays days: Double, now: Date = Date()) throws(LogError) -> [Int64] {
+        let cutoff = now.timeIntervalSince1970 - days * 86_400
+        return try onWriterThread { store throws(LogError) in try store.prune(inactiveBefore: cutoff) }
+    }
+
+    /// The id of the session with `uuid`, if the log holds it.
+    public func sessionID(uuid: String) throws(LogError) -> Int64? {
+        try onWriterThread { store throws(LogError) in try store.sessionID(uuid: uuid) }
+    }
 }

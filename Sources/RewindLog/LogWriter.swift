@@ -151,29 +151,10 @@ public final class LogWriter: Sendable {
         try call { engine in (engine.committedThrough, engine.indexedThrough) }
     }
 
-    /// Records when a session ended.
-    public func endSession(id: Int64, at endedAt: Date) throws(LogError) {
-        try call { engine throws(LogError) in try engine.endSession(id: id, at: endedAt) }
-    }
-
-    /// The seq the session expects next: what the server tells an app it has stored.
-    public func nextSeq(session: Int64) throws(LogError) -> Int64 {
-        try call { engine throws(LogError) in try engine.expectedSeq(session: session) }
-    }
-
-    /// Removes whole sessions (their events, keyframes and index entries) in one transaction;
-    /// returns the ids that were removed (unknown ids are skipped).
-    @discardableResult
-    public func prune(sessions ids: [Int64]) throws(LogError) -> [Int64] {
-        try call { engine throws(LogError) in try engine.prune(sessions: ids) }
-    }
-
-    /// Removes the sessions whose last activity (end, last event or start) is older than `days`
-    /// days before `now`; returns the ids removed.
-    @discardableResult
-    public func prune(olderThanDays days: Double, now: Date = Date()) throws(LogError) -> [Int64] {
-        let cutoff = now.timeIntervalSince1970 - days * 86_400
-        return try call { engine throws(LogError) in try engine.prune(inactiveBefore: cutoff) }
+    /// Runs `body` on the writer thread against the file, after what is pending is committed
+    /// (``LogStoreWriter``'s forwarded operations).
+    public func onWriterThread<T: Sendable>(_ body: @escaping @Sendable (any LogStoreOperations) throws(LogError) -> T) throws(LogError) -> T {
+        try call { engine throws(LogError) in try body(engine) }
     }
 
     /// Commits what is pending, stops the thread and closes the file. Appends after it fail with

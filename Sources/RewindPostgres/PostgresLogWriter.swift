@@ -106,27 +106,8 @@ public final class PostgresLogWriter: LogStoreWriter, @unchecked Sendable {
         try call { _ in }
     }
 
-    public func endSession(id: Int64, at endedAt: Date) throws(LogError) {
-        try call { engine throws(LogError) in try engine.endSession(id: id, at: endedAt) }
-    }
-
-    public func nextSeq(session: Int64) throws(LogError) -> Int64 {
-        try call { engine throws(LogError) in try engine.expectedSeq(session: session) }
-    }
-
-    @discardableResult
-    public func prune(sessions ids: [Int64]) throws(LogError) -> [Int64] {
-        try call { engine throws(LogError) in try engine.prune(sessions: ids) }
-    }
-
-    @discardableResult
-    public func prune(olderThanDays days: Double, now: Date) throws(LogError) -> [Int64] {
-        let cutoff = now.timeIntervalSince1970 - days * 86_400
-        return try call { engine throws(LogError) in try engine.prune(inactiveBefore: cutoff) }
-    }
-
-    public func sessionID(uuid: String) throws(LogError) -> Int64? {
-        try call { engine throws(LogError) in try engine.sessionID(uuid: uuid) }
+    public func onWriterThread<T: Sendable>(_ body: @escaping @Sendable (any LogStoreOperations) throws(LogError) -> T) throws(LogError) -> T {
+        try call { engine throws(LogError) in try body(engine) }
     }
 
     /// Gives the lease up after everything appended before is committed, without waiting (the

@@ -314,3 +314,5 @@ final class PostgresWriterEngine: @unchecked Sendable {
         return ids.isEmpty ? [] : try prune(sessions: ids)
     }
 }
+
+extension PostgresWriterEngine: LogStoreOperations {}

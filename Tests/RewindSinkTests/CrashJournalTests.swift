@@ -1,6 +1,7 @@
 import Foundation
 import RewindJSON
 import RewindLog
+import RewindReplay
 import Testing
 @testable import RewindRecorder
 import RewindTestSupport
@@ -94,5 +95,39 @@ struct CrashJournalTests {
         #expect(session.endedAt == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(session.crashSummary == "SIGSEGV in a reduce (seq 2)")
         recorder.stop()
+    }
+
+    @Test("a session the log has begun without an event, and one it never had: each is told with an unknown seq 0, the crash after it, and everything lost")
+    func sessionsWithoutEvents() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let path = folder.path("app.db")
+        let journals = CrashJournal.folder(forLog: path)
+        let begun = "11111111-0000-4000-8000-000000000001"
+        let never = "11111111-0000-4000-8000-000000000002"
+        let writer = try SharedLogWriters.borrow(path)
+        defer { SharedLogWriters.giveBack(path) }
+        _ = try writer.openSession(uuid: begun, app: "Journal", startedAt: Date(), meta: [:], replayOf: nil, run: nil, hashVersion: .v2)
+        for uuid in [begun, never] {
+            let session = RecordingSession(uuid: uuid, app: "Journal", startedAt: Date(), meta: [:])
+            let journal = try #require(CrashJournal(folder: journals, session: session) { nil })
+            journal.slot.pointee.recorded_through = 3
+            journal.slot.pointee.signal = SIGABRT
+            journal.close(removing: false)
+        }
+        CrashJournal.recover(in: journals, path: path, writer: writer)
+        let reader = try LogReader(path: path)
+        for uuid in [begun, never] {
+            let session = try reader.session(named: uuid)
+            #expect(session.lastSeq == 1, "\(uuid)")
+            #expect(try reader.event(session: session.id, seq: 0)?.actionType == "@@rewind/unknown")
+            // Seq 0 and the three actions the recorder was handed.
+            #expect(session.crash?["lost"] == 4, "\(String(describing: session.crash))")
+            #expect(session.crash?["reducing"] == .null)
+            #expect(session.crashSummary == "SIGABRT between actions")
+            #expect(try Timeline(reader: reader, session: session.id).verify().passed)
+        }
+        #expect(try reader.session(named: never).meta["lostBeforeWritten"] == true)
+        #expect(CrashJournal.dead(in: journals).isEmpty)
     }
 }

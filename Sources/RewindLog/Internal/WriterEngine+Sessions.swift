@@ -150,3 +150,11 @@ extension WriterEngine {
         return ids.isEmpty ? [] : try prune(sessions: ids)
     }
 }
+
+extension WriterEngine: LogStoreOperations {
+    func sessionID(uuid: String) throws(LogError) -> Int64? {
+        let select = try connection.prepare("SELECT id FROM sessions WHERE uuid = ?1")
+        try select.bind(uuid, at: 1)
+        return try select.step() ? select.int64(0) : nil
+    }
+}

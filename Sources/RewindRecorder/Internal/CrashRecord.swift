@@ -100,9 +100,9 @@ struct CrashRecord: Equatable {
 
     /// Writes the crash into the session of the log at `path` (through `writer`, its one
     /// writer): the crashed event after the last one the log holds, its state unchanged, and the
-    /// session's end at the signal's time. A session the log never got (the app crashed before
-    /// its recorder wrote anything) is made there, its state unknown (`null`), so the crash and
-    /// the count of actions lost are still told. A journal without a signal writes nothing: the
+    /// session's end at the signal's time. A session the log never got, or got without a
+    /// committed event (the app crashed before its recorder wrote anything), is made there, its
+    /// state unknown (`null` at seq 0), so the crash and the count of actions lost are still told. A journal without a signal writes nothing: the
     /// session stays as it was, never ended. A session made here is marked for delivery to
     /// `server` (a local log's) from its start. Returns whether the journal is done with.
     @discardableResult
@@ -116,26 +116,33 @@ struct CrashRecord: Equatable {
         let id: Int64
         var last: Int64 = -1
         let hash: UInt64
+        // Whether the log had any event of the session (else what it has is made here).
+        var hadEvents = false
         if let found, let lastSeq = found.lastSeq, let previous = try reader.event(session: found.id, seq: lastSeq) {
             id = found.id
             last = lastSeq
             hash = previous.hash
-        } else if found == nil {
-            // Only a session of this log's app: another app's journal waits for its own log.
-            guard try reader.sessions().contains(where: { $0.app == app }) || reader.sessions().isEmpty else { return false }
-            id = try writer.openSession(uuid: session, app: app, startedAt: at, meta: ["lostBeforeWritten": true], replayOf: nil,
-                                        run: nil, hashVersion: .v2, owner: nil)
-            if let server { try writer.markDelivered(session: id, server: server, through: -1) }
+            hadEvents = true
+        } else {
+            if let found {
+                // Begun in the log, but the app crashed before its first event was committed.
+                id = found.id
+            } else {
+                // Only a session of this log's app: another app's journal waits for its own log.
+                guard try reader.sessions().contains(where: { $0.app == app }) || reader.sessions().isEmpty else { return false }
+                id = try writer.openSession(uuid: session, app: app, startedAt: at, meta: ["lostBeforeWritten": true], replayOf: nil,
+                                            run: nil, hashVersion: .v2, owner: nil)
+                if let server { try writer.markDelivered(session: id, server: server, through: -1) }
+            }
+            // The state is unknown: seq 0 says so (`null`), and the crash follows it.
             hash = JSONValue.null.hash(.v2)
             writer.append([LogEvent(sessionID: id, seq: 0, at: at, action: ["type": "@@rewind/unknown"], actionType: "@@rewind/unknown",
                                     patch: [], hash: hash, coalesced: true, keyframe: .null)])
             last = 0
-        } else {
-            return true
         }
         // What the log lacks of what the recorder was handed (seq 0, the initial state, counts
         // as recorded): lost with the process.
-        let lost = max(0, recordedThrough - (found == nil ? -1 : last))
+        let lost = max(0, recordedThrough - (hadEvents ? last : -1))
         var event = LogEvent(sessionID: id, seq: last + 1, at: at, action: action(lost: lost), actionType: Self.crashedType,
                              patch: [], hash: hash)
         event.site = reducing?.site
