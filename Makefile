@@ -132,11 +132,12 @@ fuzz: deps
 # The protocol from another language: a Python client against `rewind serve` (needs `websockets`).
 python-test: python-deps
 	python3 Tests/python/test_protocol.py "$$($(SWIFT) build --show-bin-path)/rewind"
+	python3 Tests/python/test_metrics.py "$$($(SWIFT) build --show-bin-path)/rewind"
 
 python-deps:
-	@python3 -c "import websockets, yaml" 2>/dev/null || { \
+	@python3 -c "import websockets, yaml, prometheus_client" 2>/dev/null || { \
 	  python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip; }; \
-	  python3 -m pip install --quiet websockets pyyaml 2>/dev/null || python3 -m pip install --quiet --break-system-packages websockets pyyaml; }
+	  python3 -m pip install --quiet websockets pyyaml prometheus_client 2>/dev/null || python3 -m pip install --quiet --break-system-packages websockets pyyaml prometheus_client; }
 
 # The inspector page in headless Chromium against a real server and app (Tests/browser/).
 browser-test: browser-deps python-deps

@@ -113,7 +113,9 @@ enum ProcessServerBenchmarks {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let child = try Child(try rewindBinary(), ["serve", "--port", String(port), "--db", folder.appendingPathComponent("bench.db").path])
+        // REWIND_BENCH_SERVE_ARGS adds arguments (`--metrics`), for an A/B of a server option.
+        let extra = ProcessInfo.processInfo.environment["REWIND_BENCH_SERVE_ARGS"]?.split(separator: " ").map(String.init) ?? []
+        let child = try Child(try rewindBinary(), ["serve", "--port", String(port), "--db", folder.appendingPathComponent("bench.db").path] + extra)
         defer { child.terminate() }
         let line = try child.waitFor("/app")
         guard let range = line.range(of: "ws://127.0.0.1:"), let port = Int(line[range.upperBound...].prefix { $0.isNumber }) else {

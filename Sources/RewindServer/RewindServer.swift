@@ -49,6 +49,7 @@ public final class RewindServer: Sendable {
     /// listens.
     public init(configuration: RewindServerConfiguration) throws(RewindServerError) {
         if let problem = configuration.tokenProblem { throw .tokens(problem) }
+        if let problem = configuration.metricsProblem { throw .tokens(problem) }
         if !configuration.bindsLoopbackOnly && !configuration.hasToken {
             throw .tokenRequired(host: configuration.host)
         }
@@ -79,6 +80,8 @@ public final class RewindServer: Sendable {
         socketConfiguration.receiveGathering = configuration.receiveGathering
         socketConfiguration.tls = configuration.tls
         let socket = WebSocketServer(configuration: socketConfiguration, delegate: core)
+        // Read at a scrape, on the service thread; the socket outlives no scrape.
+        core.metrics?.setGauges { $0.traffic = { [weak socket] in socket?.traffic ?? (0, 0) } }
         do {
             try socket.start()
         } catch {

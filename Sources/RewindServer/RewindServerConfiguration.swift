@@ -77,6 +77,24 @@ public struct RewindServerConfiguration: Sendable {
     /// (the first request of a burst refused for its token, and how many followed); `rewind
     /// serve` writes them to standard error. `nil`: said nowhere.
     public var notice: (@Sendable (String) -> Void)?
+    /// Whether `GET /metrics` answers (Prometheus' text format; off by default).
+    public var metrics = false
+    /// The token `GET /metrics` asks for (`Authorization: Bearer`), apart from the others; a
+    /// server that listens beyond this machine needs one for its metrics.
+    public var metricsToken: String?
+
+    /// Why the metrics cannot be served as configured, in one sentence; `nil` when they can.
+    public var metricsProblem: String? {
+        guard metrics else { return nil }
+        let token = (metricsToken ?? "").isEmpty ? nil : metricsToken
+        if let token, [self.token, appToken, inspectToken].contains(token) {
+            return "--metrics-token is the same as another token; give the metrics a token of their own"
+        }
+        if token == nil, !bindsLoopbackOnly {
+            return "--metrics on a server that listens beyond this machine (\(host)) needs --metrics-token-file (or REWIND_METRICS_TOKEN), so that only your monitoring reads them"
+        }
+        return nil
+    }
     /// Room an `/app` message has beside a state of ``maxStateSize`` bytes: the event's action
     /// and its other members (1 MiB).
     public static let appMessageRoom = 1 << 20

@@ -54,6 +54,12 @@ public final class WebSocketServer: Sendable {
     }
 
     /// How many WebSocket connections are open.
+    /// WebSocket bytes received (frames' payloads, as they arrived) and sent (messages taken for
+    /// writing) since the server started: for metrics.
+    public var traffic: (received: UInt64, sent: UInt64) {
+        engine.outputBudget.traffic
+    }
+
     public var openConnectionCount: Int {
         engine.control.withLock { $0.openConnections }
     }

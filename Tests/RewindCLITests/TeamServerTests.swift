@@ -5,6 +5,7 @@ import RewindLog
 import RewindPostgres
 import RewindReplay
 import RewindSupport
+@testable import RewindCLI
 import Testing
 import RewindTestSupport
 
@@ -140,6 +141,52 @@ struct TeamServerTests {
         let seen = Self.liveSeqs(inspector, session: uuid)
         #expect(Set(seen) == Set(0...80))
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.1 > $0.0 || $0.1 >= 41 }, "\(seen)")
+    }
+
+    /// The value of `name` (with its labels, as written) in a `/metrics` answer; the Python test
+    /// reads the format with Prometheus' own parser, this one only looks up lines.
+    static func metric(_ name: String, port: Int) throws -> Double? {
+        let response = try HTTPGet.fetch(host: "127.0.0.1", port: port, path: "/metrics", token: nil, timeout: 20)
+        let text = String(decoding: response.body, as: UTF8.self)
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    @Test("--metrics on a team store: A counts the lease it took and gave back, B the bus messages it read and the feed's lag; both count the store as postgres")
+    func teamMetrics() throws {
+        let url = try PostgresTestCluster.shared().createDatabase()
+        let a = try Self.serve(url, arguments: ["--metrics"])
+        defer { Self.stop(a) }
+        let b = try Self.serve(url, arguments: ["--metrics"])
+        defer { Self.stop(b) }
+        let aPort = try #require(a.port())
+        let bPort = try #require(b.port())
+        let inspector = try DemoInspector(port: bPort)
+        defer { inspector.close() }
+        inspector.send(["type": "subscribe", "id": 1, "session": "*"])
+        #expect(inspector.wait(timeout: 30) { $0["type"] == "subscribe" } != nil)
+        let sink = ServerSink(url: Self.app(aPort), report: nil)
+        defer { sink.disconnect() }
+        var state = Counter()
+        let recorder = Recorder<Counter, Add>(initialState: state, to: .sinks([sink]), metadata: RecordingMetadata(app: "Counter"))
+        Self.record(1...20, recorder, &state)
+        #expect(sink.waitForAcknowledgements(timeout: .seconds(30)))
+        #expect(inspector.wait(timeout: 30) { $0["type"] == "event" && $0["seq"] == 20 } != nil)
+        #expect(try Self.metric(#"rewind_events_stored_total{store="postgres"}"#, port: aPort) == 21)
+        #expect(try Self.metric("rewind_lease_changes_total", port: aPort) == 1)
+        #expect(try Self.metric("rewind_sessions_live", port: aPort) == 1)
+        #expect(try Self.metric(#"rewind_events_received_total{store="postgres"}"#, port: bPort) == 0)
+        #expect((try Self.metric("rewind_bus_messages_total", port: bPort) ?? 0) >= 1)
+        let lag = try #require(try Self.metric("rewind_feed_lag_seconds", port: bPort))
+        #expect(lag >= 0 && lag < 30, "\(lag)")
+        recorder.stop()
+        #expect(sink.waitUntilEnded(timeout: .seconds(30)))
+        // The end gives the lease back: taken once, given up once.
+        var changes: Double?
+        let deadline = Date().addingTimeInterval(20)
+        repeat {
+            changes = try Self.metric("rewind_lease_changes_total", port: aPort)
+        } while changes != 2 && Date() < deadline
+        #expect(changes == 2)
     }
 
     @Test("two instances started at once on an empty database both serve it: the schema is made once, under the migration lock")

@@ -26,6 +26,11 @@ struct ServeCommand: ParsableCommand {
         --tls-cert and --tls-key (both, PEM) serve https and wss instead: apps connect to wss://HOST:PORT/app. \
         --app-token may only stream sessions (/app); --inspect-token may only inspect (/inspect, the page, \
         /export); --token opens both. Docs/Security.md says how they combine.
+
+        GET /healthz answers while the server runs; GET /readyz while it takes apps and its log (or \
+        database) takes writes. With --metrics, GET /metrics answers in Prometheus' text format; a \
+        server that listens beyond this machine needs a token of their own for them, from \
+        --metrics-token-file or REWIND_METRICS_TOKEN, sent as Authorization: Bearer TOKEN.
         """
     )
 
@@ -61,6 +66,13 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Read --inspect-token from this file (yours alone: chmod 600).", valueName: "file"))
     var inspectTokenFile: String?
+
+    @Flag(help: "Answer GET /metrics in Prometheus' text format (events, sessions, connections, queues, commit times, errors, bytes).")
+    var metrics = false
+
+    @Option(help: ArgumentHelp("Read the token GET /metrics asks for from this file (default: $REWIND_METRICS_TOKEN); needed when the server listens beyond this machine.",
+                               valueName: "file"))
+    var metricsTokenFile: String?
 
     @Option(help: ArgumentHelp("The TLS certificate (PEM, chain after it) to serve https and wss with; needs --tls-key.", valueName: "file"))
     var tlsCert: String?
@@ -145,6 +157,10 @@ struct ServeCommand: ParsableCommand {
         var token = try given(token, "--token", file: tokenFile, "REWIND_TOKEN")
         let appToken = try given(appToken, "--app-token", file: appTokenFile, "REWIND_APP_TOKEN")
         let inspectToken = try given(inspectToken, "--inspect-token", file: inspectTokenFile, "REWIND_INSPECT_TOKEN")
+        let metricsToken = try given(nil, "--metrics-token", file: metricsTokenFile, "REWIND_METRICS_TOKEN")
+        if metricsTokenFile != nil, !metrics {
+            throw CLIError("--metrics-token-file is the token of GET /metrics: give --metrics too", code: 2)
+        }
         // A URL given as --db that carries a password (which the redacted form leaves out).
         if let url = log.db, PostgresURL.isPostgres(url), let parsed = try? PostgresURL(url), parsed.redacted != url {
             warnings.append("--db holds the database's password, which the command line shows to every user of this machine (ps); "
@@ -176,6 +192,9 @@ struct ServeCommand: ParsableCommand {
         if store.isShared { configuration.store = store }
         configuration.appToken = appToken
         configuration.inspectToken = inspectToken
+        configuration.metrics = metrics
+        configuration.metricsToken = metricsToken
+        if let problem = configuration.metricsProblem { throw CLIError(problem, code: 2) }
         configuration.notice = { sentence in writeStandardError("rewind serve: " + sentence) }
         configuration.tls = tls
         configuration.maxStateSize = maxStateSize

@@ -61,9 +61,14 @@ final class AppIngest: LocalApps, @unchecked Sendable {
     /// Session id → the app connection streaming it, for commands and `live`.
     private let live = Mutex<[Int64: WebSocketConnection]>([:])
 
-    init(writer: (any LogStoreWriter)?, store: any LogStore, hub: InspectorHub, relay: CommandRelay, cluster: (any ClusterPeers)?, maxErrors: Int,
+    /// What `--metrics` counts: events, errors sent.
+    private let metrics: ServerMetrics?
+
+    init(writer: (any LogStoreWriter)?, store: any LogStore, hub: InspectorHub, relay: CommandRelay, cluster: (any ClusterPeers)?,
+         metrics: ServerMetrics? = nil, maxErrors: Int,
          maxStateSize: Int = 64 << 20, maxMessageSize: Int = (64 << 20) + RewindServerConfiguration.appMessageRoom) throws(LogError) {
-        self.flow = EventFlow(writer: writer, hub: hub,
+        self.metrics = metrics
+        self.flow = EventFlow(writer: writer, hub: hub, metrics: metrics,
                               stateLimits: JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize))
         self.limits = WireLimits(maxMessage: maxMessageSize, maxState: maxStateSize)
         self.writer = writer
@@ -73,6 +78,12 @@ final class AppIngest: LocalApps, @unchecked Sendable {
         self.cluster = cluster
         self.maxErrors = maxErrors
     }
+
+    /// Sessions an app streams to this server now (a scrape reads it).
+    var liveSessionCount: Int { live.withLock { $0.count } }
+
+    /// App messages waiting for the ingest queue (a scrape reads it).
+    var queuedMessageCount: Int { inbox.withLock { $0.fifos.itemCount } }
 
     /// The other servers on a team store; `nil` on a store of one server.
     private let cluster: (any ClusterPeers)?
@@ -251,6 +262,7 @@ final class AppIngest: LocalApps, @unchecked Sendable {
             // resumes once the log takes them again.
             if error.code != .storage { app.errors += 1 }
             _ = connection.send(textBytes: error.json.serializedBytes(.compact))
+            metrics?.sentError(code: error.code.rawValue)
             if app.errors >= maxErrors {
                 connection.close(code: .policyViolation, reason: "\(app.errors) protocol errors in a row")
             }
@@ -370,6 +382,8 @@ final class AppIngest: LocalApps, @unchecked Sendable {
             session = LiveSession(id: id, uuid: hello.session, builder: builder, connection: connection, durable: next - 1)
             session.startedAt = hello.startedAt ?? Date().timeIntervalSince1970
             sessions[id] = session
+            // On a team store the session's lease is this server's now.
+            if cluster != nil { metrics?.leaseChanged() }
         }
         welcomed = true
         live.withLock { $0[id] = connection }
@@ -382,7 +396,7 @@ final class AppIngest: LocalApps, @unchecked Sendable {
     }
 
     private func release(_ session: LiveSession, change: InspectorPush.SessionChange?, announce: Bool = true) {
-        sessions[session.id] = nil
+        if sessions.removeValue(forKey: session.id) != nil, cluster != nil { metrics?.leaseChanged() }
         live.withLock { live in
             if live[session.id] === session.connection { live[session.id] = nil }
         }

@@ -43,6 +43,14 @@ final class ClusterLink: ClusterPeers, @unchecked Sendable {
     /// The most sessions `pushedThrough` remembers; the oldest marks go first past it.
     static let maxMarks = 10_000
     private var markOrder: [Int64] = []
+    /// What `--metrics` counts: bus messages (set once, before the feed starts).
+    nonisolated(unsafe) var metrics: ServerMetrics?
+    /// How long ago the newest event pushed from another server happened, when it was pushed.
+    private let lastFeedLag = Mutex<Double?>(nil)
+
+    /// Seconds between the newest event another server committed that this one pushed and the
+    /// moment it pushed it (a scrape reads it); `nil` before any.
+    var feedLagSeconds: Double? { lastFeedLag.withLock { $0 } }
 
     init(feed: any LogStoreFeed, store: any LogStore, hub: InspectorHub) throws(LogError) {
         self.feed = feed
@@ -107,6 +115,7 @@ final class ClusterLink: ClusterPeers, @unchecked Sendable {
     // MARK: Incoming
 
     private func handle(_ notice: LogStoreNotice) {
+        metrics?.busMessage()
         switch notice {
         case .events(let session, let first, let last):
             pushEvents(session: session, first: first, last: last)
@@ -149,6 +158,7 @@ final class ClusterLink: ClusterPeers, @unchecked Sendable {
                 return
             }
             push(events, of: info)
+            if let newest = events.last?.at { lastFeedLag.withLock { $0 = max(0, Date().timeIntervalSince(newest)) } }
             from = to + 1
         }
     }

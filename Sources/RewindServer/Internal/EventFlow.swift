@@ -1,6 +1,7 @@
 import RewindJSON
 import RewindLog
 import RewindReplay
+import RewindSupport
 import RewindWire
 
 /// The event side of ``AppIngest``, on its queue: checks each event of a live session
@@ -23,7 +24,11 @@ final class EventFlow {
     /// The most message bytes handed to the writer in one batch (a larger event goes alone).
     static let batchBytes = 1 << 20
 
-    init(writer: (any LogStoreWriter)?, hub: InspectorHub, stateLimits: JSONPatchLimits) {
+    /// What `--metrics` counts: events received and stored, commit times, batch sizes.
+    private let metrics: ServerMetrics?
+
+    init(writer: (any LogStoreWriter)?, hub: InspectorHub, metrics: ServerMetrics? = nil, stateLimits: JSONPatchLimits) {
+        self.metrics = metrics
         self.writer = writer
         self.hub = hub
         self.stateLimits = stateLimits
@@ -89,15 +94,20 @@ final class EventFlow {
         pendingEvents = []
         let acks = session.acks
         guard let writer else { return }
+        let metrics = self.metrics
+        metrics?.received(events: events.count)
+        let handedAt = MonotonicClock.nanoseconds()
         writer.append(events) { result in
             switch result {
             case .success:
+                metrics?.stored(events: events.count, after: Double(MonotonicClock.nanoseconds() - handedAt) / 1e9)
                 acks.committed(last)
             case .failure(let error):
                 session.broken = true
                 let which = first == last ? "event \(last)" : "events \(first)–\(last)"
                 // A batch that follows a refused one finds the log short of its first seq: the
                 // cause is the refusal before it, not the app.
+                metrics?.sentError(code: WireError.Code.storage.rawValue)
                 if case .seqOutOfOrder(_, let expected, let found) = error.kind, found > expected {
                     acks.send(WireError(.storage, "\(which) could not be stored: the log refused the events before them (from seq \(expected)); say hello again to resume"))
                 } else {

@@ -181,6 +181,9 @@ package struct FairInbox<Key: Hashable, Item> {
     /// How many keys are in line for a turn.
     package var lineCount: Int { line.count }
 
+    /// Items waiting, over every key.
+    package var itemCount: Int { queues.values.reduce(0) { $0 + $1.items.count } }
+
     /// How many of `key`'s items wait (not counting one being handled).
     package func waiting(for key: Key) -> Int { queues[key]?.items.count ?? 0 }
 

@@ -23,6 +23,13 @@ final class InspectorHub: @unchecked Sendable {
     }
 
     private let state = Mutex(State())
+    /// Counts the inspectors that fall behind (`--metrics`).
+    private let metrics: ServerMetrics?
+
+    init(metrics: ServerMetrics? = nil) {
+        self.metrics = metrics
+    }
+
     /// Where the lag checks run, 20 ms apart.
     private let lagQueue = DispatchQueue(label: "rewind.server.lag")
 
@@ -102,6 +109,7 @@ final class InspectorHub: @unchecked Sendable {
                 case .queueFull:
                     state.inspectors[key]?.lagged = true
                     lagging = true
+                    metrics?.lagged()
                 case .closed:
                     state.inspectors[key] = nil
                 }

@@ -47,6 +47,11 @@ final class InspectorQueries: @unchecked Sendable {
     /// Answers requests refused for being too many, off the service thread and off the workers.
     private let refusals = DispatchQueue(label: "rewind.server.refusals")
     private let perInspector: Mutex<Turns>
+    /// What `--metrics` counts here: errors sent (set once, before the server starts).
+    nonisolated(unsafe) var metrics: ServerMetrics?
+
+    /// Requests accepted and not yet done with, over every inspector (a scrape reads it).
+    var inFlightCount: Int { perInspector.withLock { $0.inspectors.values.reduce(0) { $0 + $1.unsettled } } }
 
     init(store: any LogStore, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int,
          limits: Limits) throws(LogError) {
@@ -72,6 +77,7 @@ final class InspectorQueries: @unchecked Sendable {
             refusals.async {
                 let id = (try? JSONValue(parsing: bytes))?["id"]
                 let error = WireError(.tooManyRequests, "\(maxInFlight) requests of this inspector are already waiting for replies; send more as replies arrive", id: id)
+                self.metrics?.sentError(code: error.code.rawValue)
                 self.deliver(error.json.serializedBytes(.compact), to: connection)
             }
             return
@@ -147,6 +153,7 @@ final class InspectorQueries: @unchecked Sendable {
                 turns.inspectors[connection.id]?.errors += 1
                 return turns.inspectors[connection.id]?.errors ?? 0
             }
+            metrics?.sentError(code: error.code.rawValue)
             return Outcome(reply: error.json.serializedBytes(.compact),
                            closeReason: errors >= maxErrors ? "\(errors) protocol errors in a row" : nil)
         }

@@ -20,10 +20,16 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     let export: ExportRoute
     /// `/healthz` and `/readyz`.
     let health: Health
+    /// `/metrics`, with `--metrics`.
+    let metrics: ServerMetrics?
+    private let metricsToken: String?
 
     init(configuration: RewindServerConfiguration) throws(LogError) {
         let store = configuration.logStore
         health = Health(store: store, readOnly: configuration.readOnly)
+        let metrics = configuration.metrics ? ServerMetrics(store: store.isShared ? "postgres" : "sqlite") : nil
+        self.metrics = metrics
+        metricsToken = (configuration.metricsToken ?? "").isEmpty ? nil : configuration.metricsToken
         if !store.isShared {
             let folder = (configuration.logPath as NSString).deletingLastPathComponent
             if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
@@ -41,7 +47,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         } else {
             writer = try store.openWriter()
         }
-        hub = InspectorHub()
+        hub = InspectorHub(metrics: metrics)
         let feed: (any LogStoreFeed)?
         do throws(LogError) {
             feed = try store.openFeed()
@@ -54,7 +60,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             // The other instances first: the app side and the relay are handed them at init.
             if let feed { cluster = try ClusterLink(feed: feed, store: store, hub: hub) } else { cluster = nil }
             relay = CommandRelay(timeout: configuration.commandTimeout, cluster: cluster)
-            ingest = try AppIngest(writer: writer, store: store, hub: hub, relay: relay, cluster: cluster,
+            ingest = try AppIngest(writer: writer, store: store, hub: hub, relay: relay, cluster: cluster, metrics: metrics,
                                    maxErrors: configuration.maxConsecutiveErrors,
                                    maxStateSize: configuration.maxStateSize, maxMessageSize: configuration.appMessageLimit)
             queries = try InspectorQueries(
@@ -82,6 +88,15 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         access = AccessPolicy(token: configuration.token, appToken: configuration.appToken, inspectToken: configuration.inspectToken,
                               failures: TokenFailures { notice?($0) })
         files = StaticFiles(directory: configuration.webDirectory, secure: configuration.tls != nil)
+        let (ingest, queries, cluster) = (self.ingest, self.queries, self.cluster)
+        metrics?.setGauges { gauges in
+            gauges.sessionsLive = { ingest.liveSessionCount }
+            gauges.ingestQueueDepth = { ingest.queuedMessageCount }
+            gauges.queriesInFlight = { queries.inFlightCount }
+            if let cluster { gauges.feedLag = { cluster.feedLagSeconds } }
+        }
+        queries.metrics = metrics
+        cluster?.metrics = metrics
     }
 
     /// Finishes the events received, then commits and closes the log.
@@ -96,7 +111,12 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     }
 
     func didOpen(_ connection: WebSocketConnection) {
-        if connection.path == InspectorRequest.path { hub.add(connection) }
+        if connection.path == InspectorRequest.path {
+            hub.add(connection)
+            metrics?.inspectorConnected(1)
+        } else {
+            metrics?.appConnected(1)
+        }
     }
 
     func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
@@ -115,14 +135,17 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
     func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
         if connection.path == AppMessage.path {
             ingest.closed(connection)
+            metrics?.appConnected(-1)
         } else {
             hub.remove(connection)
             queries.closed(connection)
+            metrics?.inspectorConnected(-1)
         }
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if let answer = health.answer(request) { return answer }
+        if request.path == ServerMetrics.path, let metrics { return metricsAnswer(request, metrics) }
         switch access.checkPage(request) {
         case .refused:
             return .text("this server needs its token: open the address `rewind serve` printed (it ends in ?token=…)\n", status: 401)
@@ -137,5 +160,14 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             if let setCookie { response.headers.add("Set-Cookie", setCookie) }
             return response
         }
+    }
+
+    /// `GET /metrics`: with a metrics token, only for a request that bears it; without one, the
+    /// server listens on this machine alone (``RewindServerConfiguration/metricsProblem``).
+    private func metricsAnswer(_ request: HTTPRequest, _ metrics: ServerMetrics) -> HTTPResponse {
+        if let metricsToken, request.headers["authorization"] != "Bearer " + metricsToken {
+            return .text("the metrics need their token: send Authorization: Bearer METRICS_TOKEN\n", status: 401)
+        }
+        return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8))
     }
 }

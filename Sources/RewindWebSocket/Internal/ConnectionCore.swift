@@ -162,7 +162,7 @@ final class ConnectionCore: @unchecked Sendable {
         shared.withLock { shared in
             if shared.isClosed || shared.isClosing { return .nothing }
             if let message = shared.queue.pop() {
-                budget?.release(message.bytes.count)
+                budget?.sent(message.bytes.count)
                 return .message(message)
             }
             if let request = shared.closeRequest { return .close(request.code, reason: request.reason) }
@@ -175,7 +175,7 @@ final class ConnectionCore: @unchecked Sendable {
         shared.withLock { shared in
             guard !shared.isClosed, !shared.isClosing, let size = shared.queue.firstSize, size <= maxBytes,
                   let message = shared.queue.pop() else { return nil }
-            budget?.release(message.bytes.count)
+            budget?.sent(message.bytes.count)
             return message
         }
     }

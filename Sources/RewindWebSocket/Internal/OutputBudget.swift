@@ -14,6 +14,9 @@ final class OutputBudget: @unchecked Sendable {
         var cores: [UInt64: Weak] = [:]
         /// Bytes dropped by evictions since memory was last handed back to the system.
         var droppedSinceTrim = 0
+        /// Message bytes taken for writing, and received, over the server's life (metrics).
+        var sent: UInt64 = 0
+        var received: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -47,6 +50,23 @@ final class OutputBudget: @unchecked Sendable {
         guard bytes > 0 else { return }
         state.withLock { $0.total -= bytes }
     }
+
+    /// A message of `bytes` was taken for writing: released, and counted as sent.
+    func sent(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        state.withLock { state in
+            state.total -= bytes
+            state.sent &+= UInt64(bytes)
+        }
+    }
+
+    /// `bytes` of frames were read from a connection.
+    func received(_ bytes: Int) {
+        state.withLock { $0.received &+= UInt64(bytes) }
+    }
+
+    /// Message bytes sent and frame bytes received so far.
+    var traffic: (received: UInt64, sent: UInt64) { state.withLock { ($0.received, $0.sent) } }
 
     /// Closes the connection with the largest queue (1008) and drops its queue. Returns false
     /// when no connection holds anything to drop. Called without any connection's lock held.

@@ -327,6 +327,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
     private func received(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let connection = connections[wsi] else { return -1 }
         passBytes += length
+        outputBudget.received(length)
         var closeNow = false
         if let message = WebSocketIO.receive(on: connection.core, wsi: wsi, input: input, length: length, closeNow: &closeNow) {
             delegate?.didReceive(message, from: connection)
