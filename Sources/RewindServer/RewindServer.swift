@@ -127,6 +127,12 @@ public final class RewindServer: Sendable {
 
     /// The inspector page's address (`https` with TLS), with `?token=` when the server has a
     /// token that opens it (the inspect token before the full one); `nil` before start.
+    /// This instance's id among the others on a team store (what its bus messages say they are
+    /// from); `nil` on a log file, or before it started.
+    public var instanceID: String? {
+        state.withLock { $0?.core.cluster?.instance }
+    }
+
     public var inspectorURL: String? {
         guard let port else { return nil }
         var host = configuration.host

@@ -77,6 +77,10 @@ public struct RewindServerConfiguration: Sendable {
     /// (the first request of a burst refused for its token, and how many followed); `rewind
     /// serve` writes them to standard error. `nil`: said nowhere.
     public var notice: (@Sendable (String) -> Void)?
+    /// Where the server says what it does, as entries a log collector files (``ServerLogEntry``):
+    /// what ``notice`` hears, and each session an app starts, resumes or ends here. `nil`: said
+    /// nowhere.
+    public var log: (@Sendable (ServerLogEntry) -> Void)?
     /// Whether `GET /metrics` answers (Prometheus' text format; off by default).
     public var metrics = false
     /// The token `GET /metrics` asks for (`Authorization: Bearer`), apart from the others; a

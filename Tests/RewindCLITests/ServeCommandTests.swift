@@ -1,4 +1,5 @@
 import Foundation
+import RewindJSON
 import RewindLog
 import Testing
 import RewindTestSupport
@@ -161,5 +162,35 @@ extension ServeCommandTests {
         #expect(!serve.text.contains("0.0.0.0"), "\(serve.text)")
         #expect(serve.text.contains("rewind serve: apps connect to ws://127.0.0.1:\(port)/app\n"), "\(serve.text)")
         #expect(serve.text.contains("rewind serve: listening on every interface; every connection needs the token 0123456789abcdef0123"), "\(serve.text)")
+    }
+
+    @Test("--log-format json: every line is one JSON object with time, level, event and message; a session's start and end name it and its app; the stop is the last line")
+    func jsonLog() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let serve = try ServeProcess(["--port", "0", "--db", directory.path("s.db"), "--log-format", "json"])
+        let port = try #require(serve.port(), "\(serve.text)")
+        let run = try CLIRunner.run(["3", "finish"], program: StoreAndForwardTests.child,
+                                    environment: ["REWIND_SERVER": "ws://127.0.0.1:\(port)/app", "REWIND_TOKEN": "",
+                                                  "REWIND_OUTBOX": directory.path("outbox")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let uuid = try #require(run.stdout.split(separator: "\n").first.map(String.init))
+        #expect(serve.waitForOutput("\"session-ended\""), "\(serve.text)")
+        serve.signal(SIGTERM)
+        #expect(serve.waitForExit() == 0)
+        let lines = try serve.text.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        #expect(lines.count >= 6, "\(serve.text)")
+        for line in lines {
+            let time = try #require(line["time"]?.stringValue, "\(line)")
+            #expect(time.hasSuffix("Z") && time.count == 24, "\(time)")
+            #expect(["info", "warning", "error"].contains(line["level"]?.stringValue ?? ""), "\(line)")
+            #expect(line["event"]?.stringValue?.isEmpty == false && line["message"]?.stringValue?.isEmpty == false, "\(line)")
+            #expect(line["instance"] == nil, "a log file has no instances: \(line)")
+        }
+        #expect(lines.contains { $0["event"] == "started" && $0["message"] == .string("apps connect to ws://127.0.0.1:\(port)/app") })
+        let sessionEvents = lines.filter { $0["session"] == .string(uuid) }.map { $0["event"]?.stringValue }
+        #expect(sessionEvents == ["session-started", "session-ended"], "\(serve.text)")
+        #expect(lines.first { $0["event"] == "session-started" }?["app"] == "RecorderChild")
+        #expect(lines.last?["event"] == "stopped", "\(serve.text)")
     }
 }

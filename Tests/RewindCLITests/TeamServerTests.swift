@@ -21,7 +21,7 @@ struct TeamServerTests {
     /// `rewind serve --db URL`, once it listens.
     static func serve(_ url: String, port: Int = 0, arguments: [String] = []) throws -> ServeProcess {
         let serve = try ServeProcess(["--port", String(port), "--db", url] + arguments)
-        guard serve.waitForOutput("/app\n", timeout: 60), serve.port() != nil else {
+        guard serve.port(timeout: 60) != nil else {
             throw FixtureFailure(message: "rewind serve --db did not start: \(serve.text)")
         }
         return serve
@@ -154,7 +154,7 @@ struct TeamServerTests {
     @Test("--metrics on a team store: A counts the lease it took and gave back, B the bus messages it read and the feed's lag; both count the store as postgres")
     func teamMetrics() throws {
         let url = try PostgresTestCluster.shared().createDatabase()
-        let a = try Self.serve(url, arguments: ["--metrics"])
+        let a = try Self.serve(url, arguments: ["--metrics", "--log-format", "json"])
         defer { Self.stop(a) }
         let b = try Self.serve(url, arguments: ["--metrics"])
         defer { Self.stop(b) }
@@ -187,6 +187,14 @@ struct TeamServerTests {
             changes = try Self.metric("rewind_lease_changes_total", port: aPort)
         } while changes != 2 && Date() < deadline
         #expect(changes == 2)
+        // A's JSON log names the session, its app and this instance (the same id on each line).
+        #expect(a.waitForOutput("\"session-ended\""), "\(a.text)")
+        let lines = a.text.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+        let started = try #require(lines.first { $0["event"] == "session-started" }, "\(a.text)")
+        #expect(started["session"] == .string(recorder.session.uuid))
+        #expect(started["app"] == "Counter")
+        let instances = Set(lines.compactMap { $0["instance"]?.stringValue })
+        #expect(instances.count == 1 && instances.first?.count == 36, "\(instances)")
     }
 
     @Test("two instances started at once on an empty database both serve it: the schema is made once, under the migration lock")

@@ -51,9 +51,11 @@ public final class ServeProcess: @unchecked Sendable {
         output.wait(for: { $0.text.contains(needle) }, deadline: MonotonicClock.deadline(after: timeout))
     }
 
-    /// The port from `apps connect to ws://127.0.0.1:PORT/app` (or `wss://`, with TLS).
-    public func port() -> Int? {
-        guard waitForOutput("/app\n") else { return nil }
+    /// The port from `apps connect to ws://127.0.0.1:PORT/app` (or `wss://`, with TLS), said as a
+    /// line or as a JSON log's message (`--log-format json`).
+    public func port(timeout: Double = 20) -> Int? {
+        guard output.wait(for: { $0.text.contains("/app\n") || $0.text.contains("/app\"") },
+                          deadline: MonotonicClock.deadline(after: timeout)) else { return nil }
         let text = self.text
         guard let range = text.range(of: "ws://127.0.0.1:") ?? text.range(of: "wss://127.0.0.1:") else { return nil }
         return Int(text[range.upperBound...].prefix { $0.isNumber })

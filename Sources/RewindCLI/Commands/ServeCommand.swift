@@ -31,6 +31,10 @@ struct ServeCommand: ParsableCommand {
         database) takes writes. With --metrics, GET /metrics answers in Prometheus' text format; a \
         server that listens beyond this machine needs a token of their own for them, from \
         --metrics-token-file or REWIND_METRICS_TOKEN, sent as Authorization: Bearer TOKEN.
+
+        --log-format json writes what the server says as one JSON object a line, for a log \
+        collector (time, level, event, message; session, app and instance when known), and says \
+        each session an app starts, resumes or ends; the default text log stays as it was.
         """
     )
 
@@ -66,6 +70,10 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Read --inspect-token from this file (yours alone: chmod 600).", valueName: "file"))
     var inspectTokenFile: String?
+
+    @Option(help: ArgumentHelp("How to write what the server says: text (\"rewind serve: …\" lines) or json (one object a line: time, level, event, message, and session, app, instance when known; sessions starting and ending too).",
+                               valueName: "format"))
+    var logFormat: ServeLogFormat = .text
 
     @Flag(help: "Answer GET /metrics in Prometheus' text format (events, sessions, connections, queues, commit times, errors, bytes).")
     var metrics = false
@@ -195,7 +203,8 @@ struct ServeCommand: ParsableCommand {
         configuration.metrics = metrics
         configuration.metricsToken = metricsToken
         if let problem = configuration.metricsProblem { throw CLIError(problem, code: 2) }
-        configuration.notice = { sentence in writeStandardError("rewind serve: " + sentence) }
+        let serveLog = ServeLog(format: logFormat)
+        configuration.log = { entry in serveLog.entry(entry) }
         configuration.tls = tls
         configuration.maxStateSize = maxStateSize
         configuration.maxQueuedOutput = maxOutput
@@ -232,12 +241,13 @@ struct ServeCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
+        serveLog.started(instance: server.instanceID)
         if let warning = server.certificateWarning() { warnings.append(warning) }
-        for warning in warnings { writeStandardError("rewind serve: warning: " + warning) }
+        for warning in warnings { serveLog.say(warning, level: .warning, event: "warning") }
         var lines = "rewind serve: inspector at \(server.inspectorURL ?? "?")\n"
         if let pageProblem {
             let hint = webFolder == nil ? "" : "; leave --web out to serve the page built into rewind"
-            writeStandardError("rewind serve: no inspector page to serve: \(pageProblem)\(hint)")
+            serveLog.say("no inspector page to serve: \(pageProblem)\(hint)", level: .warning, event: "no-page")
         } else if let webFolder {
             lines += "rewind serve: the page is served from \(webFolder)\n"
         }
@@ -263,10 +273,17 @@ struct ServeCommand: ParsableCommand {
             ? "rewind serve: log \(shown) (a team store: other instances may serve it too)\n"
             : "rewind serve: log \(path)\n"
         lines += Self.limitsLine(configuration)
-        FileHandle.standardOutput.write(Data(lines.utf8))
+        switch logFormat {
+        case .text:
+            FileHandle.standardOutput.write(Data(lines.utf8))
+        case .json:
+            for line in lines.split(separator: "\n") {
+                serveLog.say(String(line.dropFirst(line.hasPrefix("rewind serve: ") ? "rewind serve: ".count : 0)), event: "started", toOutput: true)
+            }
+        }
         done.wait()
         withExtendedLifetime(sources) {}
-        FileHandle.standardOutput.write(Data("rewind serve: stopped; the log is flushed\n".utf8))
+        serveLog.say("stopped; the log is flushed", event: "stopped", toOutput: true)
     }
 
     /// The limits apps and inspectors meet: an app's message is sized from the state limit, so

@@ -63,11 +63,14 @@ final class AppIngest: LocalApps, @unchecked Sendable {
 
     /// What `--metrics` counts: events, errors sent.
     private let metrics: ServerMetrics?
+    /// Where each session's start and end is said (`--log-format json`).
+    private let log: (@Sendable (ServerLogEntry) -> Void)?
 
     init(writer: (any LogStoreWriter)?, store: any LogStore, hub: InspectorHub, relay: CommandRelay, cluster: (any ClusterPeers)?,
-         metrics: ServerMetrics? = nil, maxErrors: Int,
+         metrics: ServerMetrics? = nil, log: (@Sendable (ServerLogEntry) -> Void)? = nil, maxErrors: Int,
          maxStateSize: Int = 64 << 20, maxMessageSize: Int = (64 << 20) + RewindServerConfiguration.appMessageRoom) throws(LogError) {
         self.metrics = metrics
+        self.log = log
         self.flow = EventFlow(writer: writer, hub: hub, metrics: metrics,
                               stateLimits: JSONPatchLimits(maxDepth: RewindServerConfiguration.maxStateDepth, maxAddedBytes: maxStateSize))
         self.limits = WireLimits(maxMessage: maxMessageSize, maxState: maxStateSize)
@@ -392,6 +395,11 @@ final class AppIngest: LocalApps, @unchecked Sendable {
             hub.publish(change: next > 0 || wasLive ? .resumed : .started, session: WireSession(info, live: true))
         }
         cluster?.announce(next > 0 || wasLive ? .resumed : .started, session: id)
+        if let log {
+            let resumed = next > 0 || wasLive
+            log(ServerLogEntry(level: .info, event: resumed ? "session-resumed" : "session-started", session: hello.session, app: hello.app,
+                               message: resumed ? "\(hello.app) resumed session \(hello.session) at seq \(next)" : "\(hello.app) started session \(hello.session)"))
+        }
         return session
     }
 
@@ -403,9 +411,24 @@ final class AppIngest: LocalApps, @unchecked Sendable {
         // On a shared store another server may take the session now (after what was appended
         // is committed: the writer keeps the order).
         writer?.release(session: session.id)
-        if let info = try? reader.session(id: session.id) {
+        let info = try? reader.session(id: session.id)
+        if let info {
             hub.publish(change: change ?? .ended, session: WireSession(info, live: false))
         }
         if announce { cluster?.announce(change ?? .ended, session: session.id) }
+        if let log {
+            let app = info?.app
+            let name = app ?? "an app"
+            if change == .ended {
+                log(ServerLogEntry(level: .info, event: "session-ended", session: session.uuid, app: app, message: "\(name) ended session \(session.uuid)"))
+            } else if !announce {
+                // Resumed on another server of the team store: its app moved there.
+                log(ServerLogEntry(level: .info, event: "session-moved", session: session.uuid, app: app,
+                                   message: "\(name) resumed session \(session.uuid) on another server"))
+            } else {
+                log(ServerLogEntry(level: .info, event: "session-interrupted", session: session.uuid, app: app,
+                                   message: "\(name) went without ending session \(session.uuid)"))
+            }
+        }
     }
 }

@@ -61,6 +61,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             if let feed { cluster = try ClusterLink(feed: feed, store: store, hub: hub) } else { cluster = nil }
             relay = CommandRelay(timeout: configuration.commandTimeout, cluster: cluster)
             ingest = try AppIngest(writer: writer, store: store, hub: hub, relay: relay, cluster: cluster, metrics: metrics,
+                                   log: configuration.log,
                                    maxErrors: configuration.maxConsecutiveErrors,
                                    maxStateSize: configuration.maxStateSize, maxMessageSize: configuration.appMessageLimit)
             queries = try InspectorQueries(
@@ -85,8 +86,12 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             }
         }
         let notice = configuration.notice
+        let log = configuration.log
         access = AccessPolicy(token: configuration.token, appToken: configuration.appToken, inspectToken: configuration.inspectToken,
-                              failures: TokenFailures { notice?($0) })
+                              failures: TokenFailures { sentence in
+                                  notice?(sentence)
+                                  log?(ServerLogEntry(level: .warning, event: "token-refused", message: sentence))
+                              })
         files = StaticFiles(directory: configuration.webDirectory, secure: configuration.tls != nil)
         let (ingest, queries, cluster) = (self.ingest, self.queries, self.cluster)
         metrics?.setGauges { gauges in
