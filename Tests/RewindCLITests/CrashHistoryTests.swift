@@ -4,6 +4,7 @@ import RewindLog
 import RewindReplay
 import Testing
 import RewindTestSupport
+@testable import RewindRecorder
 
 /// Issue 40: an app whose reducer traps dies of it, and its next run delivers the crashed
 /// session with one last event, `@@rewind/crashed`: the signal, the action being reduced (its
@@ -119,5 +120,39 @@ struct CrashHistoryTests {
         #expect(killed.endedAt == nil)
         let last = try #require(try reader.event(session: killed.id, seq: 20))
         #expect(last.actionType != "@@rewind/crashed")
+    }
+
+    @Test("a crashed session its log never had (a loaded device) is made with an unknown seq 0 and the crash; rewind push delivers it, and the server keeps both")
+    func madeSessionIsDelivered() throws {
+        let place = try StoreAndForwardTests.Place()
+        defer { place.dir.cleanup() }
+        let log = place.dir.path("device.db")
+        let journals = CrashJournal.folder(forLog: log)
+        // A log of the app's with another session (the next run's), and the journal of one that
+        // crashed before anything reached the log.
+        let writer = try SharedLogWriters.borrow(log)
+        _ = try writer.openSession(uuid: "22222222-0000-4000-8000-000000000001", app: "Shop", startedAt: Date(), meta: [:], replayOf: nil,
+                                   run: nil, hashVersion: .v2)
+        let crashed = "22222222-0000-4000-8000-000000000002"
+        let journal = try #require(CrashJournal(folder: journals, session: RecordingSession(uuid: crashed, app: "Shop", startedAt: Date(), meta: [:])) { nil })
+        journal.slot.pointee.recorded_through = 7
+        journal.slot.pointee.signal = SIGSEGV
+        journal.close(removing: false)
+        CrashJournal.recover(in: journals, path: log, writer: writer)
+        SharedLogWriters.giveBack(log)
+
+        let serve = try place.serve()
+        defer { StoreAndForwardTests.stop(serve) }
+        let port = try #require(serve.port())
+        let push = try CLIRunner.run(["push", "--db", log, "--server", "ws://127.0.0.1:\(port)/app"])
+        #expect(push.status == 0, "\(push.stdout) \(push.stderr)")
+        let reader = try LogReader(path: place.db)
+        let session = try reader.session(named: crashed)
+        #expect(session.lastSeq == 1)
+        #expect(try reader.event(session: session.id, seq: 0)?.actionType == "@@rewind/unknown")
+        #expect(session.crash?["lost"] == 8, "\(String(describing: session.crash))")
+        #expect(session.crashSummary == "SIGSEGV between actions")
+        #expect(session.endedAt != nil)
+        #expect(try Timeline(reader: reader, session: session.id).verify().passed)
     }
 }

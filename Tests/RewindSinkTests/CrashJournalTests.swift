@@ -97,7 +97,7 @@ struct CrashJournalTests {
         recorder.stop()
     }
 
-    @Test("a session the log has begun without an event, and one it never had: each is told with an unknown seq 0, the crash after it, and everything lost")
+    @Test("a session the log has begun without an event or a delivery mark, and one it never had: each is told with an unknown seq 0, the crash after it, and everything lost, and marked for delivery")
     func sessionsWithoutEvents() throws {
         let folder = try TemporaryDirectory()
         defer { folder.cleanup() }
@@ -115,8 +115,10 @@ struct CrashJournalTests {
             journal.slot.pointee.signal = SIGABRT
             journal.close(removing: false)
         }
-        CrashJournal.recover(in: journals, path: path, writer: writer)
+        CrashJournal.recover(in: journals, path: path, writer: writer, server: "ws://127.0.0.1:9/app")
         let reader = try LogReader(path: path)
+        // Both are owed to the local log's server: the next catch-up delivers them.
+        #expect(Set(try reader.pendingDeliveries().map(\.session.uuid)) == [begun, never])
         for uuid in [begun, never] {
             let session = try reader.session(named: uuid)
             #expect(session.lastSeq == 1, "\(uuid)")

@@ -194,8 +194,13 @@ struct ServerSinkTests {
         let port = probe.port
         probe.shutdown()
 
+        // A local log of its own: the default folder is shared with every other test of this
+        // process, whose catch-ups could take this session for an earlier run's.
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
         let store = Store(initialState: AppState(), reducer: appReducer)
-        let uuid = store.record(to: .server(URL(string: "ws://127.0.0.1:\(port)")!), app: "Todos").session.uuid
+        let uuid = store.record(to: .sinks([ServerSink(url: URL(string: "ws://127.0.0.1:\(port)")!, localLog: folder.path("outbox"), report: nil)]),
+                                app: "Todos").session.uuid
         let expected = try sendActions(25, to: store)
         // The recorder and its sink are let go here; the unsent session is not.
         store.stopRecording()

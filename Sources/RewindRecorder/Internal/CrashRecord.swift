@@ -102,7 +102,7 @@ struct CrashRecord: Equatable {
     /// writer): the crashed event after the last one the log holds, its state unchanged, and the
     /// session's end at the signal's time. A session the log never got, or got without a
     /// committed event (the app crashed before its recorder wrote anything), is made there, its
-    /// state unknown (`null` at seq 0), so the crash and the count of actions lost are still told. A journal without a signal writes nothing: the
+    /// state unknown (`{}` at seq 0), so the crash and the count of actions lost are still told. A journal without a signal writes nothing: the
     /// session stays as it was, never ended. A session made here is marked for delivery to
     /// `server` (a local log's) from its start. Returns whether the journal is done with.
     @discardableResult
@@ -132,13 +132,19 @@ struct CrashRecord: Equatable {
                 guard try reader.sessions().contains(where: { $0.app == app }) || reader.sessions().isEmpty else { return false }
                 id = try writer.openSession(uuid: session, app: app, startedAt: at, meta: ["lostBeforeWritten": true], replayOf: nil,
                                             run: nil, hashVersion: .v2, owner: nil)
-                if let server { try writer.markDelivered(session: id, server: server, through: -1) }
             }
-            // The state is unknown: seq 0 says so (`null`), and the crash follows it.
-            hash = JSONValue.null.hash(.v2)
+            // The state is unknown: seq 0 says so (an empty object: the wire's `"keyframe": null`
+            // would be no keyframe at all), and the crash follows it.
+            let unknown: JSONValue = .object([:])
+            hash = unknown.hash(.v2)
             writer.append([LogEvent(sessionID: id, seq: 0, at: at, action: ["type": "@@rewind/unknown"], actionType: "@@rewind/unknown",
-                                    patch: [], hash: hash, coalesced: true, keyframe: .null)])
+                                    patch: [], hash: hash, coalesced: true, keyframe: unknown)])
             last = 0
+        }
+        // A local log delivers what it marks for its server: a session the app began there may have
+        // died before its mark was written (two commits), and one made here has none.
+        if let server, try reader.deliveredSeq(session: id) < 0 {
+            try writer.markDelivered(session: id, server: server, through: -1)
         }
         // What the log lacks of what the recorder was handed (seq 0, the initial state, counts
         // as recorded): lost with the process.
