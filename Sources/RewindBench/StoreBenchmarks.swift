@@ -169,48 +169,58 @@ enum StoreBenchmarks {
         let recorded = Store(initialState: state, reducer: reducer)
         let recorder = recorded.record(to: .file(path), app: "bench")
         defer { recorder.stop() }
-        var offSamples: [Double] = []
-        var onSamples: [Double] = []
-        // on − off per round, by which went first: the first send after the pause runs on a
-        // colder core, so each order is biased by the same amount in opposite directions.
-        var addedOffFirst: [Double] = []
-        var addedOnFirst: [Double] = []
         // Each round waits for the recorder to encode and diff the whole state: fewer for 1 MB.
         let rounds = state.items.count > 100 ? 300 : 2_000
-        recorder.flush()
+        let paired = pairedAtUIPace(rounds: rounds, settle: { recorder.flush() },
+                                    baseline: { plain.send(.toggle($0)) }, measured: { recorded.send(.toggle($0)) })
+        return (paired.baseline, paired.measured, paired.added, paired.baselineP10, paired.measuredP10)
+    }
+
+    /// One send of `baseline` and one of `measured` a round, `rounds` times, at UI pace: each
+    /// round waits for `settle` (the recorder has written the previous state and let go of its
+    /// snapshot) and half a millisecond, the time between two taps. Medians (ns) of each, their
+    /// p10s, and what `measured` adds, paired per round: the first send after the pause runs on a
+    /// colder core, so each order is biased by the same amount in opposite directions, and the
+    /// two orders' medians are averaged.
+    @MainActor
+    static func pairedAtUIPace(rounds: Int, settle: () -> Void, baseline: (Int) -> Void, measured: (Int) -> Void)
+        -> (baseline: Double, measured: Double, added: Double, baselineP10: Double, measuredP10: Double) {
+        var baselineSamples: [Double] = []
+        var measuredSamples: [Double] = []
+        var addedMeasuredFirst: [Double] = []
+        var addedBaselineFirst: [Double] = []
+        settle()
         for index in 0..<rounds {
-            // The recorder has written the previous state and let go of its snapshot; the pause
-            // is the time between two taps (the recorder's thread is back waiting for work).
-            recorder.flush()
+            settle()
             Thread.sleep(forTimeInterval: 0.000_5)
             // A core that just slept runs its first microseconds slowly: spin it awake first.
             let awake = MonotonicClock.seconds() + 0.000_05
             while MonotonicClock.seconds() < awake {}
-            let onFirst = index % 2 == 1
-            var on = 0.0
-            var off = 0.0
-            for recordedTurn in onFirst ? [true, false] : [false, true] {
+            let measuredFirst = index % 2 == 1
+            var measuredTime = 0.0
+            var baselineTime = 0.0
+            for measuredTurn in measuredFirst ? [true, false] : [false, true] {
                 let t0 = MonotonicClock.seconds()
-                if recordedTurn {
-                    recorded.send(.toggle(index))
-                    on = MonotonicClock.seconds() - t0
+                if measuredTurn {
+                    measured(index)
+                    measuredTime = MonotonicClock.seconds() - t0
                 } else {
-                    plain.send(.toggle(index))
-                    off = MonotonicClock.seconds() - t0
+                    baseline(index)
+                    baselineTime = MonotonicClock.seconds() - t0
                 }
             }
-            onSamples.append(on)
-            offSamples.append(off)
-            if onFirst { addedOnFirst.append(on - off) } else { addedOffFirst.append(on - off) }
+            measuredSamples.append(measuredTime)
+            baselineSamples.append(baselineTime)
+            if measuredFirst { addedMeasuredFirst.append(measuredTime - baselineTime) } else { addedBaselineFirst.append(measuredTime - baselineTime) }
         }
-        let added = (Measure.quantile(addedOnFirst, 0.5) + Measure.quantile(addedOffFirst, 0.5)) / 2
-        return (Measure.quantile(offSamples, 0.5) * 1e9, Measure.quantile(onSamples, 0.5) * 1e9, added * 1e9,
-                Measure.quantile(offSamples, 0.1) * 1e9, Measure.quantile(onSamples, 0.1) * 1e9)
+        let added = (Measure.quantile(addedMeasuredFirst, 0.5) + Measure.quantile(addedBaselineFirst, 0.5)) / 2
+        return (Measure.quantile(baselineSamples, 0.5) * 1e9, Measure.quantile(measuredSamples, 0.5) * 1e9, added * 1e9,
+                Measure.quantile(baselineSamples, 0.1) * 1e9, Measure.quantile(measuredSamples, 0.1) * 1e9)
     }
 
     /// `send` at UI pace on two recording stores, one keeping a crash journal and one not,
-    /// alternated and paired per round as ``sendAtUIPace(_:path:)`` does: the medians without and
-    /// with it, and what the journal adds (ns).
+    /// alternated and paired per round (``pairedAtUIPace(rounds:settle:baseline:measured:)``):
+    /// the medians without and with it, and what the journal adds (ns).
     @MainActor
     static func crashJournalShare(_ state: State, paths: (String, String)) -> (without: Double, with: Double, added: Double) {
         var options = RecorderOptions()
@@ -226,35 +236,11 @@ enum StoreBenchmarks {
             bareRecorder.stop()
             journaledRecorder.stop()
         }
-        var withoutSamples: [Double] = []
-        var withSamples: [Double] = []
-        var addedWithFirst: [Double] = []
-        var addedWithoutFirst: [Double] = []
-        for index in 0..<2_000 {
+        let paired = pairedAtUIPace(rounds: 2_000, settle: {
             bareRecorder.flush()
             journaledRecorder.flush()
-            Thread.sleep(forTimeInterval: 0.000_5)
-            let awake = MonotonicClock.seconds() + 0.000_05
-            while MonotonicClock.seconds() < awake {}
-            let withFirst = index % 2 == 1
-            var with = 0.0
-            var without = 0.0
-            for journalTurn in withFirst ? [true, false] : [false, true] {
-                let t0 = MonotonicClock.seconds()
-                if journalTurn {
-                    journaled.send(.toggle(index))
-                    with = MonotonicClock.seconds() - t0
-                } else {
-                    bare.send(.toggle(index))
-                    without = MonotonicClock.seconds() - t0
-                }
-            }
-            withSamples.append(with)
-            withoutSamples.append(without)
-            if withFirst { addedWithFirst.append(with - without) } else { addedWithoutFirst.append(with - without) }
-        }
-        let added = (Measure.quantile(addedWithFirst, 0.5) + Measure.quantile(addedWithoutFirst, 0.5)) / 2
-        return (Measure.quantile(withoutSamples, 0.5) * 1e9, Measure.quantile(withSamples, 0.5) * 1e9, added * 1e9)
+        }, baseline: { bare.send(.toggle($0)) }, measured: { journaled.send(.toggle($0)) })
+        return (paired.baseline, paired.measured, paired.added)
     }
 
     /// Mean cost of `count` sends in a row: the recorder falls behind, so the snapshots it holds

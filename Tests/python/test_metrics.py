@@ -22,18 +22,7 @@ import websockets
 from prometheus_client.parser import text_string_to_metric_families
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_protocol import stable_hash  # noqa: E402
-
-results = {"passed": 0, "failed": 0}
-
-
-def check(name, condition, detail=""):
-    if condition:
-        results["passed"] += 1
-        print(f"ok   {name}")
-    else:
-        results["failed"] += 1
-        print(f"FAIL {name} {detail}")
+from test_protocol import check, results, stable_hash  # noqa: E402
 
 
 def start(binary, arguments, folder):

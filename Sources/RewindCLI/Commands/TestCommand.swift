@@ -379,14 +379,8 @@ struct TestCommand: ParsableCommand {
                 "// included. For a recorded bug, say what the state should have been with --expect SEQ:POINTER=JSON.",
             ]
         }
-        lines += [
-            "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
-            "import Foundation",
-            replayer.isStep ? "import RewindRecorder" : "import Rewind",
-            "import Testing",
-        ]
-        if let module { lines.append("@testable import \(module)") }
-        let verifier = "ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(reducer))"
+        lines += imports(name: name, replayer: replayer, module: module)
+        let verifier = verifierCall(replayer)
         lines += [
             "",
             "@Test func \(name)() throws {",
@@ -413,6 +407,24 @@ struct TestCommand: ParsableCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The SwiftPM note and the imports every generated test starts with: RewindRecorder for a
+    /// step, Rewind for a reducer, and the app's module.
+    static func imports(name: String, replayer: Replayer, module: String?) -> [String] {
+        var lines = [
+            "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
+            "import Foundation",
+            replayer.isStep ? "import RewindRecorder" : "import Rewind",
+            "import Testing",
+        ]
+        if let module { lines.append("@testable import \(module)") }
+        return lines
+    }
+
+    /// `ReplayVerifier(step: …)` or `ReplayVerifier(reducer: …)`.
+    static func verifierCall(_ replayer: Replayer) -> String {
+        "ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(replayer.symbol))"
+    }
+
     /// The test of a crash in the reducer: an exit test that replays the recording and sends the
     /// action the app was reducing (``ReplayVerifier/reproduceCrash(in:action:)``); it compiles to
     /// nothing where exit tests do not exist.
@@ -425,13 +437,8 @@ struct TestCommand: ParsableCommand {
             "// action the app was reducing when it crashed, in a process of its own (an exit test): it fails while",
             "// the reducer still crashes on that action and passes once it does not. Keep it as the crash's",
             "// regression test.",
-            "// SwiftPM warns about \(name).jsonl until the test target says exclude: [\"\(name).jsonl\"].",
-            "import Foundation",
-            replayer.isStep ? "import RewindRecorder" : "import Rewind",
-            "import Testing",
-        ]
-        if let module { lines.append("@testable import \(module)") }
-        let verifier = "ReplayVerifier(\(replayer.isStep ? "step" : "reducer"): \(reducer))"
+        ] + imports(name: name, replayer: replayer, module: module)
+        let verifier = verifierCall(replayer)
         lines += [
             "",
             "#if os(macOS) || os(Linux) || os(Windows)",
