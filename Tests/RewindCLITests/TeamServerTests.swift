@@ -60,6 +60,14 @@ struct TeamServerTests {
         }
     }
 
+    /// An inspector on `port` subscribed to every session, once the server said so.
+    static func inspectorOfEverything(port: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> DemoInspector {
+        let inspector = try DemoInspector(port: port)
+        inspector.send(["type": "subscribe", "id": 1, "session": "*"])
+        #expect(inspector.wait(timeout: 30) { $0["type"] == "subscribe" } != nil, sourceLocation: sourceLocation)
+        return inspector
+    }
+
     /// The session `uuid` holds seqs 0…last, verifies, and its last state is 1 + … + last.
     static func expectStored(_ uuid: String, through last: Int64, in url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let reader = try PostgresLogStore(url: url).openReader()
@@ -99,10 +107,8 @@ struct TeamServerTests {
         defer { Self.stop(b) }
         let aPort = try #require(a.port())
         let bPort = try #require(b.port())
-        let inspector = try DemoInspector(port: bPort)
+        let inspector = try Self.inspectorOfEverything(port: bPort)
         defer { inspector.close() }
-        inspector.send(["type": "subscribe", "id": 1, "session": "*"])
-        #expect(inspector.wait(timeout: 30) { $0["type"] == "subscribe" } != nil)
 
         let sink = ServerSink(url: Self.app(aPort), fallbacks: [Self.app(bPort)], localLog: dir.path("outbox"), report: nil)
         defer { sink.disconnect() }
@@ -160,10 +166,8 @@ struct TeamServerTests {
         defer { Self.stop(b) }
         let aPort = try #require(a.port())
         let bPort = try #require(b.port())
-        let inspector = try DemoInspector(port: bPort)
+        let inspector = try Self.inspectorOfEverything(port: bPort)
         defer { inspector.close() }
-        inspector.send(["type": "subscribe", "id": 1, "session": "*"])
-        #expect(inspector.wait(timeout: 30) { $0["type"] == "subscribe" } != nil)
         let sink = ServerSink(url: Self.app(aPort), report: nil)
         defer { sink.disconnect() }
         var state = Counter()

@@ -1,3 +1,4 @@
+import CRewindCrash
 import Foundation
 import RewindJSON
 import RewindLog
@@ -131,5 +132,94 @@ struct CrashJournalTests {
         }
         #expect(try reader.session(named: never).meta["lostBeforeWritten"] == true)
         #expect(CrashJournal.dead(in: journals).isEmpty)
+    }
+
+    /// A slot as a file, for the journals a hostile or broken disk could hold.
+    static func writeSlot(_ slot: rewind_crash_slot, to path: String) throws {
+        var slot = slot
+        let bytes = withUnsafeBytes(of: &slot) { Data($0) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+    }
+
+    static func copy<T>(_ text: String, into field: inout T) {
+        withUnsafeMutableBytes(of: &field) { raw in
+            let bytes = Array(text.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+    }
+
+    @Test("journals a broken or hostile disk holds: too short, another magic, a session named latest or a prefix, a name that is not its session, numbers at their limits; none crashes the next run, none touches another session, the one that is a journal is told with lost saturated")
+    func hostileJournals() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        let path = folder.path("app.db")
+        let journals = CrashJournal.folder(forLog: path)
+        try FileManager.default.createDirectory(atPath: journals, withIntermediateDirectories: true)
+        let writer = try SharedLogWriters.borrow(path)
+        defer { SharedLogWriters.giveBack(path) }
+        // Two sessions with events: `other` must come out as it went in.
+        let target = "33333333-0000-4000-8000-000000000001"
+        let other = "33333333-0000-4000-8000-000000000002"
+        for uuid in [other, target] {
+            let id = try writer.openSession(uuid: uuid, app: "Journal", startedAt: Date(), meta: [:], replayOf: nil, run: nil, hashVersion: .v2)
+            let state: JSONValue = ["n": 0]
+            writer.append([LogEvent(sessionID: id, seq: 0, at: Date(), action: ["type": "@@INIT"], hash: state.hash(.v2), keyframe: state)])
+        }
+        try writer.commit()
+
+        func slot(session: String) -> rewind_crash_slot {
+            var slot = rewind_crash_slot()
+            slot.magic = REWIND_CRASH_MAGIC
+            slot.version = REWIND_CRASH_VERSION
+            slot.signal = SIGSEGV
+            Self.copy(session, into: &slot.session)
+            Self.copy("Journal", into: &slot.app)
+            return slot
+        }
+        try Data("short".utf8).write(to: URL(fileURLWithPath: journals + "/short.crash"))
+        var foreign = slot(session: other)
+        foreign.magic = 0xDEAD_BEEF
+        try Self.writeSlot(foreign, to: journals + "/\(other).crash")
+        try Self.writeSlot(slot(session: "latest"), to: journals + "/latest.crash")
+        try Self.writeSlot(slot(session: "33333333"), to: journals + "/33333333.crash")
+        // A journal whose file names one session and whose slot names another.
+        try Self.writeSlot(slot(session: other), to: journals + "/44444444-0000-4000-8000-000000000009.crash")
+        // The target's journal, with every number at its limit and an action that is no JSON.
+        var extreme = slot(session: target)
+        extreme.recorded_through = .max
+        extreme.next_seq = .min
+        extreme.reducing = 1
+        extreme.file_length = .max
+        extreme.function_length = .max
+        extreme.line = .min
+        extreme.signal_at_ns = .max
+        extreme.action_state = 1
+        extreme.action_length = .max
+        withUnsafeMutableBytes(of: &extreme.action) { $0.copyBytes(from: Array("{\"not json".utf8)) }
+        withUnsafeMutableBytes(of: &extreme.file) { raw in for index in raw.indices { raw[index] = 0xFF } }
+        try Self.writeSlot(extreme, to: journals + "/\(target).crash")
+        // One the log never had: its count of what was lost starts below seq 0.
+        let unseen = "33333333-0000-4000-8000-000000000003"
+        var unseenSlot = slot(session: unseen)
+        unseenSlot.recorded_through = .max
+        try Self.writeSlot(unseenSlot, to: journals + "/\(unseen).crash")
+
+        let dead = CrashJournal.dead(in: journals)
+        #expect(dead.map(\.record.session) == [target, unseen], "\(dead.map(\.record.session))")
+        CrashJournal.recover(in: journals, path: path, writer: writer)
+        let reader = try LogReader(path: path)
+        let untouched = try #require(try reader.session(uuid: other))
+        #expect(untouched.lastSeq == 0 && untouched.endedAt == nil && untouched.crash == nil)
+        let crashed = try #require(try reader.session(uuid: target))
+        #expect(crashed.lastSeq == 1)
+        #expect(crashed.crash?["lost"] == .number(JSONNumber(Int64.max)), "\(String(describing: crashed.crash))")
+        #expect(crashed.crash?["reducing"]?["action"] == nil)
+        #expect(try Timeline(reader: reader, session: crashed.id).verify().passed)
+        let made = try #require(try reader.session(uuid: unseen))
+        #expect(made.crash?["lost"] == .number(JSONNumber(Int64.max)), "\(String(describing: made.crash))")
+        // What is no journal of Rewind's stays where it was; the journal is done with.
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: journals))
+        #expect(left == ["short.crash", "\(other).crash", "latest.crash", "33333333.crash", "44444444-0000-4000-8000-000000000009.crash"])
     }
 }

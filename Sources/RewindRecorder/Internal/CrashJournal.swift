@@ -78,6 +78,8 @@ final class CrashJournal: @unchecked Sendable {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // The handler's write never blocks, whatever the watcher does.
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         let readEnd = ends[0]
         let thread = Thread {
             Thread.current.name = "rewind-crash-watcher"
@@ -217,7 +219,11 @@ final class CrashJournal: @unchecked Sendable {
             let size = MemoryLayout<rewind_crash_slot>.size
             let read = withUnsafeMutableBytes(of: &slot) { readBytes(fd, $0.baseAddress, size) }
             guard read == size, slot.magic == REWIND_CRASH_MAGIC, slot.version == REWIND_CRASH_VERSION else { continue }
-            found.append((path, CrashRecord(slot)))
+            // A journal names its session in its file name and in its slot: both, or it is no
+            // journal of Rewind's.
+            let record = CrashRecord(slot)
+            guard name == record.session + ".crash", UUID(uuidString: record.session) != nil else { continue }
+            found.append((path, record))
         }
         return found
     }

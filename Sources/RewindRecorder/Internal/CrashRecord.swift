@@ -102,14 +102,17 @@ struct CrashRecord: Equatable {
     /// writer): the crashed event after the last one the log holds, its state unchanged, and the
     /// session's end at the signal's time. A session the log never got, or got without a
     /// committed event (the app crashed before its recorder wrote anything), is made there, its
-    /// state unknown (`{}` at seq 0), so the crash and the count of actions lost are still told. A journal without a signal writes nothing: the
-    /// session stays as it was, never ended. A session made here is marked for delivery to
-    /// `server` (a local log's) from its start. Returns whether the journal is done with.
+    /// state unknown (`{}` at seq 0), so the crash and the count of actions lost are still told.
+    /// A journal without a signal writes nothing: the session stays as it was, never ended. A
+    /// session without a delivery mark is marked for `server` (a local log's) from its start.
+    /// The journal is a file like any other: its session is looked up by its exact uuid, and its
+    /// numbers are taken with saturating arithmetic. Returns whether the journal is done with.
     @discardableResult
     func write(into writer: LogWriter, path: String, server: String? = nil) throws -> Bool {
         try writer.commit()
         let reader = try LogReader(path: path)
-        let found = try? reader.session(named: session)
+        // Exactly this uuid (never a prefix, an id or `latest`, as a name typed by a user may be).
+        let found = try reader.session(uuid: session)
         guard signal != 0 else { return true }
         if let found, found.endedAt != nil { return true }
         let at = self.at ?? Date()
@@ -129,14 +132,14 @@ struct CrashRecord: Equatable {
                 id = found.id
             } else {
                 // Only a session of this log's app: another app's journal waits for its own log.
-                guard try reader.sessions().contains(where: { $0.app == app }) || reader.sessions().isEmpty else { return false }
+                let sessions = try reader.sessions()
+                guard sessions.isEmpty || sessions.contains(where: { $0.app == app }) else { return false }
                 id = try writer.openSession(uuid: session, app: app, startedAt: at, meta: ["lostBeforeWritten": true], replayOf: nil,
                                             run: nil, hashVersion: .v2, owner: nil)
             }
-            // The state is unknown: seq 0 says so (an empty object: the wire's `"keyframe": null`
-            // would be no keyframe at all), and the crash follows it.
+            // The state is unknown: seq 0 says so with an empty object, and the crash follows it.
             let unknown: JSONValue = .object([:])
-            hash = unknown.hash(.v2)
+            hash = unknown.hash(found?.hashVersion ?? .v2)
             writer.append([LogEvent(sessionID: id, seq: 0, at: at, action: ["type": "@@rewind/unknown"], actionType: "@@rewind/unknown",
                                     patch: [], hash: hash, coalesced: true, keyframe: unknown)])
             last = 0
@@ -148,7 +151,8 @@ struct CrashRecord: Equatable {
         }
         // What the log lacks of what the recorder was handed (seq 0, the initial state, counts
         // as recorded): lost with the process.
-        let lost = max(0, recordedThrough - (hadEvents ? last : -1))
+        let (difference, overflow) = recordedThrough.subtractingReportingOverflow(hadEvents ? last : -1)
+        let lost = overflow ? (recordedThrough > 0 ? Int64.max : 0) : max(0, difference)
         var event = LogEvent(sessionID: id, seq: last + 1, at: at, action: action(lost: lost), actionType: Self.crashedType,
                              patch: [], hash: hash)
         event.site = reducing?.site

@@ -43,8 +43,8 @@ final class ClusterLink: ClusterPeers, @unchecked Sendable {
     /// The most sessions `pushedThrough` remembers; the oldest marks go first past it.
     static let maxMarks = 10_000
     private var markOrder: [Int64] = []
-    /// What `--metrics` counts: bus messages (set once, before the feed starts).
-    nonisolated(unsafe) var metrics: ServerMetrics?
+    /// What `--metrics` counts: bus messages.
+    private let metrics: ServerMetrics?
     /// How long ago the newest event pushed from another server happened, when it was pushed.
     private let lastFeedLag = Mutex<Double?>(nil)
 
@@ -52,7 +52,8 @@ final class ClusterLink: ClusterPeers, @unchecked Sendable {
     /// moment it pushed it (a scrape reads it); `nil` before any.
     var feedLagSeconds: Double? { lastFeedLag.withLock { $0 } }
 
-    init(feed: any LogStoreFeed, store: any LogStore, hub: InspectorHub) throws(LogError) {
+    init(feed: any LogStoreFeed, store: any LogStore, hub: InspectorHub, metrics: ServerMetrics? = nil) throws(LogError) {
+        self.metrics = metrics
         self.feed = feed
         self.hub = hub
         reader = try store.openReader()

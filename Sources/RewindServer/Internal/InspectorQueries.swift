@@ -47,14 +47,15 @@ final class InspectorQueries: @unchecked Sendable {
     /// Answers requests refused for being too many, off the service thread and off the workers.
     private let refusals = DispatchQueue(label: "rewind.server.refusals")
     private let perInspector: Mutex<Turns>
-    /// What `--metrics` counts here: errors sent (set once, before the server starts).
-    nonisolated(unsafe) var metrics: ServerMetrics?
+    /// What `--metrics` counts here: errors sent.
+    private let metrics: ServerMetrics?
 
     /// Requests accepted and not yet done with, over every inspector (a scrape reads it).
     var inFlightCount: Int { perInspector.withLock { $0.inspectors.values.reduce(0) { $0 + $1.unsettled } } }
 
     init(store: any LogStore, hub: InspectorHub, relay: CommandRelay, ingest: AppIngest, readOnly: Bool, maxErrors: Int,
-         limits: Limits) throws(LogError) {
+         limits: Limits, metrics: ServerMetrics? = nil) throws(LogError) {
+        self.metrics = metrics
         // Three readers, at most two of them scanning: a quick query never waits behind scans.
         let readers = try ReaderPool(store: store, count: 3, maxScans: 2)
         context = QueryContext(readers: readers, hub: hub, relay: relay, ingest: ingest, readOnly: readOnly, limits: limits)

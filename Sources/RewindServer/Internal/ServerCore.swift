@@ -58,7 +58,7 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         do throws(LogError) {
             let hub = self.hub
             // The other instances first: the app side and the relay are handed them at init.
-            if let feed { cluster = try ClusterLink(feed: feed, store: store, hub: hub) } else { cluster = nil }
+            if let feed { cluster = try ClusterLink(feed: feed, store: store, hub: hub, metrics: metrics) } else { cluster = nil }
             relay = CommandRelay(timeout: configuration.commandTimeout, cluster: cluster)
             ingest = try AppIngest(writer: writer, store: store, hub: hub, relay: relay, cluster: cluster, metrics: metrics,
                                    log: configuration.log,
@@ -69,7 +69,8 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
                 readOnly: configuration.readOnly, maxErrors: configuration.maxConsecutiveErrors,
                 limits: InspectorQueries.Limits(maxReplyBytes: configuration.queueLimits.maxBytes,
                                                 maxInFlight: configuration.maxRequestsInFlight,
-                                                queryTimeBudget: configuration.queryTimeBudget))
+                                                queryTimeBudget: configuration.queryTimeBudget),
+                metrics: metrics)
             export = try ExportRoute(store: store,
                                      limits: ExportRoute.Limits(maxConcurrent: configuration.maxConcurrentExports,
                                                                 stallTimeout: configuration.exportStallTimeout))
@@ -100,8 +101,6 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
             gauges.queriesInFlight = { queries.inFlightCount }
             if let cluster { gauges.feedLag = { cluster.feedLagSeconds } }
         }
-        queries.metrics = metrics
-        cluster?.metrics = metrics
     }
 
     /// Finishes the events received, then commits and closes the log.
