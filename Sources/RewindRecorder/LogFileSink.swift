@@ -17,12 +17,14 @@ public final class LogFileSink: SessionSink, @unchecked Sendable {
     /// The log file.
     public let path: String
     private let createsDirectory: Bool
+    private let loan: WriterLoan
     private struct Open {
-        var writer: LogWriter?
         var sessionIDs: [String: Int64] = [:]
         var failure: LogError?
     }
 
+    /// Held for moments only (never while waiting for the writer), so the writer's completions
+    /// may take it.
     private let open = Mutex(Open())
 
     /// A sink for the log at `path` (a leading `~` is the home folder); with `createDirectory`,
@@ -30,32 +32,29 @@ public final class LogFileSink: SessionSink, @unchecked Sendable {
     public init(path: String, createDirectory: Bool = false) {
         self.path = LogFileError.expandingTilde(path)
         self.createsDirectory = createDirectory
-    }
-
-    deinit {
-        if open.withLock({ $0.writer }) != nil { SharedLogWriters.giveBack(path) }
+        self.loan = WriterLoan(path: self.path)
     }
 
     /// Opens the file when needed and records the session.
     package func begin(_ session: RecordingSession) throws {
-        try open.withLock { open in
-            let writer = try openedWriter(&open)
-            open.sessionIDs[session.uuid] = try writer.openSession(uuid: session.uuid, app: session.app,
-                                                                   startedAt: session.startedAt, meta: session.meta,
-                                                                   replayOf: session.replayOf, run: session.run,
-                                                                   hashVersion: session.hashVersion,
-                                                                   owner: .keeping(session.secret))
-        }
+        let writer = try openedWriter()
+        let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
+                                        replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion,
+                                        owner: .keeping(session.secret))
+        open.withLock { $0.sessionIDs[session.uuid] = id }
     }
 
     /// Appends the events; a failure to commit them surfaces on the next call.
     package func write(_ events: [RecordedEvent], of session: RecordingSession) throws {
-        let (writer, id) = try open.withLock { open in
+        let id = try open.withLock { open in
             if let failure = open.failure { throw failure }
-            guard let writer = open.writer, let id = open.sessionIDs[session.uuid] else {
+            guard let id = open.sessionIDs[session.uuid] else {
                 throw LogError(kind: .unknownSession(session.uuid), message: "it was never begun", path: path)
             }
-            return (writer, id)
+            return id
+        }
+        guard let writer = loan.current else {
+            throw LogError(kind: .unknownSession(session.uuid), message: "it was never begun", path: path)
         }
         let uuid = session.uuid
         let last = events.last?.event.seq
@@ -70,27 +69,27 @@ public final class LogFileSink: SessionSink, @unchecked Sendable {
 
     /// Returns once every event written so far is committed to the file.
     package func flush() throws {
-        try open.withLock { $0.writer }?.flush()
+        try loan.current?.flush()
         if let failure = open.withLock({ $0.failure }) { throw failure }
     }
 
     /// Records when the session ended.
     package func end(_ session: RecordingSession, at date: Date) throws {
-        let (writer, id) = open.withLock { open in (open.writer, open.sessionIDs.removeValue(forKey: session.uuid)) }
-        guard let writer, let id else { return }
+        let id = open.withLock { $0.sessionIDs.removeValue(forKey: session.uuid) }
+        guard let writer = loan.current, let id else { return }
         try writer.flush()
         try writer.endSession(id: id, at: date)
     }
 
-    /// With the lock held: the writer, borrowed at the first session.
-    private func openedWriter(_ open: inout Open) throws -> LogWriter {
-        if let writer = open.writer { return writer }
-        // In an iOS app's container the folder is also excluded from backup.
-        try LogFileError.prepare(path, createFolder: createsDirectory)
-        let opened = try SharedLogWriters.borrow(path)
-        open.writer = opened
-        CrashJournal.recover(in: crashJournalFolder, path: path, writer: opened)
-        return opened
+    /// The writer, borrowed at the first session; the crashes of earlier runs beside the file
+    /// are written in then.
+    private func openedWriter() throws -> LogWriter {
+        try loan.writer(prepare: {
+            // In an iOS app's container the folder is also excluded from backup.
+            try LogFileError.prepare(path, createFolder: createsDirectory)
+        }, borrowed: { writer in
+            CrashJournal.recover(in: crashJournalFolder, path: path, writer: writer)
+        })
     }
 
     /// Beside the file: `.NAME.crashes`.

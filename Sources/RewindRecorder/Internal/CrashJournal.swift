@@ -67,7 +67,8 @@ final class CrashJournal: @unchecked Sendable {
         self.slot = slot
         self.descriptor = fd
         self.pendingAction = pendingAction
-        Self.journals.withLock { $0[session.uuid] = self }
+        // One journal per session; one it replaced goes after the lock, its deinit taking it too.
+        _ = Self.journals.withLock { $0.updateValue(self, forKey: session.uuid) }
     }
 
     /// The watcher thread, started with the first journal: it blocks reading a pipe whose write

@@ -40,7 +40,8 @@ final class OpenRecordings: Sendable {
 
     /// The recording's thread has ended.
     func remove(session: String) {
-        open.withLock { _ = $0.entries.removeValue(forKey: session) }
+        // Its sinks may go with it, and a log's sink closes the file as it goes: after the lock.
+        _ = open.withLock { $0.entries.removeValue(forKey: session) }
     }
 
     /// Ends every open recording: what is queued is written (committed, for a log file), each

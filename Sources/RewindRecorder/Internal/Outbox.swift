@@ -23,8 +23,8 @@ final class Outbox: @unchecked Sendable {
     let server: String
     /// The most bytes the local log may take.
     let limitBytes: Int64
+    private let loan: WriterLoan
     private struct Open {
-        var writer: LogWriter?
         var sessionIDs: [String: Int64] = [:]
         var failure: LogError?
         /// The newest acknowledged seq per session id, and the server that acknowledged it, not
@@ -44,10 +44,7 @@ final class Outbox: @unchecked Sendable {
         self.path = path
         self.server = server
         self.limitBytes = limitBytes
-    }
-
-    deinit {
-        if open.withLock({ $0.writer }) != nil { SharedLogWriters.giveBack(path) }
+        self.loan = WriterLoan(path: path)
     }
 
     /// The local log of `app` for `server`: `FOLDER/APP@HOST_PORT.db`, with anything but letters,
@@ -76,7 +73,7 @@ final class Outbox: @unchecked Sendable {
 
     /// Records the session in the local log, marked for the server; returns its local id.
     func begin(_ session: RecordingSession) throws -> Int64 {
-        let writer = try open.withLock { try openedWriter(&$0) }
+        let writer = try openedWriter()
         // The writer's calls wait for its thread, whose completions take `open`'s lock: not under it.
         let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
                                         replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion,
@@ -96,11 +93,11 @@ final class Outbox: @unchecked Sendable {
 
     /// Appends the events (on the recorder's thread; the writer commits them in its own time).
     func write(_ events: [RecordedEvent], of session: RecordingSession) {
-        let target = open.withLock { open -> (LogWriter, Int64)? in
-            guard let writer = open.writer, let id = open.sessionIDs[session.uuid], open.failure == nil else { return nil }
-            return (writer, id)
+        let id = open.withLock { open -> Int64? in
+            guard let id = open.sessionIDs[session.uuid], open.failure == nil else { return nil }
+            return id
         }
-        guard let (writer, id) = target else { return }
+        guard let id, let writer = loan.current else { return }
         let uuid = session.uuid
         let last = events.last?.event.seq
         writer.append(events.logEvents(session: id)) { [weak self] result in
@@ -123,15 +120,15 @@ final class Outbox: @unchecked Sendable {
     /// Records the session's end in the local log.
     func end(_ session: RecordingSession, at date: Date) throws {
         Self.live.withLock { live in _ = live[path]?.remove(session.uuid) }
-        let (writer, id) = open.withLock { open in (open.writer, open.sessionIDs[session.uuid]) }
-        guard let writer, let id else { return }
+        let id = open.withLock { $0.sessionIDs[session.uuid] }
+        guard let writer = loan.current, let id else { return }
         try writer.commit()
         try writer.endSession(id: id, at: date)
     }
 
     /// Commits what was appended: from here on it survives the app.
     func commit() throws {
-        try open.withLock { $0.writer }?.commit()
+        try loan.current?.commit()
     }
 
     /// `server` holds `session` through `seq`: written down soon, off the caller's thread (only
@@ -151,14 +148,14 @@ final class Outbox: @unchecked Sendable {
         }
         guard schedule else { return }
         marks.async { [self] in
-            let (writer, pending) = open.withLock { open -> (LogWriter?, [Int64: (server: String, seq: Int64)]) in
+            let pending = open.withLock { open -> [Int64: (server: String, seq: Int64)] in
                 defer {
                     open.acked = [:]
                     open.markScheduled = false
                 }
-                return (open.writer, open.acked)
+                return open.acked
             }
-            guard let writer else { return }
+            guard let writer = loan.current else { return }
             for (session, mark) in pending {
                 try? writer.markDelivered(session: session, server: mark.server, through: mark.seq)
             }
@@ -237,7 +234,7 @@ final class Outbox: @unchecked Sendable {
     /// whole first, then (only if still over) the oldest it lacks, leaving out `keeping`; returns
     /// one sentence when events the server lacks were dropped.
     func enforceLimit(keeping: Set<String>) throws -> String? {
-        guard let writer = open.withLock({ $0.writer }) else { return nil }
+        guard let writer = loan.current else { return nil }
         try writer.commit()
         let reader = try LogReader(path: path)
         // Pages in use: a pruned session's pages are freed and reused, though the file keeps
@@ -273,29 +270,25 @@ final class Outbox: @unchecked Sendable {
 
     // MARK: Inside
 
-    /// With the lock held: the writer, borrowed at the first session.
     /// Keeps `session`'s secret in this log for a session that has none yet; returns the secret
     /// the log holds for it after (the one given, or one another writer kept first).
     private func claim(_ session: RecordingSession) throws -> String {
-        let writer = try open.withLock { try openedWriter(&$0) }
+        let writer = try openedWriter()
         let id = try writer.openSession(uuid: session.uuid, app: session.app, startedAt: session.startedAt, meta: session.meta,
                                         replayOf: session.replayOf, run: session.run, hashVersion: session.hashVersion,
                                         owner: .keeping(session.secret))
         return try writer.secret(session: id) ?? session.secret
     }
 
-    private func openedWriter(_ open: inout Open) throws -> LogWriter {
-        if let writer = open.writer { return writer }
-        try LogFileError.prepare(path, createFolder: true)
-        let opened = try SharedLogWriters.borrow(path)
-        open.writer = opened
-        return opened
+    /// The writer, borrowed at the first need.
+    private func openedWriter() throws -> LogWriter {
+        try loan.writer(prepare: { try LogFileError.prepare(path, createFolder: true) })
     }
 
     /// Writes the crashes of earlier runs into their sessions here (``CrashJournal``), before
     /// they are delivered: the journals in `folder` of sessions this file holds.
     func recoverCrashes(from folder: String) {
-        guard let writer = try? open.withLock({ try openedWriter(&$0) }) else { return }
+        guard let writer = try? openedWriter() else { return }
         CrashJournal.recover(in: folder, path: path, writer: writer, server: server)
     }
 }
