@@ -2,8 +2,9 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # postgresql: the tests' private cluster (its pg_trgm is in Debian's postgresql-15 itself, with no
-# contrib package); libpq-dev: PostgreSQL's client library and headers for the log store.
-APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux openssl postgresql libpq-dev
+# contrib package); libpq-dev: PostgreSQL's client library and headers for the log store; gdb: the
+# stacks of a test run that hangs (scripts/with-watchdog).
+APT_PACKAGES := libwebsockets-dev libsqlite3-dev pkg-config tmux openssl postgresql libpq-dev gdb
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
 .PHONY: all deps build install uninstall test test-steps apple-check ci-config-check platform-check soak-test soak fuzz fuzz-replay python-test python-deps browser-test browser-deps bench clean run
@@ -65,8 +66,11 @@ test: deps
 	$(SWIFT) build --build-tests
 	scripts/with-pg-cluster $(MAKE) --no-print-directory test-steps
 
+# The Swift tests take 6–10 minutes here: one still running after 40 has hung, and the watchdog
+# stops it with every thread's stack said (scripts/with-watchdog) rather than leave CI to time out.
+SWIFT_TEST_DEADLINE ?= 2400
 test-steps:
-	$(SWIFT) test --skip-build --disable-xctest
+	scripts/with-watchdog $(SWIFT_TEST_DEADLINE) $(SWIFT) test --skip-build --disable-xctest
 	$(MAKE) --no-print-directory apple-check
 	$(MAKE) --no-print-directory ci-config-check
 	$(MAKE) --no-print-directory platform-check
@@ -83,9 +87,11 @@ apple-check:
 	REWIND_APPLE_SHAPES=1 $(SWIFT) build --scratch-path .build-apple --product AppleShapesCheck -Xswiftc -warnings-as-errors
 	.build-apple/debug/AppleShapesCheck
 
-# .github/workflows/ci.yml cannot run here: it is parsed as YAML and its jobs are checked.
+# .github/workflows/ci.yml cannot run here: it is parsed as YAML and its jobs are checked; and the
+# watchdog that stops a hung test run is checked to stop one.
 ci-config-check: python-deps
 	python3 Tests/ci/check_workflow.py .github/workflows/ci.yml
+	python3 Tests/ci/test_with_watchdog.py
 
 # Every target builds on a Mac too (CI's macOS job, a user's `make install`): no Glibc-only spelling
 # outside a Linux-only #if, in any Swift file (Tests/ci/check_platform_spellings.py), and the

@@ -16,7 +16,7 @@ import RewindLog
 ///   JSON without accents, split where FTS5 splits). The database must be UTF8.
 enum PostgresSchema {
     /// `migrations[v - 1]` brings a database from version `v - 1` to `v`.
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     /// The advisory lock (two-key form; sessions use the one-key form) that migrations run under.
     static let migrationLock = "pg_advisory_xact_lock(21111, 1)"
@@ -171,6 +171,148 @@ enum PostgresSchema {
             RETURN NEW;
         END $$;
         CREATE TRIGGER sessions_owner_set_once BEFORE UPDATE ON sessions FOR EACH ROW EXECUTE FUNCTION rewind_session_owner();
+        """
+
+    /// Sessions a range of partitions holds unless the database says otherwise (``version3``):
+    /// a team's day or so, so that retention drops a range a day.
+    static let defaultPartitionSessions = 1024
+
+    /// Version 3: retention that scales. The tables with a row per event (`events`, `keyframes`,
+    /// `non_finite`, `send_sites`) are partitioned by session id in ranges of
+    /// `rewind_settings.partition_sessions` sessions (ids grow as sessions start, so a range is a
+    /// stretch of time): prune drops a range whose sessions all go as a whole (its four tables),
+    /// in time that depends on the number of sessions, not of events, and with no dead rows left
+    /// behind. A writer makes the next session's range, and the one after, before it inserts a
+    /// session (`rewind_prepare_partitions`, a cheap lookup once they exist). The rows of a
+    /// version 2 database move into the new tables in this migration's transaction.
+    static let version3 = """
+        CREATE TABLE rewind_settings(name text PRIMARY KEY, value text NOT NULL);
+        -- The span of a range: `ALTER DATABASE … SET rewind.partition_sessions = N` before the
+        -- first writer opens the database sets it (a whole number from 1); it is fixed after.
+        INSERT INTO rewind_settings(name, value)
+            SELECT 'partition_sessions', CASE WHEN asked !~ '^[0-9]{1,12}$' THEN '\(defaultPartitionSessions)'
+                                              WHEN CAST(asked AS bigint) = 0 THEN '\(defaultPartitionSessions)' ELSE asked END
+            FROM (SELECT coalesce(current_setting('rewind.partition_sessions', true), '') AS asked) setting;
+        -- The session-id ranges that have partitions: [lower, upper).
+        CREATE TABLE rewind_partitions(lower bigint PRIMARY KEY, upper bigint NOT NULL);
+
+        ALTER TABLE send_sites RENAME TO send_sites_v2;
+        ALTER TABLE send_sites_v2 RENAME CONSTRAINT send_sites_pkey TO send_sites_v2_pkey;
+        ALTER TABLE non_finite RENAME TO non_finite_v2;
+        ALTER TABLE non_finite_v2 RENAME CONSTRAINT non_finite_pkey TO non_finite_v2_pkey;
+        ALTER TABLE keyframes RENAME TO keyframes_v2;
+        ALTER TABLE keyframes_v2 RENAME CONSTRAINT keyframes_pkey TO keyframes_v2_pkey;
+        ALTER TABLE events RENAME TO events_v2;
+        ALTER TABLE events_v2 RENAME CONSTRAINT events_pkey TO events_v2_pkey;
+        ALTER INDEX events_action_words RENAME TO events_v2_action_words;
+
+        CREATE TABLE events(
+            session_id  bigint NOT NULL REFERENCES sessions(id),
+            seq         bigint NOT NULL,
+            at          double precision NOT NULL,
+            action_type text NOT NULL,
+            action      text NOT NULL,
+            patch       text NOT NULL,
+            inverse     text NOT NULL,
+            hash        bigint NOT NULL,
+            duration_ns bigint NOT NULL DEFAULT 0,
+            cause       bigint,
+            coalesced   integer NOT NULL DEFAULT 0,
+            PRIMARY KEY(session_id, seq)
+        ) PARTITION BY RANGE (session_id);
+        CREATE TABLE keyframes(
+            session_id bigint NOT NULL,
+            seq        bigint NOT NULL,
+            state      text NOT NULL,
+            PRIMARY KEY(session_id, seq),
+            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
+        ) PARTITION BY RANGE (session_id);
+        CREATE TABLE non_finite(
+            session_id bigint NOT NULL,
+            seq        bigint NOT NULL,
+            pointers   text NOT NULL,
+            PRIMARY KEY(session_id, seq),
+            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
+        ) PARTITION BY RANGE (session_id);
+        CREATE TABLE send_sites(
+            session_id bigint NOT NULL,
+            seq        bigint NOT NULL,
+            file       text NOT NULL,
+            line       bigint NOT NULL,
+            function   text NOT NULL,
+            PRIMARY KEY(session_id, seq),
+            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
+        ) PARTITION BY RANGE (session_id);
+
+        CREATE FUNCTION rewind_partition_span() RETURNS bigint LANGUAGE sql STABLE AS $$
+            SELECT greatest(1, CAST(value AS bigint)) FROM rewind_settings WHERE name = 'partition_sessions'
+        $$;
+        -- The partitions of the range holding session `session`, made when missing (instances
+        -- take turns on an advisory lock). Each partition refuses UPDATE, DELETE and TRUNCATE
+        -- itself too: a parent's statement triggers do not fire for a statement on a partition.
+        CREATE FUNCTION rewind_ensure_partition(session bigint) RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+            span  bigint := rewind_partition_span();
+            low   bigint := floor(session::numeric / span)::bigint * span;
+            tbl   text;
+            part  text;
+        BEGIN
+            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_xact_lock(21111, 2);
+            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
+                RETURN;
+            END IF;
+            FOREACH tbl IN ARRAY ARRAY['events', 'keyframes', 'non_finite', 'send_sites'] LOOP
+                part := tbl || '_p' || low;
+                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)', part, tbl, low, low + span);
+                EXECUTE format('CREATE TRIGGER %I BEFORE UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only()',
+                               part || '_append_only', part);
+            END LOOP;
+            INSERT INTO rewind_partitions(lower, upper) VALUES (low, low + span);
+        END $$;
+        -- The ranges of the next session's id and the one after, made before a session is
+        -- inserted, in a transaction of their own: made in the session's (it holds a lock on
+        -- `sessions` that the DDL of another instance's partition waits for) two instances could
+        -- each wait for the other.
+        CREATE FUNCTION rewind_prepare_partitions() RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+            next bigint;
+        BEGIN
+            EXECUTE format('SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM %s',
+                           pg_get_serial_sequence('sessions', 'id')) INTO next;
+            PERFORM rewind_ensure_partition(next);
+            PERFORM rewind_ensure_partition(next + rewind_partition_span());
+        END $$;
+        -- A session inserted with an id of its own past the ranges made: its range, then.
+        CREATE FUNCTION rewind_session_partitions() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM rewind_ensure_partition(NEW.id);
+            RETURN NULL;
+        END $$;
+
+        SELECT rewind_ensure_partition(id) FROM sessions;
+        SELECT rewind_prepare_partitions();
+        INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced)
+            SELECT session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced FROM events_v2;
+        INSERT INTO keyframes(session_id, seq, state) SELECT session_id, seq, state FROM keyframes_v2;
+        INSERT INTO non_finite(session_id, seq, pointers) SELECT session_id, seq, pointers FROM non_finite_v2;
+        INSERT INTO send_sites(session_id, seq, file, line, function) SELECT session_id, seq, file, line, function FROM send_sites_v2;
+        DROP TABLE send_sites_v2, non_finite_v2, keyframes_v2, events_v2;
+
+        -- After the rows: the index built once, and the seq check only for what comes next.
+        CREATE INDEX events_action_words ON events USING gin (\(TextQuery.postgresDocument("action")));
+        CREATE TRIGGER events_extend_session BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION rewind_extend_session();
+        CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON events
+            FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only();
+        CREATE TRIGGER keyframes_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON keyframes
+            FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only();
+        CREATE TRIGGER non_finite_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON non_finite
+            FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only();
+        CREATE TRIGGER send_sites_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON send_sites
+            FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only();
+        CREATE TRIGGER sessions_partitions AFTER INSERT ON sessions FOR EACH ROW EXECUTE FUNCTION rewind_session_partitions();
         """
 }
 

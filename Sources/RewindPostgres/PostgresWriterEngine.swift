@@ -45,6 +45,8 @@ final class PostgresWriterEngine: @unchecked Sendable {
     func openSession(uuid: String, app: String, startedAt: Date, meta: JSONValue, replayOf: String?, run: String?,
                      hashVersion: StateHashVersion, owner: SessionOwner?) throws(LogError) -> Int64 {
         let metaText = meta.objectValue != nil ? meta.serialized(.compact) : "{}"
+        // Its range's partitions first, outside the session's transaction (PostgresSchema.version3).
+        try connection.execute("SELECT rewind_prepare_partitions()")
         // The session and its tags in one transaction, before the lease: whoever inserts the row
         // indexes its tags, even when another instance wins the race for the lease.
         try connection.execute("BEGIN")
@@ -272,24 +274,40 @@ final class PostgresWriterEngine: @unchecked Sendable {
 
     // MARK: Prune
 
+    /// Removes whole sessions. The ranges of sessions (``PostgresSchema/version3``) whose every
+    /// session goes are dropped as a whole, partitions and all: no row is deleted one by one and
+    /// no dead row stays behind. The sessions left in ranges that keep others are deleted row by
+    /// row. The range the newest session is in is never dropped (sessions still land there).
     func prune(sessions ids: [Int64]) throws(LogError) -> [Int64] {
         guard !ids.isEmpty else { return [] }
         try connection.execute("BEGIN")
         do throws(LogError) {
             try connection.execute("SET LOCAL rewind.pruning = 'on'")
             // A session another instance is writing now is skipped (its lease is taken).
-            var removable: [Int64] = []
-            for id in Set(ids).sorted() {
-                guard try sessionID(id: id) else { continue }
-                let free = try connection.scalarText("SELECT pg_try_advisory_xact_lock(?1)", [String(id)]) == "t"
-                if free { removable.append(id) }
-            }
+            let removable = try int64s("""
+                SELECT id FROM sessions WHERE id = ANY(CAST(?1 AS bigint[])) AND pg_try_advisory_xact_lock(id) ORDER BY id
+                """, [Self.array(Set(ids).sorted())])
             if !removable.isEmpty {
-                let list = "{" + removable.map(String.init).joined(separator: ",") + "}"
-                for table in ["non_finite", "send_sites", "deliveries", "session_tags", "keyframes", "events"] {
-                    _ = try connection.scalarText("DELETE FROM \(table) WHERE session_id = ANY(CAST(?1 AS bigint[]))", [list])
+                let list = Self.array(removable)
+                let ranges = try int64s("""
+                    SELECT p.lower FROM rewind_partitions p
+                    WHERE p.upper <= (SELECT max(id) FROM sessions)
+                      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id >= p.lower AND s.id < p.upper AND s.id <> ALL(CAST(?1 AS bigint[])))
+                    ORDER BY p.lower
+                    """, [list])
+                for lower in ranges { try dropPartitions(lower: lower) }
+                let span = Int64(try connection.scalarText("SELECT rewind_partition_span()") ?? "") ?? 1
+                let dropped = Set(ranges)
+                let rest = removable.filter { !dropped.contains($0 - Self.floorModulo($0, span)) }
+                if !rest.isEmpty {
+                    for table in ["non_finite", "send_sites", "keyframes", "events"] {
+                        _ = try connection.scalarText("DELETE FROM \(table) WHERE session_id = ANY(CAST(?1 AS bigint[]))", [Self.array(rest)])
+                    }
                 }
-                _ = try connection.scalarText("DELETE FROM sessions WHERE id = ANY(CAST(?1 AS bigint[]))", [list])
+                for table in ["deliveries", "session_tags", "sessions"] {
+                    let column = table == "sessions" ? "id" : "session_id"
+                    _ = try connection.scalarText("DELETE FROM \(table) WHERE \(column) = ANY(CAST(?1 AS bigint[]))", [list])
+                }
             }
             try connection.execute("COMMIT")
             for id in removable { release(session: id); nextSeq[id] = nil }
@@ -298,6 +316,35 @@ final class PostgresWriterEngine: @unchecked Sendable {
             _ = try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Drops the four partitions of the range starting at session `lower` (in prune's
+    /// transaction): each detached from its table, then dropped, the ones that point into
+    /// `events` first.
+    private func dropPartitions(lower: Int64) throws(LogError) {
+        for table in ["send_sites", "non_finite", "keyframes", "events"] {
+            let partition = "\(table)_p\(lower)"
+            try connection.execute("ALTER TABLE \(table) DETACH PARTITION \(partition); DROP TABLE \(partition)")
+        }
+        _ = try connection.scalarText("DELETE FROM rewind_partitions WHERE lower = ?1", [String(lower)])
+    }
+
+    private func int64s(_ sql: String, _ parameters: [String?]) throws(LogError) -> [Int64] {
+        let result = try connection.run(sql, parameters)
+        defer { PQclearResult(result) }
+        guard let rows = PGRowReader(result) else { return [] }
+        return (0..<rows.count).map { rows.int64($0, 0) }
+    }
+
+    /// `{1,2,3}`: a bigint[] parameter.
+    private static func array(_ ids: [Int64]) -> String {
+        "{" + ids.map(String.init).joined(separator: ",") + "}"
+    }
+
+    /// `value mod span` in 0..<span, as the schema's `floor(value / span) * span` rounds.
+    private static func floorModulo(_ value: Int64, _ span: Int64) -> Int64 {
+        let remainder = value % span
+        return remainder < 0 ? remainder + span : remainder
     }
 
     func prune(inactiveBefore cutoff: Double) throws(LogError) -> [Int64] {

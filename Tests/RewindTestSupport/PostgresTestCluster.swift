@@ -226,7 +226,8 @@ public final class PostgresTestCluster: Sendable {
         return environment
     }()
 
-    private static func databaseName(_ database: String) -> String {
+    /// The database's name, given by name or by URL.
+    public static func databaseName(_ database: String) -> String {
         guard database.contains("://") else { return database }
         let path = URLComponents(string: database)?.path ?? ""
         return String(path.drop { $0 == "/" })

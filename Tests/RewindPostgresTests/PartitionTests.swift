@@ -1,0 +1,150 @@
+import Foundation
+import RewindJSON
+import RewindLog
+import RewindPostgres
+import RewindReplay
+import RewindSupport
+import RewindTestSupport
+import Testing
+
+/// Retention that scales (issue 43): the team store's event tables are partitioned by ranges of
+/// session ids, prune drops a range whose sessions all go, and a database of the previous layout
+/// (schema 2) moves to it without losing a row.
+@Suite("The team store's partitions: prune by range, the migration from schema 2", .ownThreads)
+struct PartitionTests {
+    static var cluster: PostgresTestCluster {
+        get throws { try PostgresTestCluster.shared() }
+    }
+
+    /// Every row of every table a session has, as text, in a stable order: equal before and after
+    /// means no row was lost or changed.
+    static func everyRow(_ url: String) throws -> String {
+        try cluster.psql("""
+            SELECT 'sessions', count(*), md5(coalesce(string_agg(concat_ws('|', id, uuid, app, started_at, ended_at, meta, replay_of, run, hash_version, owner, secret), E'\\n' ORDER BY id), '')) FROM sessions;
+            SELECT 'events', count(*), md5(coalesce(string_agg(concat_ws('|', session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced), E'\\n' ORDER BY session_id, seq), '')) FROM events;
+            SELECT 'keyframes', count(*), md5(coalesce(string_agg(concat_ws('|', session_id, seq, state), E'\\n' ORDER BY session_id, seq), '')) FROM keyframes;
+            SELECT 'non_finite', count(*), md5(coalesce(string_agg(concat_ws('|', session_id, seq, pointers), E'\\n' ORDER BY session_id, seq), '')) FROM non_finite;
+            SELECT 'send_sites', count(*), md5(coalesce(string_agg(concat_ws('|', session_id, seq, file, line, function), E'\\n' ORDER BY session_id, seq), '')) FROM send_sites;
+            SELECT 'session_tags', count(*), md5(coalesce(string_agg(concat_ws('|', session_id, tag), E'\\n' ORDER BY session_id, tag), '')) FROM session_tags;
+            SELECT 'deliveries', count(*), md5(coalesce(string_agg(concat_ws('|', session_id, server, acked_seq), E'\\n' ORDER BY session_id), '')) FROM deliveries;
+            """, database: url)
+    }
+
+    /// The session-id ranges that have partitions, as `lower-upper`, and the partitions of
+    /// `events` PostgreSQL has.
+    static func ranges(_ url: String) throws -> (registry: [String], events: [String]) {
+        let registry = try cluster.psql("SELECT lower || '-' || upper FROM rewind_partitions ORDER BY lower", database: url)
+        let tables = try cluster.psql("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass ORDER BY c.relname",
+                                      database: url)
+        return (registry.split(separator: "\n").map(String.init), tables.split(separator: "\n").map(String.init))
+    }
+
+    @Test("a database written by the previous release (schema 2) moves to partitions with every row of every table as it was, and takes new sessions after")
+    func migrationFromSchema2() throws {
+        let url = try Self.cluster.createDatabase(prefix: "schema2")
+        defer { try? Self.cluster.dropDatabase(url) }
+        // Written by the release before this layout: `rewind serve --db` with `rewind demo`
+        // streaming four apps, then `rewind import` of a JSONL file, dumped with pg_dump.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/schema2.sql")
+        _ = try Self.cluster.psql(try String(contentsOf: fixture, encoding: .utf8), database: url)
+        #expect(try Self.cluster.psql("SELECT max(version) FROM rewind_schema", database: url) == "2")
+        // What the demo does not write, written as that release's store writes it.
+        _ = try Self.cluster.psql("""
+            SET rewind.pruning = 'off';
+            INSERT INTO non_finite(session_id, seq, pointers) SELECT session_id, seq, '["/state/ratio"]' FROM events WHERE seq = 2;
+            INSERT INTO session_tags(session_id, tag) SELECT id, 'bug report' FROM sessions WHERE id % 2 = 1;
+            INSERT INTO deliveries(session_id, server, acked_seq) SELECT id, 'ws://127.0.0.1:7433/app', 3 FROM sessions WHERE id < 3;
+            """, database: url)
+        let before = try Self.everyRow(url)
+        #expect(before.contains("events|85|"), "\(before)")
+        #expect(!before.contains("|0|d41d8cd98f00b204e9800998ecf8427e"), "every table has rows: \(before)")
+
+        let store = try PostgresLogStore(url: url)
+        let writer = try store.openWriter()
+        defer { writer.close() }
+        #expect(try Self.cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM rewind_schema", database: url) == "1,2,3")
+        #expect(try Self.everyRow(url) == before)
+        // Every table with a row per event is partitioned now; the old tables are gone.
+        #expect(try Self.cluster.psql("""
+            SELECT string_agg(relname || ':' || relkind::text, ',' ORDER BY relname) FROM pg_class
+            WHERE relname IN ('events', 'keyframes', 'non_finite', 'send_sites', 'events_v2', 'keyframes_v2')
+            """, database: url) == "events:p,keyframes:p,non_finite:p,send_sites:p")
+        #expect(try Self.ranges(url).registry == ["0-1024", "1024-2048"])
+
+        // Read back through the store: every session, and its last state rebuilt.
+        let reader = try store.openReader()
+        let sessions = try reader.sessions()
+        #expect(sessions.count == 5)
+        for session in sessions {
+            #expect(try Timeline(reader: reader, session: session.id).verify().passed, "\(session.uuid)")
+        }
+        #expect(try reader.events(session: 5, text: "café").count == 30)
+        // And it takes sessions as before, the triggers guarding the new tables.
+        let id = try writer.openSession(uuid: "after-migration", app: "Todos", startedAt: Events.start)
+        #expect(id == 6)
+        try appendCommitted(writer, Events.events(session: id, seqs: 0..<5))
+        let gap = #expect(throws: LogError.self) { try appendCommitted(writer, [Events.event(session: id, seq: 9)]) }
+        #expect(gap?.description.contains("seq 9") == true, "\(gap?.description ?? "")")
+        #expect(throws: PostgresTestClusterError.self) { try Self.cluster.psql("DELETE FROM events_p0 WHERE session_id = 1", database: url) }
+        #expect(try Self.cluster.psql("SELECT count(*) FROM events WHERE session_id = 1", database: url) != "0")
+    }
+
+    @Test("prune drops a range whose sessions all go (its four tables), deletes row by row only in ranges that keep a session, skips a session another instance writes, and never drops the newest range")
+    func pruneByRange() throws {
+        let url = try Self.cluster.createDatabase(prefix: "ranges")
+        defer { try? Self.cluster.dropDatabase(url) }
+        _ = try Self.cluster.psql("ALTER DATABASE \(PostgresTestCluster.databaseName(url)) SET rewind.partition_sessions = '4'")
+        let store = try PostgresLogStore(url: url)
+        let writer = try store.openWriter()
+        defer { writer.close() }
+        let other = try store.openWriter()
+        defer { other.close() }
+        var ids: [Int64] = []
+        for number in 1...14 {
+            // Session 6 is another instance's, still being written.
+            let id = try (number == 6 ? other : writer).openSession(uuid: "s\(number)", app: "A", startedAt: Events.start,
+                                                                   meta: ["tags": .array([.string("t\(number)")])])
+            var events = Events.events(session: id, seqs: 0..<6, keyframeEvery: 3)
+            events[2].nonFinite = ["/state/x"]
+            events[4].site = SendSite(file: "f.swift", line: number, function: "g()")
+            try appendCommitted(number == 6 ? other : writer, events)
+            ids.append(id)
+        }
+        #expect(ids == Array(1...14))
+        #expect(try Self.ranges(url).registry == ["0-4", "4-8", "8-12", "12-16", "16-20"])
+
+        let pruned = try writer.prune(sessions: Array(1...10))
+        #expect(pruned == [1, 2, 3, 4, 5, 7, 8, 9, 10])
+        let (registry, tables) = try Self.ranges(url)
+        #expect(registry == ["4-8", "8-12", "12-16", "16-20"])
+        #expect(tables == ["events_p12", "events_p16", "events_p4", "events_p8"])
+        #expect(try Self.cluster.psql("SELECT count(*) FROM pg_class WHERE relname IN ('keyframes_p0', 'non_finite_p0', 'send_sites_p0', 'events_p0')",
+                                      database: url) == "0")
+        #expect(try Self.cluster.psql("SELECT string_agg(DISTINCT session_id::text, ',' ORDER BY session_id::text) FROM events", database: url)
+                == "11,12,13,14,6")
+        for table in ["keyframes", "non_finite", "send_sites", "session_tags"] {
+            #expect(try Self.cluster.psql("SELECT count(DISTINCT session_id) FROM \(table)", database: url) == "5", "\(table)")
+        }
+        // What is left reads whole.
+        let reader = try store.openReader()
+        #expect(try reader.sessions().map(\.uuid) == ["s6", "s11", "s12", "s13", "s14"])
+        #expect(try Timeline(reader: reader, session: 6).state(at: 5) == ["count": 5, "title": "counter"])
+
+        // Session 6 let go: its range has nothing else left, and goes as a whole.
+        other.close()
+        #expect(try writer.prune(sessions: [6]) == [6])
+        #expect(try Self.ranges(url).registry == ["8-12", "12-16", "16-20"])
+        // The newest range (session 14's) stays even when all of it goes: sessions land there.
+        #expect(try writer.prune(sessions: [11, 12, 13, 14]) == [11, 12, 13, 14])
+        #expect(try Self.ranges(url).registry == ["12-16", "16-20"])
+        let next = try writer.openSession(uuid: "s15", app: "A", startedAt: Events.start)
+        #expect(next == 15)
+        try appendCommitted(writer, Events.events(session: next, seqs: 0..<3))
+        #expect(try Self.cluster.psql("SELECT count(*) FROM events", database: url) == "3")
+        // A partition refuses what its table refuses.
+        for sql in ["DELETE FROM events_p12", "UPDATE keyframes_p12 SET state = '{}'", "TRUNCATE send_sites_p12"] {
+            let error = #expect(throws: PostgresTestClusterError.self, "\(sql)") { try Self.cluster.psql(sql, database: url) }
+            #expect(error?.reason.contains("is append-only") == true, "\(sql): \(error?.reason ?? "")")
+        }
+    }
+}
