@@ -13,6 +13,7 @@ let groups: [BenchGroup] = [
     ServerBenchmarks.group,
     ProcessServerBenchmarks.group,
     PostgresBenchmarks.group,
+    PruneBenchmarks.group,
     ForwardBenchmarks.group,
     CrashBenchmarks.group,
     ForwardBenchmarks.recorderGroup,

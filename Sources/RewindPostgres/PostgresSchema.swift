@@ -14,7 +14,7 @@ import RewindLog
 ///   gap-free from 0, whichever instance writes.
 /// - Text search: a GIN index on the words of `events.action` (``TextQuery``'s document: the
 ///   JSON without accents, split where FTS5 splits). The database must be UTF8.
-enum PostgresSchema {
+package enum PostgresSchema {
     /// `migrations[v - 1]` brings a database from version `v - 1` to `v`.
     static let migrations: [String] = [version1, version2, version3]
 
@@ -244,6 +244,31 @@ enum PostgresSchema {
             FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
         ) PARTITION BY RANGE (session_id);
 
+        -- Seqs gap-free from 0, checked once a statement (a writer's COPY of a commit window)
+        -- rather than once a row: each session's new seqs run on without a hole from one past
+        -- what it held. The lease keeps a session to one writer at a time.
+        CREATE FUNCTION rewind_extend_sessions() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            bad record;
+        BEGIN
+            SELECT n.session_id, n.lo INTO bad
+            FROM (SELECT session_id, min(seq) AS lo, max(seq) AS hi, count(*) AS rows FROM inserted GROUP BY session_id) n
+            WHERE n.rows <> n.hi - n.lo + 1
+               OR n.lo <> coalesce((SELECT max(e.seq) + 1 FROM events e WHERE e.session_id = n.session_id AND e.seq < n.lo), 0)
+            LIMIT 1;
+            IF FOUND THEN
+                RAISE EXCEPTION 'rewind: an event must extend its session: seqs are gap-free from 0 (session %, seq %)',
+                    bad.session_id, bad.lo USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            RETURN NULL;
+        END $$;
+        -- The check is the parent's: a partition takes rows only through it.
+        CREATE FUNCTION rewind_insert_through_parent() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'rewind: % is a partition: insert into its table, not into it', TG_TABLE_NAME
+                USING ERRCODE = 'integrity_constraint_violation';
+        END $$;
+        DROP FUNCTION rewind_extend_session() CASCADE;
         CREATE FUNCTION rewind_partition_span() RETURNS bigint LANGUAGE sql STABLE AS $$
             SELECT greatest(1, CAST(value AS bigint)) FROM rewind_settings WHERE name = 'partition_sessions'
         $$;
@@ -269,6 +294,10 @@ enum PostgresSchema {
                 EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)', part, tbl, low, low + span);
                 EXECUTE format('CREATE TRIGGER %I BEFORE UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only()',
                                part || '_append_only', part);
+                IF tbl = 'events' THEN
+                    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_insert_through_parent()',
+                                   part || '_through_parent', part);
+                END IF;
             END LOOP;
             INSERT INTO rewind_partitions(lower, upper) VALUES (low, low + span);
         END $$;
@@ -303,7 +332,8 @@ enum PostgresSchema {
 
         -- After the rows: the index built once, and the seq check only for what comes next.
         CREATE INDEX events_action_words ON events USING gin (\(TextQuery.postgresDocument("action")));
-        CREATE TRIGGER events_extend_session BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION rewind_extend_session();
+        CREATE TRIGGER events_extend_session AFTER INSERT ON events REFERENCING NEW TABLE AS inserted
+            FOR EACH STATEMENT EXECUTE FUNCTION rewind_extend_sessions();
         CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON events
             FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only();
         CREATE TRIGGER keyframes_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON keyframes
@@ -320,8 +350,10 @@ extension PostgresSchema {
     /// Brings the database to the current version: creates `rewind_schema` when missing and
     /// applies each migration after the stored version in one transaction, under the migration
     /// lock (a second instance waits, then finds nothing to do). A database written by a newer
-    /// Rewind is refused in one sentence.
-    static func migrate(_ connection: PGConnection) throws(LogError) {
+    /// Rewind is refused in one sentence. `version` stops at an earlier version than this
+    /// build's (a benchmark compares layouts).
+    package static func migrate(_ connection: PGConnection, through version: Int? = nil) throws(LogError) {
+        let target = min(version ?? migrations.count, migrations.count)
         // The log is UTF-8 JSON, and the text index decomposes it (normalize, UTF8 only).
         let encoding = try connection.scalarText("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()") ?? "?"
         guard encoding == "UTF8" else {
@@ -338,7 +370,7 @@ extension PostgresSchema {
             guard current <= migrations.count else {
                 throw LogError(kind: .newerSchema(found: current, supported: migrations.count), message: "", path: connection.location)
             }
-            for version in (current + 1)..<(migrations.count + 1) where version > current {
+            for version in stride(from: current + 1, through: target, by: 1) {
                 try connection.execute(migrations[version - 1])
                 try connection.execute("INSERT INTO rewind_schema(version, applied_at) VALUES (\(version), extract(epoch FROM now()))")
             }

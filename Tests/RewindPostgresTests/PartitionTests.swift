@@ -146,5 +146,24 @@ struct PartitionTests {
             let error = #expect(throws: PostgresTestClusterError.self, "\(sql)") { try Self.cluster.psql(sql, database: url) }
             #expect(error?.reason.contains("is append-only") == true, "\(sql): \(error?.reason ?? "")")
         }
+        // And takes rows only through its table, whose check of the seqs it would skip.
+        let direct = #expect(throws: PostgresTestClusterError.self) {
+            try Self.cluster.psql("INSERT INTO events_p12(session_id, seq, at, action_type, action, patch, inverse, hash) VALUES (15, 7, 0, 'x', '{}', '[]', '[]', 0)",
+                                  database: url)
+        }
+        #expect(direct?.reason.contains("events_p12 is a partition: insert into its table") == true, "\(direct?.reason ?? "")")
+        // Through the table, a statement whose rows leave a hole anywhere is refused whole.
+        let holed = #expect(throws: PostgresTestClusterError.self) {
+            try Self.cluster.psql("""
+                INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash)
+                VALUES (15, 3, 0, 'x', '{}', '[]', '[]', 0), (15, 5, 0, 'x', '{}', '[]', '[]', 0)
+                """, database: url)
+        }
+        #expect(holed?.reason.contains("an event must extend its session") == true, "\(holed?.reason ?? "")")
+        _ = try Self.cluster.psql("""
+            INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash)
+            VALUES (15, 4, 0, 'x', '{}', '[]', '[]', 0), (15, 3, 0, 'x', '{}', '[]', '[]', 0)
+            """, database: url)
+        #expect(try Self.cluster.psql("SELECT max(seq) FROM events WHERE session_id = 15", database: url) == "4")
     }
 }
