@@ -18,8 +18,13 @@ extension LogReader {
         if dialect == .postgres {
             // A team store: what Rewind's tables take with their indexes (the log's "file"),
             // and the database around them.
+            // A partitioned table (or index) has no storage of its own: its partitions' sizes are
+            // summed (`pg_partition_tree` of a plain one is itself).
+            func size(_ function: String, _ relation: String) -> String {
+                "(SELECT coalesce(sum(\(function)(relid)), 0) FROM pg_partition_tree('\(relation)'))"
+            }
             let tables = ["sessions", "events", "keyframes", "non_finite", "send_sites", "session_tags", "deliveries", "rewind_schema"]
-            let stored = try scalar("SELECT " + tables.map { "pg_total_relation_size('\($0)')" }.joined(separator: " + "))
+            let stored = try scalar("SELECT " + tables.map { size("pg_total_relation_size", $0) }.joined(separator: " + "))
             return LogStats(
                 sessions: Int(try scalar("SELECT count(*) FROM sessions")),
                 events: Int(try scalar("SELECT count(*) FROM events")),
@@ -27,9 +32,9 @@ extension LogReader {
                 fileBytes: stored,
                 walBytes: 0, pageSize: 8_192,
                 pageCount: Int(stored / 8_192), freePages: 0,
-                eventBytes: try scalar("SELECT pg_table_size('events') + pg_relation_size('events_pkey')"),
-                keyframeBytes: try scalar("SELECT pg_total_relation_size('keyframes')"),
-                textIndexBytes: try scalar("SELECT pg_relation_size('events_action_words')"),
+                eventBytes: try scalar("SELECT \(size("pg_table_size", "events")) + \(size("pg_relation_size", "events_pkey"))"),
+                keyframeBytes: try scalar("SELECT \(size("pg_total_relation_size", "keyframes"))"),
+                textIndexBytes: try scalar("SELECT \(size("pg_relation_size", "events_action_words"))"),
                 eventPayloadBytes: eventPayload, keyframePayloadBytes: keyframePayload, measuredByPages: true,
                 databaseBytes: try scalar("SELECT pg_database_size(current_database())"))
         }

@@ -79,6 +79,11 @@ struct PartitionTests {
             #expect(try Timeline(reader: reader, session: session.id).verify().passed, "\(session.uuid)")
         }
         #expect(try reader.events(session: 5, text: "café").count == 30)
+        // What the tables take is their partitions' sizes (a partitioned table has none itself).
+        let stats = try reader.stats()
+        #expect(stats.events == 85)
+        #expect(stats.eventBytes > 8_192 && stats.keyframeBytes > 8_192 && stats.textIndexBytes > 8_192, "\(stats)")
+        #expect(stats.fileBytes > stats.eventBytes + stats.keyframeBytes + stats.textIndexBytes, "\(stats)")
         // And it takes sessions as before, the triggers guarding the new tables.
         let id = try writer.openSession(uuid: "after-migration", app: "Todos", startedAt: Events.start)
         #expect(id == 6)
