@@ -77,6 +77,17 @@ final class BenchPostgresCluster {
         return cluster
     }
 
+    /// A cluster for the group `group`, or `nil` (said in one line on standard error) when there
+    /// is no PostgreSQL to start here: the group then gives no figures, which is no failure.
+    static func startOrSkip(_ group: String) throws -> BenchPostgresCluster? {
+        do {
+            return try start()
+        } catch let unavailable as Unavailable {
+            FileHandle.standardError.write(Data("rewind-bench: \(group) skipped: no PostgreSQL to start here (\(unavailable.reason)).\n".utf8))
+            return nil
+        }
+    }
+
     /// Stops the server and removes its folder (the watcher would, once this process ends).
     func stop() {
         guard !stopped else { return }

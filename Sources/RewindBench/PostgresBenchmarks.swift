@@ -33,13 +33,7 @@ enum PostgresBenchmarks {
 
     static func run() throws -> [BenchResult] {
         _ = try ProcessServerBenchmarks.rewindBinary()
-        let cluster: BenchPostgresCluster
-        do {
-            cluster = try BenchPostgresCluster.start()
-        } catch let unavailable as BenchPostgresCluster.Unavailable {
-            FileHandle.standardError.write(Data("rewind-bench: server-postgres skipped: no PostgreSQL to start here (\(unavailable.reason)).\n".utf8))
-            return []
-        }
+        guard let cluster = try BenchPostgresCluster.startOrSkip("server-postgres") else { return [] }
         // Stopped here on success and on a thrown failure; the script's watcher stops it if this
         // process dies first.
         defer { cluster.stop() }

@@ -36,13 +36,7 @@ enum PruneBenchmarks {
     }
 
     static func run() throws -> [BenchResult] {
-        let cluster: BenchPostgresCluster
-        do {
-            cluster = try BenchPostgresCluster.start()
-        } catch let unavailable as BenchPostgresCluster.Unavailable {
-            FileHandle.standardError.write(Data("rewind-bench: prune-postgres skipped: no PostgreSQL to start here (\(unavailable.reason)).\n".utf8))
-            return []
-        }
+        guard let cluster = try BenchPostgresCluster.startOrSkip("prune-postgres") else { return [] }
         defer { cluster.stop() }
         let total = events
         let perSession = max(2, total / sessions)

@@ -58,44 +58,8 @@ package enum PostgresSchema {
         CREATE INDEX sessions_device ON sessions(device);
         CREATE INDEX sessions_started_at ON sessions(started_at);
         CREATE INDEX sessions_run ON sessions(run) WHERE run IS NOT NULL;
-        CREATE TABLE events(
-            session_id  bigint NOT NULL REFERENCES sessions(id),
-            seq         bigint NOT NULL,
-            at          double precision NOT NULL,
-            action_type text NOT NULL,
-            action      text NOT NULL,
-            patch       text NOT NULL,
-            inverse     text NOT NULL,
-            hash        bigint NOT NULL,
-            duration_ns bigint NOT NULL DEFAULT 0,
-            cause       bigint,
-            coalesced   integer NOT NULL DEFAULT 0,
-            PRIMARY KEY(session_id, seq)
-        );
+        \(eventTables(partitioned: false))
         CREATE INDEX events_action_words ON events USING gin (\(TextQuery.postgresDocument("action")));
-        CREATE TABLE keyframes(
-            session_id bigint NOT NULL,
-            seq        bigint NOT NULL,
-            state      text NOT NULL,
-            PRIMARY KEY(session_id, seq),
-            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
-        );
-        CREATE TABLE non_finite(
-            session_id bigint NOT NULL,
-            seq        bigint NOT NULL,
-            pointers   text NOT NULL,
-            PRIMARY KEY(session_id, seq),
-            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
-        );
-        CREATE TABLE send_sites(
-            session_id bigint NOT NULL,
-            seq        bigint NOT NULL,
-            file       text NOT NULL,
-            line       bigint NOT NULL,
-            function   text NOT NULL,
-            PRIMARY KEY(session_id, seq),
-            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
-        );
         CREATE TABLE session_tags(
             session_id bigint NOT NULL REFERENCES sessions(id),
             tag        text NOT NULL,
@@ -173,6 +137,51 @@ package enum PostgresSchema {
         CREATE TRIGGER sessions_owner_set_once BEFORE UPDATE ON sessions FOR EACH ROW EXECUTE FUNCTION rewind_session_owner();
         """
 
+    /// The tables with a row per event, as version 1 made them and as version 3 makes them again
+    /// partitioned by range of session id.
+    static func eventTables(partitioned: Bool) -> String {
+        let by = partitioned ? " PARTITION BY RANGE (session_id)" : ""
+        return """
+            CREATE TABLE events(
+                session_id  bigint NOT NULL REFERENCES sessions(id),
+                seq         bigint NOT NULL,
+                at          double precision NOT NULL,
+                action_type text NOT NULL,
+                action      text NOT NULL,
+                patch       text NOT NULL,
+                inverse     text NOT NULL,
+                hash        bigint NOT NULL,
+                duration_ns bigint NOT NULL DEFAULT 0,
+                cause       bigint,
+                coalesced   integer NOT NULL DEFAULT 0,
+                PRIMARY KEY(session_id, seq)
+            )\(by);
+            CREATE TABLE keyframes(
+                session_id bigint NOT NULL,
+                seq        bigint NOT NULL,
+                state      text NOT NULL,
+                PRIMARY KEY(session_id, seq),
+                FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
+            )\(by);
+            CREATE TABLE non_finite(
+                session_id bigint NOT NULL,
+                seq        bigint NOT NULL,
+                pointers   text NOT NULL,
+                PRIMARY KEY(session_id, seq),
+                FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
+            )\(by);
+            CREATE TABLE send_sites(
+                session_id bigint NOT NULL,
+                seq        bigint NOT NULL,
+                file       text NOT NULL,
+                line       bigint NOT NULL,
+                function   text NOT NULL,
+                PRIMARY KEY(session_id, seq),
+                FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
+            )\(by);
+            """
+    }
+
     /// Sessions a range of partitions holds unless the database says otherwise (``version3``):
     /// a team's day or so, so that retention drops a range a day.
     static let defaultPartitionSessions = 1024
@@ -206,43 +215,7 @@ package enum PostgresSchema {
         ALTER TABLE events_v2 RENAME CONSTRAINT events_pkey TO events_v2_pkey;
         ALTER INDEX events_action_words RENAME TO events_v2_action_words;
 
-        CREATE TABLE events(
-            session_id  bigint NOT NULL REFERENCES sessions(id),
-            seq         bigint NOT NULL,
-            at          double precision NOT NULL,
-            action_type text NOT NULL,
-            action      text NOT NULL,
-            patch       text NOT NULL,
-            inverse     text NOT NULL,
-            hash        bigint NOT NULL,
-            duration_ns bigint NOT NULL DEFAULT 0,
-            cause       bigint,
-            coalesced   integer NOT NULL DEFAULT 0,
-            PRIMARY KEY(session_id, seq)
-        ) PARTITION BY RANGE (session_id);
-        CREATE TABLE keyframes(
-            session_id bigint NOT NULL,
-            seq        bigint NOT NULL,
-            state      text NOT NULL,
-            PRIMARY KEY(session_id, seq),
-            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
-        ) PARTITION BY RANGE (session_id);
-        CREATE TABLE non_finite(
-            session_id bigint NOT NULL,
-            seq        bigint NOT NULL,
-            pointers   text NOT NULL,
-            PRIMARY KEY(session_id, seq),
-            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
-        ) PARTITION BY RANGE (session_id);
-        CREATE TABLE send_sites(
-            session_id bigint NOT NULL,
-            seq        bigint NOT NULL,
-            file       text NOT NULL,
-            line       bigint NOT NULL,
-            function   text NOT NULL,
-            PRIMARY KEY(session_id, seq),
-            FOREIGN KEY(session_id, seq) REFERENCES events(session_id, seq)
-        ) PARTITION BY RANGE (session_id);
+        \(eventTables(partitioned: true))
 
         -- Seqs gap-free from 0, checked once a statement (a writer's COPY of a commit window)
         -- rather than once a row: each session's new seqs run on without a hole from one past
