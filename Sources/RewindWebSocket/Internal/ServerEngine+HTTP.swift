@@ -46,12 +46,21 @@ extension ServerEngine {
         }
         if isLast {
             transfers[wsi] = nil
+            lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
             return lws_http_transaction_completed(wsi) == 0 ? 0 : -1
         }
         transfers[wsi]?.offset += count
+        // Progress: the reader has another bodyStallSeconds for the next chunk.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.bodyStallSeconds)
         lws_callback_on_writable(wsi)
         return 0
     }
+
+    /// How long a body may wait for its reader to take the next chunk before the connection is
+    /// closed. Without it libwebsockets' own timeout for the request cut a body that took longer
+    /// than that in all to read (a 5 MiB one read slowly lost its last megabyte at 20 s); with
+    /// it, a slow reader gets the whole body and only one that stopped reading is let go.
+    static let bodyStallSeconds: Int32 = 30
 
     /// Writes the headers, then completes the transaction or starts the body's transfer (or its
     /// producer, for a streamed response; `chunked` when the request was HTTP/1.1).
@@ -79,6 +88,7 @@ extension ServerEngine {
             return lws_http_transaction_completed(wsi) == 0 ? 0 : -1
         }
         transfers[wsi] = HTTPTransfer(body: response.body)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.bodyStallSeconds)
         lws_callback_on_writable(wsi)
         return 0
     }
