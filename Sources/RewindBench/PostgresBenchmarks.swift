@@ -1,5 +1,6 @@
 import Foundation
 import RewindJSON
+import RewindPostgres
 import RewindSupport
 
 /// The "server-postgres" group (issue 30): `rewind serve --db postgres://…` in processes of its
@@ -106,6 +107,23 @@ enum PostgresBenchmarks {
             throw BenchFailure("COPY did not load the \(ingestEvents) events and \(storedKeyframes) keyframes")
         }
         let copySeconds = copy["seconds"]?.numberValue?.doubleValue ?? .nan
+
+        // Issue 42's baseline: the same COPY into the layout of the release before this one
+        // (schema 2: not partitioned, seqs checked once a row).
+        let older = try cluster.createDatabase("bench_ingest_copy_schema2")
+        defer { cluster.dropDatabase(older) }
+        let olderTarget = try cluster.connect(database: older)
+        try PostgresSchema.migrate(olderTarget, through: 2)
+        guard try olderTarget.scalarText("""
+            INSERT INTO sessions(uuid, app, started_at) VALUES ('\(UUID().uuidString)', 'bench', 1763700000) RETURNING id
+            """) == id else { throw BenchFailure("the schema 2 database's session is not \(id)") }
+        try cluster.checkpoint()
+        let olderBefore = cluster.cpuSeconds()
+        _ = try Child(ProcessServerBenchmarks.bench, ["--role", "copy", cluster.url(database: older), eventsFile, keyframesFile, "0"]).finish()
+        let copySchema2Postgres = cluster.cpuSeconds() - olderBefore
+        guard try olderTarget.scalarText("SELECT count(*) FROM events") == String(ingestEvents) else {
+            throw BenchFailure("COPY into schema 2 did not load the \(ingestEvents) events")
+        }
         let events = Double(ingestEvents)
         let serveRate = (events / server.seconds).rounded(), copyRate = (events / copySeconds).rounded()
         func micro(_ seconds: Double) -> Double { (seconds / events * 1e7).rounded() / 10 }
@@ -121,6 +139,9 @@ enum PostgresBenchmarks {
             BenchResult(name: "server-postgres/PG CPU/event, ingest", value: micro(server.postgres), unit: "µs",
                         baseline: micro(copyPostgres), ratio: server.postgres / copyPostgres,
                         note: "every process of the cluster; baseline: the same for COPY (its backend alone: \(micro(backend)) µs)"),
+            BenchResult(name: "server-postgres/PG CPU/event, ingest vs schema 2 COPY", value: micro(server.postgres), unit: "µs",
+                        baseline: micro(copySchema2Postgres), ratio: server.postgres / copySchema2Postgres,
+                        note: "baseline: COPY of the same rows into the previous release's layout; goal ≤ 0.4 × (issue 42)"),
         ]
     }
 
