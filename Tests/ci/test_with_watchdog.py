@@ -41,6 +41,20 @@ class WatchdogTests(unittest.TestCase):
                 self.assertIn("whole dump in .build/hangs/", done.stdout)
                 self.assertIn("Thread 1", done.stdout)
 
+    def test_a_termination_is_passed_on_to_the_command(self):
+        with tempfile.TemporaryDirectory() as folder:
+            watchdog = subprocess.Popen([sys.executable, SCRIPT, "600", "sh", "-c", "sleep 131 & wait"], cwd=folder)
+            deadline = time.monotonic() + 30
+            while not subprocess.run(["pgrep", "-f", "^sleep 131$"], capture_output=True).stdout and time.monotonic() < deadline:
+                time.sleep(0.05)
+            watchdog.terminate()
+            self.assertEqual(watchdog.wait(timeout=30), 128 + 15)
+            deadline = time.monotonic() + 10
+            while subprocess.run(["pgrep", "-f", "^sleep 131$"], capture_output=True).stdout and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertEqual(subprocess.run(["pgrep", "-f", "^sleep 131$"], capture_output=True, text=True).stdout, "",
+                             "the command outlived its watchdog")
+
 
 if __name__ == "__main__":
     unittest.main()
