@@ -278,14 +278,19 @@ package enum PostgresSchema {
         -- inserted, in a transaction of their own: made in the session's (it holds a lock on
         -- `sessions` that the DDL of another instance's partition waits for) two instances could
         -- each wait for the other.
+        -- Making a partition waits for the queries on its table; past 2 s it gives up (and holds
+        -- nobody behind it meanwhile), and the next session tries again.
         CREATE FUNCTION rewind_prepare_partitions() RETURNS void LANGUAGE plpgsql AS $$
         DECLARE
             next bigint;
         BEGIN
             EXECUTE format('SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM %s',
                            pg_get_serial_sequence('sessions', 'id')) INTO next;
+            PERFORM set_config('lock_timeout', '2s', true);
             PERFORM rewind_ensure_partition(next);
             PERFORM rewind_ensure_partition(next + rewind_partition_span());
+        EXCEPTION WHEN lock_not_available THEN
+            RETURN;
         END $$;
         -- A session inserted with an id of its own past the ranges made: its range, then.
         CREATE FUNCTION rewind_session_partitions() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -295,7 +300,8 @@ package enum PostgresSchema {
         END $$;
 
         SELECT rewind_ensure_partition(id) FROM sessions;
-        SELECT rewind_prepare_partitions();
+        SELECT rewind_ensure_partition(next), rewind_ensure_partition(next + rewind_partition_span())
+            FROM (SELECT coalesce(max(id), 0) + 1 AS next FROM sessions) ahead;
         INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced)
             SELECT session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced FROM events_v2;
         INSERT INTO keyframes(session_id, seq, state) SELECT session_id, seq, state FROM keyframes_v2;

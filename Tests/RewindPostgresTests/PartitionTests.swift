@@ -171,4 +171,38 @@ struct PartitionTests {
             """, database: url)
         #expect(try Self.cluster.psql("SELECT max(seq) FROM events WHERE session_id = 15", database: url) == "4")
     }
+
+    @Test("a range made ahead waits at most 2 s for the queries on its tables, then leaves it to the next session; no session waits behind it")
+    func partitionsMadeAheadGiveWay() throws {
+        let url = try Self.cluster.createDatabase(prefix: "ahead")
+        defer { try? Self.cluster.dropDatabase(url) }
+        _ = try Self.cluster.psql("ALTER DATABASE \(PostgresTestCluster.databaseName(url)) SET rewind.partition_sessions = '4'")
+        let store = try PostgresLogStore(url: url)
+        let writer = try store.openWriter()
+        defer { writer.close() }
+        for number in 1...3 {
+            _ = try writer.openSession(uuid: "s\(number)", app: "A", startedAt: Events.start)
+        }
+        #expect(try Self.ranges(url).registry == ["0-4", "4-8"])
+        // A long read holds `events` while session 4 asks for the range after its own (8-12).
+        let reader = try PGConnection(url: PostgresURL(url))
+        try reader.execute("BEGIN; LOCK TABLE events IN ACCESS SHARE MODE")
+        // On a thread of its own, so that a session that waited for the read fails the test
+        // (the read ends at the deadline) instead of hanging it.
+        let opened = Condition<Result<Int64, LogError>?>(nil)
+        Thread {
+            let result = Result { () throws(LogError) in try writer.openSession(uuid: "s4", app: "A", startedAt: Events.start) }
+            opened.update(waking: .all) { $0 = result }
+        }.start()
+        let result: Result<Int64, LogError>? = opened.withLock(when: { $0 != nil }, deadline: MonotonicClock.deadline(after: 20)) { $0 } ?? nil
+        if result == nil { try reader.execute("COMMIT") }
+        let id = try #require(result, "the session waited over 20 s for a read of events").get()
+        #expect(id == 4)
+        try appendCommitted(writer, Events.events(session: id, seqs: 0..<3))
+        #expect(try Self.ranges(url).registry == ["0-4", "4-8"])
+        try reader.execute("COMMIT")
+        // The next session makes it.
+        _ = try writer.openSession(uuid: "s5", app: "A", startedAt: Events.start)
+        #expect(try Self.ranges(url).registry == ["0-4", "4-8", "8-12"])
+    }
 }
