@@ -282,7 +282,8 @@ enum PostgresBenchmarks {
         var servers: [ProcessServerBenchmarks.Server] = []
         defer { for server in servers { server.process.terminate() } }
         for _ in 0..<count {
-            let child = try Child(rewind, ["serve", "--port", "0", "--db", cluster.url(database: database)])
+            // The URL (with its password) in REWIND_DB, as Deploying.md says, not on the command line.
+            let child = try Child(rewind, ["serve", "--port", "0"], environment: ["REWIND_DB": cluster.url(database: database)])
             let line: String
             do {
                 line = try child.waitFor("/app")

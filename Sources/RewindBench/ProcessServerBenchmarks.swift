@@ -137,9 +137,13 @@ final class Child: @unchecked Sendable {
     /// Waiters for a line or the end wait here; each read wakes them.
     private let output = Condition(Output())
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    /// `environment` is added to this process's own.
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.standardError
