@@ -323,7 +323,8 @@ final class PostgresWriterEngine: @unchecked Sendable {
     /// `events` first.
     private func dropPartitions(lower: Int64) throws(LogError) {
         for table in ["send_sites", "non_finite", "keyframes", "events"] {
-            let partition = "\(table)_p\(lower)"
+            // Quoted as the schema's format('%I') names it (a negative lower bound has a '-').
+            let partition = "\"\(table)_p\(lower)\""
             try connection.execute("ALTER TABLE \(table) DETACH PARTITION \(partition); DROP TABLE \(partition)")
         }
         _ = try connection.scalarText("DELETE FROM rewind_partitions WHERE lower = ?1", [String(lower)])
