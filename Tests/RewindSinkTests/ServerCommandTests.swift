@@ -26,7 +26,9 @@ struct ServerCommandTests {
                      on peer: ProtocolPeer) async throws -> AppMessage.CommandResult {
         peer.send(Command(id: .string(id), kind: kind, arguments: arguments))
         var result: AppMessage.CommandResult?
-        _ = await waitUntil { result = peer.state.results.first { $0.id == .string(id) }; return result != nil }
+        // The store performs it on the main actor, which the suite's other @MainActor tests share
+        // (some wait there synchronously): under a loaded machine that took over 20 s once.
+        _ = await waitUntil(timeout: 90) { result = peer.state.results.first { $0.id == .string(id) }; return result != nil }
         return try #require(result)
     }
 

@@ -174,6 +174,10 @@ final class CrashJournal: @unchecked Sendable {
         rewind_crash_unwatch(slot)
         munmap(UnsafeMutableRawPointer(slot), MemoryLayout<rewind_crash_slot>.size)
         if removing { unlink(path) }
+        // Unlocked before it is closed: a child another thread is spawning right now holds a copy
+        // of the descriptor until it execs, and closing ours alone would leave the journal locked
+        // (alive, to the next run's eyes) by that copy.
+        _ = flock(descriptor, LOCK_UN)
         closeDescriptor(descriptor)
     }
 
@@ -213,7 +217,12 @@ final class CrashJournal: @unchecked Sendable {
             let path = folder + "/" + name
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            defer { closeDescriptor(fd) }
+            defer {
+                // Unlocked first, as a journal's close does (a spawning child's copy of the
+                // descriptor would keep the lock).
+                _ = flock(fd, LOCK_UN)
+                closeDescriptor(fd)
+            }
             // Held: its process is alive (this one's, or another run's still going).
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
             var slot = rewind_crash_slot()
