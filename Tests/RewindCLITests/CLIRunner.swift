@@ -12,6 +12,9 @@ struct CLIRunner {
         var stderrBytes: [UInt8] = []
     }
 
+    /// How long a run may take before it is killed and reported.
+    static let deadlineSeconds = 300
+
     /// The `rewind` binary beside the test bundle.
     static let executable = BuiltExecutable.rewind
 
@@ -23,7 +26,7 @@ struct CLIRunner {
     /// Runs `rewind arguments…` (or another built `program`) with `stdin` as its standard input
     /// and waits for it to exit.
     static func run(_ arguments: [String], program: URL = executable, stdin: Data? = nil,
-                    environment: [String: String] = [:]) throws -> Output {
+                    environment: [String: String] = [:], deadlineSeconds: Int = Self.deadlineSeconds) throws -> Output {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         let child = try Subprocess(program.path, arguments, environment: env, input: .pipe, output: .pipe, error: .pipe)
@@ -56,8 +59,21 @@ struct CLIRunner {
             }
         }
         try input.close()
-        done.wait()
-        done.wait()
+        // A child that never ends (or whose crash backtracer hangs holding its pipes: seen once,
+        // the backtracer waiting forever on the memory of a process already gone) fails the test
+        // at the deadline instead of hanging the suite.
+        let deadline = DispatchTime.now() + .seconds(deadlineSeconds)
+        var ended = 0
+        while ended < 2, done.wait(timeout: deadline) == .success { ended += 1 }
+        guard ended == 2 else {
+            child.signal(SIGKILL)
+            let grace = DispatchTime.now() + .seconds(10)
+            while ended < 2, done.wait(timeout: grace) == .success { ended += 1 }
+            let readersEnded = ended == 2
+            let said = readersEnded ? String(decoding: errData, as: UTF8.self) : "(its output is held by another process)"
+            return Output(status: -1, stdout: readersEnded ? String(decoding: outData, as: UTF8.self) : "",
+                          stderr: "CLIRunner: \(program.lastPathComponent) \(arguments.joined(separator: " ")) still ran after \(deadlineSeconds) s and was killed; stderr: \(said)")
+        }
         return Output(
             status: child.waitUntilExit(),
             stdout: String(decoding: outData, as: UTF8.self),
