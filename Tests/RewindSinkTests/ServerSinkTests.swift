@@ -120,7 +120,9 @@ struct ServerSinkTests {
         #expect(sink.droppedStateCount > 0)
 
         reserved.release()
-        let peer = try ProtocolPeer(port: port)
+        // Another process may hold the port for a moment after it is let go (a full run once saw
+        // `Address already in use` here): tried again for up to 10 s.
+        let peer = try await Self.peer(on: port, within: .seconds(10))
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 15) { peer.state.events.count == 41 })
         #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
@@ -213,4 +215,17 @@ struct ServerSinkTests {
         #expect(state.events.map(\.seq) == Array(0...25))
         #expect(state.states == expected)
     }
+
+    /// A peer listening on `port`, tried again while the port is still in use, until `within`.
+    static func peer(on port: Int, within limit: Duration) async throws -> ProtocolPeer {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            do {
+                return try ProtocolPeer(port: port)
+            } catch where ContinuousClock.now < deadline && "\(error)".contains("Address already in use") {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
 }
+

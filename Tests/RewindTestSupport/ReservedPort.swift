@@ -48,14 +48,16 @@ public final class ReservedPort: @unchecked Sendable {
 
     /// A socket bound to 127.0.0.1:`port`, not listening; the errno when it cannot be.
     private static func bind(port: Int) -> Result<Int32, BindFailure> {
+        // Close-on-exec: a child spawned meanwhile (by any test of the process) must not keep the
+        // port bound after ``release()``, or the server started there next finds it in use. On
+        // Linux it is set as the socket is made: set after, a child spawned in between kept it
+        // (a full run once saw `Address already in use` for a released port).
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { return .failure(BindFailure(code: errno)) }
-        // Close-on-exec: a child spawned meanwhile (by any test of the process) must not keep the
-        // port bound after ``release()``, or the server started there next finds it in use.
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

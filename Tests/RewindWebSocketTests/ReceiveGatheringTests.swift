@@ -81,8 +81,9 @@ struct ReceiveGatheringTests {
         let arrivals = delegate.arrivals.value
         #expect(arrivals.map(\.message) == messages)
         // 8 MiB take at least 128 reads of 64 KiB; a 100 ms wait after each would take 12.8 s.
+        // (Under the whole suite on 2 cores the flood once took 6.3 s without any wait.)
         let took = (arrivals.last?.at ?? .now) - (arrivals.first?.at ?? .now)
-        #expect(took < .seconds(5), "the flood took \(took) to read")
+        #expect(took < .seconds(10), "the flood took \(took) to read")
     }
 
     @Test("receiveGathering outside 0...100 ms is refused before anything listens", arguments: [
