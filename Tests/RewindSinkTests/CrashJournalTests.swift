@@ -57,6 +57,29 @@ struct CrashJournalTests {
         #expect(!FileManager.default.fileExists(atPath: journal.path))
     }
 
+    /// The recording stops when its sink fails, and the journal closes with it; the app goes on
+    /// calling `record` and `willReduce`, which write into the journal's slot. The slot was
+    /// unmapped at the close, and the next write crashed the app (a full test run saw it).
+    @Test("a recorder whose log cannot be written stops, and the app's next actions write into no freed memory")
+    func stoppedRecorderKeepsItsSlot() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.cleanup() }
+        // A folder where the log would be: the journal is made beside it, the log fails.
+        let path = folder.path("app.db")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let state = State(user: "ann")
+        let recorder = Recorder<State, Action>(initialState: state, to: .file(path), metadata: RecordingMetadata(app: "Journal"))
+        let journal = try #require(recorder.crash)
+        #expect(waitUntil { recorder.lastError != nil }, "the recording did not stop")
+        #expect(waitUntil { !FileManager.default.fileExists(atPath: journal.path) }, "the journal stayed")
+        for number in 0..<1_000 {
+            recorder.willReduce(.login(user: "ann", token: "t\(number)"), site: SendSite(file: "App.swift", line: number, function: "f()"))
+            _ = recorder.record(.login(user: "ann", token: "t\(number)"), state: state)
+        }
+        #expect(!recorder.isRecording)
+        #expect(CrashRecord(journal.slot.pointee).session == recorder.session.uuid)
+    }
+
     @Test("a dead journal with a signal ends its session in the log with @@rewind/crashed; one without a signal only goes; a live one stays")
     func recovery() throws {
         let folder = try TemporaryDirectory()

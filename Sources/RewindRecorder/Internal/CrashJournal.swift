@@ -129,7 +129,13 @@ final class CrashJournal: @unchecked Sendable {
         }
     }
 
-    deinit { close(removing: false) }
+    deinit {
+        close(removing: false)
+        // Unmapped only now, when nothing can write into the slot any more: a recorder whose
+        // session stopped (a sink failed) still has its app call `record` and `willReduce`,
+        // which write here; unmapped at the close, that wrote to freed memory and crashed the app.
+        munmap(UnsafeMutableRawPointer(slot), MemoryLayout<rewind_crash_slot>.size)
+    }
 
     /// Before a reduce: the action sent from `site` is about to run.
     func willReduce(site: SendSite?) {
@@ -160,7 +166,8 @@ final class CrashJournal: @unchecked Sendable {
         rewind_crash_did_record(slot, seq ?? -1)
     }
 
-    /// The session ended: the handler stops watching, and the file goes with `removing`.
+    /// The session ended: the handler stops watching, and the file goes with `removing`. Writes
+    /// into the slot after it are harmless (it stays mapped until the journal goes).
     func close(removing: Bool) {
         let already = closed.withLock { closed -> Bool in
             defer { closed = true }
@@ -172,7 +179,8 @@ final class CrashJournal: @unchecked Sendable {
             if journals[uuid] === self { journals[uuid] = nil }
         }
         rewind_crash_unwatch(slot)
-        munmap(UnsafeMutableRawPointer(slot), MemoryLayout<rewind_crash_slot>.size)
+        // The mapping stays until deinit (the file's pages with it, unlinked or not): the
+        // recorder's app may still write into the slot.
         if removing { unlink(path) }
         // Unlocked before it is closed: a child another thread is spawning right now holds a copy
         // of the descriptor until it execs, and closing ours alone would leave the journal locked
