@@ -94,12 +94,23 @@ final class ProtocolPeer: WebSocketServerDelegate, @unchecked Sendable {
     /// Sends a command on the connection of session `uuid`, else of the first session. Name the
     /// session when the app may also deliver an older one from its local log (a catch-up of
     /// another run that used the same port): that one says hello first.
-    func send(_ command: Command, session uuid: String? = nil) {
-        let connection = lock.withLock { () -> WebSocketConnection? in
-            guard let target = uuid ?? snapshot.sessionOrder.first else { return nil }
-            return connections.last { sessionOf[$0.id] == target && $0.isOpen }
+    /// Sends `command` to the session's open connection; while it has none (the app is between
+    /// two connections, or its hello is not in yet) it waits for one, up to `timeout` seconds,
+    /// rather than drop the command without a word.
+    func send(_ command: Command, session uuid: String? = nil, timeout: Double = 30) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let connection = lock.withLock { () -> WebSocketConnection? in
+                guard let target = uuid ?? snapshot.sessionOrder.first else { return nil }
+                return connections.last { sessionOf[$0.id] == target && $0.isOpen }
+            }
+            if let connection {
+                _ = connection.send(text: ServerToApp.command(command).json.serialized())
+                return
+            }
+            guard Date() < deadline else { return }
+            usleep(5_000)
         }
-        _ = connection?.send(text: ServerToApp.command(command).json.serialized())
     }
 
     func didOpen(_ connection: WebSocketConnection) {
