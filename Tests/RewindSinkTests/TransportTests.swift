@@ -218,27 +218,43 @@ final class SilentListener: @unchecked Sendable {
     let port: Int
     private var fd: Int32
 
+    /// On a port below the ephemeral range (ReservedPort's): once it is closed, neither a
+    /// `--port 0` server of another test nor a connection's local port lands on it, so the sink's
+    /// next attempts are refused as the test expects (a full run once saw them reach another
+    /// test's server on a port 0 listener's old port).
     init() throws {
+        let start = Int.random(in: ReservedPort.range)
+        for offset in 0..<512 {
+            let candidate = ReservedPort.range.lowerBound + (start - ReservedPort.range.lowerBound + offset) % ReservedPort.range.count
+            if let fd = Self.listen(on: candidate) {
+                self.fd = fd
+                self.port = candidate
+                return
+            }
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    private static func listen(on port: Int) -> Int32? {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        self.fd = fd
+        #if canImport(Glibc)
+        guard bound == 0, Glibc.listen(fd, 8) == 0 else { _ = Glibc.close(fd); return nil }
+        #else
+        guard bound == 0, Darwin.listen(fd, 8) == 0 else { _ = Darwin.close(fd); return nil }
+        #endif
+        return fd
     }
 
     func close() {

@@ -23,7 +23,7 @@ public final class ReservedPort: @unchecked Sendable {
     private var fd: Int32
 
     /// Where the port is picked: registered ports under every platform's ephemeral range.
-    static let range = 20_000..<32_768
+    public static let range = 20_000..<32_768
 
     public init() throws {
         // A random start, then the next ones: another test, or another checkout's tests on the
