@@ -39,6 +39,13 @@ struct PartitionTests {
         return (registry.split(separator: "\n").map(String.init), tables.split(separator: "\n").map(String.init))
     }
 
+    /// A fresh database whose ranges will hold 4 sessions (set before its first writer).
+    static func databaseWithRangesOf4(prefix: String) throws -> String {
+        let url = try cluster.createDatabase(prefix: prefix)
+        _ = try cluster.psql("ALTER DATABASE \(PostgresTestCluster.databaseName(url)) SET rewind.partition_sessions = '4'")
+        return url
+    }
+
     @Test("a database written by the previous release (schema 2) moves to partitions with every row of every table as it was, and takes new sessions after")
     func migrationFromSchema2() throws {
         let url = try Self.cluster.createDatabase(prefix: "schema2")
@@ -96,9 +103,8 @@ struct PartitionTests {
 
     @Test("prune drops a range whose sessions all go (its four tables), deletes row by row only in ranges that keep a session, skips a session another instance writes, and never drops the newest range")
     func pruneByRange() throws {
-        let url = try Self.cluster.createDatabase(prefix: "ranges")
+        let url = try Self.databaseWithRangesOf4(prefix: "ranges")
         defer { try? Self.cluster.dropDatabase(url) }
-        _ = try Self.cluster.psql("ALTER DATABASE \(PostgresTestCluster.databaseName(url)) SET rewind.partition_sessions = '4'")
         let store = try PostgresLogStore(url: url)
         let writer = try store.openWriter()
         defer { writer.close() }
@@ -174,9 +180,8 @@ struct PartitionTests {
 
     @Test("a range made ahead waits at most 2 s for the queries on its tables, then leaves it to the next session; no session waits behind it")
     func partitionsMadeAheadGiveWay() throws {
-        let url = try Self.cluster.createDatabase(prefix: "ahead")
+        let url = try Self.databaseWithRangesOf4(prefix: "ahead")
         defer { try? Self.cluster.dropDatabase(url) }
-        _ = try Self.cluster.psql("ALTER DATABASE \(PostgresTestCluster.databaseName(url)) SET rewind.partition_sessions = '4'")
         let store = try PostgresLogStore(url: url)
         let writer = try store.openWriter()
         defer { writer.close() }
