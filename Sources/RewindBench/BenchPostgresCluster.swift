@@ -137,12 +137,22 @@ final class BenchPostgresCluster {
     /// The CPU time (user and system, seconds) of every process of the cluster so far: the
     /// postmaster, the processes it runs now (backends, WAL writer, checkpointer…) and those that
     /// ended (their time is in the postmaster's children's time once it reaped them).
+    ///
+    /// A child reaped while its siblings are read would be in neither sum (its /proc entry gone,
+    /// the postmaster's read before): the postmaster is read again after them, and the whole
+    /// reading taken again when it changed (a bench once saw a COPY's cluster CPU as 0 when the
+    /// backends of the run before ended under it).
     func cpuSeconds() -> Double {
         guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
               let postmaster = text.split(separator: "\n").first.flatMap({ Int32($0) }) else { return .nan }
-        var total = ProcStat.cpuSeconds(pid: postmaster, withReapedChildren: true) ?? .nan
-        for child in ProcStat.children(of: postmaster) {
-            total += ProcStat.cpuSeconds(pid: child) ?? 0
+        var total = Double.nan
+        for _ in 0..<20 {
+            guard let before = ProcStat.cpuSeconds(pid: postmaster, withReapedChildren: true) else { return .nan }
+            total = before
+            for child in ProcStat.children(of: postmaster) {
+                total += ProcStat.cpuSeconds(pid: child) ?? 0
+            }
+            if ProcStat.cpuSeconds(pid: postmaster, withReapedChildren: true) == before { return total }
         }
         return total
     }

@@ -132,6 +132,8 @@ struct EventSource {
     var state: JSONValue
     let payload: String
     let shape: Shape
+    /// The compact size of the last frame's patch (what a writer's keyframe rule weighs).
+    private(set) var lastPatchBytes = 0
 
     init(payloadBytes: Int, shape: Shape = .state) {
         payload = String(repeating: "r", count: payloadBytes)
@@ -168,6 +170,7 @@ struct EventSource {
         case .action: action["note"] = .string(Self.note(seq: seq, bytes: payload.utf8.count))
         }
         try? state.apply(JSONPatch(json: patch))
+        lastPatchBytes = patch.serializedBytes(.compact).count
         return AppMessage.event(WireEvent(seq: seq, at: 1_763_700_000 + Double(seq) / 1000, action: .object(action), patch: patch,
                                           hash: state.stableHash, durationNs: 1_000)).json.serializedBytes(.compact)
     }

@@ -4,7 +4,7 @@ import RewindJSON
 /// One `events` row (with its keyframe, when asked for) as a replay walks a session, read from
 /// SQLite column by column only when asked.
 ///
-/// A view is lent to the visitor of ``LogReader/walkEvents(session:from:to:descending:includeKeyframes:_:)``
+/// A view is lent to the visitor of ``LogReader/walkEvents(session:from:to:descending:includeKeyframes:keyframeAt:_:)``
 /// and is valid only while the visitor runs: the next step of the walk overwrites it.
 package struct EventRowView {
     private let statement: any SQLRows
@@ -18,11 +18,17 @@ package struct EventRowView {
     }
 
     /// The SQL of a walk; the columns are read by index below.
-    static func sql(descending: Bool, includeKeyframes: Bool) -> String {
+    /// With `keyframeAt`, only the row of seq `?4` carries its keyframe, read by a subquery run
+    /// once (a rebuild's start): cheaper for PostgreSQL to plan and run than a join.
+    static func sql(descending: Bool, includeKeyframes: Bool, keyframeAt: Bool = false) -> String {
         var sql = "SELECT e.seq, e.at, e.action_type, e.hash, e.coalesced, e.patch, e.inverse, e.action, e.duration_ns, e.cause"
-        sql += includeKeyframes
-            ? ", k.state FROM events e LEFT JOIN keyframes k ON k.session_id = e.session_id AND k.seq = e.seq"
-            : " FROM events e"
+        if keyframeAt {
+            sql += ", CASE WHEN e.seq = ?4 THEN (SELECT state FROM keyframes WHERE session_id = ?1 AND seq = ?4) END FROM events e"
+        } else {
+            sql += includeKeyframes
+                ? ", k.state FROM events e LEFT JOIN keyframes k ON k.session_id = e.session_id AND k.seq = e.seq"
+                : " FROM events e"
+        }
         sql += " WHERE e.session_id = ?1 AND e.seq BETWEEN ?2 AND ?3 ORDER BY e.seq " + (descending ? "DESC" : "ASC")
         return sql
     }
@@ -65,6 +71,9 @@ package struct EventRowView {
     /// `true` when a keyframe is stored at this seq (always `false` when the walk did not ask for keyframes).
     package var hasKeyframe: Bool { includesKeyframe && !statement.isNull(10) }
 
+    /// Bytes of the keyframe's stored text at this seq (0 without one).
+    package var keyframeBytes: Int { hasKeyframe ? statement.withBytes(10) { $0.count } : 0 }
+
     /// The keyframe stored at this seq and the bytes of its text, or `nil`.
     package func keyframe() throws(LogError) -> (state: JSONValue, bytes: Int)? {
         guard hasKeyframe else { return nil }
@@ -80,20 +89,49 @@ extension LogReader {
     /// The reader's lock is held for the whole walk, so `visit` must not call this reader. One
     /// cached statement serves every walk of the same shape, so a short walk (one step from a
     /// cached state) costs an index probe, not a compile.
+    /// With `keyframeAt`, the row of that seq alone carries its keyframe (`includeKeyframes`
+    /// gives every row its own).
     package func walkEvents(session: Int64, from: Int64, to: Int64, descending: Bool = false, includeKeyframes: Bool = false,
-                            _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
-        let sql = EventRowView.sql(descending: descending, includeKeyframes: includeKeyframes)
+                            keyframeAt: Int64? = nil, _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
+        let sql = EventRowView.sql(descending: descending, includeKeyframes: includeKeyframes, keyframeAt: keyframeAt != nil)
+        let withKeyframes = includeKeyframes || keyframeAt != nil
         if dialect == .postgres {
             // A PostgreSQL query's rows are read whole: a long walk goes a page of seqs at a
             // time, so a session of a million events never sits in memory at once.
-            try walkInPages(sql, session: session, from: from, to: to, descending: descending, includeKeyframes: includeKeyframes, visit)
+            try walkInPages(sql, session: session, from: from, to: to, descending: descending, includeKeyframes: withKeyframes,
+                            keyframeAt: keyframeAt, visit)
             return
         }
         try withStatement(sql) { statement throws(LogError) in
             try statement.bind(session, at: 1)
             try statement.bind(from, at: 2)
             try statement.bind(to, at: 3)
-            let row = EventRowView(statement: statement, path: path, includesKeyframe: includeKeyframes)
+            if let keyframeAt { try statement.bind(keyframeAt, at: 4) }
+            let row = EventRowView(statement: statement, path: path, includesKeyframe: withKeyframes)
+            while try statement.step() {
+                guard try visit(row) else { return }
+            }
+        }
+    }
+
+    /// Walks from the nearest keyframe at or before `target`, if one is at most `within` seqs
+    /// before it, up to `target`, in one query: the first row carries the keyframe. Visits
+    /// nothing when no keyframe is that near. A rebuild's short road: one round trip to a team
+    /// store, where probing for keyframes first takes two.
+    package func walkFromKeyframe(session: Int64, target: Int64, within: Int64,
+                                  _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
+        let sql = """
+            SELECT e.seq, e.at, e.action_type, e.hash, e.coalesced, e.patch, e.inverse, e.action, e.duration_ns, e.cause,
+                   CASE WHEN e.seq = k.seq THEN k.state END
+            FROM (SELECT seq, state FROM keyframes WHERE session_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY seq DESC LIMIT 1) k
+            JOIN events e ON e.session_id = ?1 AND e.seq BETWEEN k.seq AND ?3
+            ORDER BY e.seq
+            """
+        try withStatement(sql) { statement throws(LogError) in
+            try statement.bind(session, at: 1)
+            try statement.bind(max(0, target - within), at: 2)
+            try statement.bind(target, at: 3)
+            let row = EventRowView(statement: statement, path: path, includesKeyframe: true)
             while try statement.step() {
                 guard try visit(row) else { return }
             }
@@ -104,12 +142,14 @@ extension LogReader {
     static let walkPage: Int64 = 2_000
 
     private func walkInPages(_ sql: String, session: Int64, from: Int64, to: Int64, descending: Bool, includeKeyframes: Bool,
-                             _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
+                             keyframeAt: Int64?, _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
         // The walk's real ends: seqs start at 0 and stop at the session's last, so a range given
         // as Int64.min…Int64.max is not walked in pages of nothing.
         let from = max(from, 0)
         guard from <= to else { return }
-        let last = min(to, try lastSeq(session: session) ?? -1)
+        // A range of one page is read as it is (what is not stored is simply not returned): a
+        // rebuild's short walk costs one round trip, not two.
+        let last = to - from < Self.walkPage ? to : min(to, try lastSeq(session: session) ?? -1)
         guard from <= last else { return }
         var low = descending ? max(from, last - Self.walkPage + 1) : from
         var high = descending ? last : min(last, from + Self.walkPage - 1)
@@ -118,6 +158,7 @@ extension LogReader {
                 try statement.bind(session, at: 1)
                 try statement.bind(low, at: 2)
                 try statement.bind(high, at: 3)
+                if let keyframeAt { try statement.bind(keyframeAt, at: 4) }
                 let row = EventRowView(statement: statement, path: path, includesKeyframe: includeKeyframes)
                 while try statement.step() {
                     guard try visit(row) else { return false }

@@ -2,8 +2,15 @@
 ///
 /// A keyframe is due on a session's first event, once `maxEvents` events have passed since the
 /// last one, or once the patches written since the last keyframe weigh more than
-/// `maxPatchBytesRatio` times the state: rebuilding any state then reads one keyframe and at most
-/// `maxEvents` patches, and keyframes never cost more storage than the patches they save.
+/// `maxPatchBytesRatio` times the state and more than `minPatchBytes`: rebuilding any state then
+/// reads one keyframe and at most `maxEvents` patches weighing about the larger of the two, and
+/// keyframes never cost more storage than the patches they save.
+///
+/// The floor is for small states: with half the state alone, a state of 1 KB whose every action
+/// replaces most of it stored a keyframe with every event, twice the bytes of the patches, for a
+/// rebuild that saves reading a few kilobytes (issue 42). With the floor such a session stores a
+/// keyframe every `minPatchBytes` of patches (16 KiB: every 17 events of 950-byte patches), and a
+/// state is still rebuilt from at most 16 KiB of patches after its keyframe.
 ///
 /// ```swift
 /// var counter = KeyframeCounter(policy: KeyframePolicy())
@@ -16,11 +23,16 @@ public struct KeyframePolicy: Sendable, Equatable {
     public var maxEvents: Int
     /// The patch bytes since the last keyframe, relative to the state's size, that make one due.
     public var maxPatchBytesRatio: Double
+    /// The patch bytes since the last keyframe below which none is due for their weight (only
+    /// `maxEvents` makes one due then).
+    public var minPatchBytes: Int
 
-    /// A policy; the defaults are the house plan's (1,000 events, half the state).
-    public init(maxEvents: Int = 1_000, maxPatchBytesRatio: Double = 0.5) {
+    /// A policy; the defaults are the house plan's (1,000 events, half the state) with a floor of
+    /// 16 KiB of patches.
+    public init(maxEvents: Int = 1_000, maxPatchBytesRatio: Double = 0.5, minPatchBytes: Int = 16_384) {
         self.maxEvents = max(1, maxEvents)
         self.maxPatchBytesRatio = maxPatchBytesRatio
+        self.minPatchBytes = max(0, minPatchBytes)
     }
 
     /// Whether the event being written should carry a keyframe.
@@ -34,7 +46,8 @@ public struct KeyframePolicy: Sendable, Equatable {
     public func isKeyframeDue(eventsSinceKeyframe: Int?, patchBytesSinceKeyframe: Int, stateBytes: Int) -> Bool {
         guard let eventsSinceKeyframe else { return true }
         if eventsSinceKeyframe >= maxEvents { return true }
-        return Double(patchBytesSinceKeyframe) > maxPatchBytesRatio * Double(stateBytes)
+        return patchBytesSinceKeyframe > minPatchBytes
+            && Double(patchBytesSinceKeyframe) > maxPatchBytesRatio * Double(stateBytes)
     }
 }
 

@@ -9,6 +9,20 @@ extension LogReader {
         try optionalInt("SELECT max(seq) FROM keyframes WHERE session_id = ?1 AND seq <= ?2", session, seq)
     }
 
+    /// The seqs of the nearest keyframes of `session` at or before `seq` and at or after it, in
+    /// one query (a rebuild's probe: one round trip to a team store, not two).
+    package func keyframeSeqs(around seq: Int64, session: Int64) throws(LogError) -> (before: Int64?, after: Int64?) {
+        try withStatement("""
+            SELECT (SELECT max(seq) FROM keyframes WHERE session_id = ?1 AND seq <= ?2),
+                   (SELECT min(seq) FROM keyframes WHERE session_id = ?1 AND seq >= ?2)
+            """) { statement throws(LogError) in
+            try statement.bind(session, at: 1)
+            try statement.bind(seq, at: 2)
+            guard try statement.step() else { return (nil, nil) }
+            return (statement.isNull(0) ? nil : statement.int64(0), statement.isNull(1) ? nil : statement.int64(1))
+        }
+    }
+
     /// The seq of the earliest keyframe of `session` at or after `seq`.
     package func keyframeSeq(atOrAfter seq: Int64, session: Int64) throws(LogError) -> Int64? {
         try optionalInt("SELECT min(seq) FROM keyframes WHERE session_id = ?1 AND seq >= ?2", session, seq)

@@ -3,20 +3,20 @@ import Foundation
 
 /// COPY's text format: fields separated by tabs, rows by newlines, `\N` for NULL, and a
 /// backslash, tab, newline or carriage return inside a field escaped.
-enum CopyText {
-    static func field(_ value: Int64, _ buffer: inout [UInt8], last: Bool = false) {
+package enum CopyText {
+    package static func field(_ value: Int64, _ buffer: inout [UInt8], last: Bool = false) {
         buffer.append(contentsOf: String(value).utf8)
         buffer.append(last ? 0x0A : 0x09)
     }
 
-    static func field(_ value: Double, _ buffer: inout [UInt8], last: Bool = false) {
+    package static func field(_ value: Double, _ buffer: inout [UInt8], last: Bool = false) {
         buffer.append(contentsOf: "\(value)".utf8)
         buffer.append(last ? 0x0A : 0x09)
     }
 
     /// A text field. PostgreSQL's text cannot hold U+0000: one becomes U+FFFD (only an action
     /// type or a send site can hold one; JSON text writes it as an escape).
-    static func field(_ bytes: [UInt8], _ buffer: inout [UInt8], last: Bool = false) {
+    package static func field(_ bytes: [UInt8], _ buffer: inout [UInt8], last: Bool = false) {
         for byte in bytes {
             switch byte {
             case 0x00: buffer.append(contentsOf: [0xEF, 0xBF, 0xBD])
@@ -30,7 +30,7 @@ enum CopyText {
         buffer.append(last ? 0x0A : 0x09)
     }
 
-    static func null(_ buffer: inout [UInt8], last: Bool = false) {
+    package static func null(_ buffer: inout [UInt8], last: Bool = false) {
         buffer.append(0x5C)
         buffer.append(UInt8(ascii: "N"))
         buffer.append(last ? 0x0A : 0x09)

@@ -10,13 +10,13 @@ import RewindLog
 ///   1970 and JSON is `text` (byte for byte what the recorder sent, so hashes and exports match).
 /// - Append-only is enforced by triggers: no UPDATE or DELETE of events, keyframes, marks,
 ///   sites or tags, no change to a session but its end, and a DELETE only inside prune (which
-///   sets `rewind.pruning` for its transaction). A row-level trigger keeps each session's seqs
-///   gap-free from 0, whichever instance writes.
+///   sets `rewind.pruning` for its transaction). A statement-level trigger keeps each session's
+///   seqs gap-free from 0 and refuses an event of no session, whichever instance writes.
 /// - Text search: a GIN index on the words of `events.action` (``TextQuery``'s document: the
 ///   JSON without accents, split where FTS5 splits). The database must be UTF8.
 package enum PostgresSchema {
     /// `migrations[v - 1]` brings a database from version `v - 1` to `v`.
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     /// The advisory lock (two-key form; sessions use the one-key form) that migrations run under.
     static let migrationLock = "pg_advisory_xact_lock(21111, 1)"
@@ -322,6 +322,102 @@ package enum PostgresSchema {
         CREATE TRIGGER send_sites_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON send_sites
             FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only();
         CREATE TRIGGER sessions_partitions AFTER INSERT ON sessions FOR EACH ROW EXECUTE FUNCTION rewind_session_partitions();
+        """
+}
+
+extension PostgresSchema {
+    /// Version 4: an event's cost to the database (issue 42). Each event row checked its session
+    /// with a foreign key, a query and a row lock per row; the statement check that already
+    /// keeps seqs gap-free (``version3``'s `rewind_extend_sessions`, once a COPY) now also
+    /// refuses a session that does not exist, in the same query. The foreign keys of keyframes,
+    /// marks and sites to their event stay: with the floor of ``KeyframePolicy`` they are rare rows.
+    ///
+    /// And an event's text is kept compressed in its row: `action`, `patch` and `inverse` are
+    /// stored `MAIN` (compressed in place, moved out of the row only when it still does not fit
+    /// a page) with lz4, and an events partition tries that once its row passes 128 bytes
+    /// (`toast_tuple_target`; the default, about 2 KB, left a typical event uncompressed, and one
+    /// just over it compressed with pglz and moved to the TOAST table). Keyframes' states take lz4
+    /// too. A server built without lz4 keeps pglz (the setting is skipped, not an error).
+    /// Existing rows stay as they were; partitions made after take the settings
+    /// (`rewind_compact_partition`, called by `rewind_ensure_partition`).
+    static let version4 = """
+        CREATE FUNCTION rewind_compact_partition(part text, tbl text) RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN
+            IF tbl = 'events' THEN
+                EXECUTE format('ALTER TABLE %I ALTER COLUMN action SET STORAGE MAIN, ALTER COLUMN patch SET STORAGE MAIN, '
+                               'ALTER COLUMN inverse SET STORAGE MAIN, SET (toast_tuple_target = 128)', part);
+            END IF;
+            BEGIN
+                IF tbl = 'events' THEN
+                    EXECUTE format('ALTER TABLE %I ALTER COLUMN action SET COMPRESSION lz4, ALTER COLUMN patch SET COMPRESSION lz4, '
+                                   'ALTER COLUMN inverse SET COMPRESSION lz4', part);
+                ELSIF tbl = 'keyframes' THEN
+                    EXECUTE format('ALTER TABLE %I ALTER COLUMN state SET COMPRESSION lz4', part);
+                END IF;
+            EXCEPTION WHEN feature_not_supported THEN
+                NULL;
+            END;
+        END $$;
+        SELECT rewind_compact_partition(c.relname, p.relname)
+            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+            WHERE p.relname IN ('events', 'keyframes');
+        CREATE OR REPLACE FUNCTION rewind_ensure_partition(session bigint) RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+            span  bigint := rewind_partition_span();
+            low   bigint := floor(session::numeric / span)::bigint * span;
+            tbl   text;
+            part  text;
+        BEGIN
+            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_xact_lock(21111, 2);
+            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
+                RETURN;
+            END IF;
+            FOREACH tbl IN ARRAY ARRAY['events', 'keyframes', 'non_finite', 'send_sites'] LOOP
+                part := tbl || '_p' || low;
+                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)', part, tbl, low, low + span);
+                PERFORM rewind_compact_partition(part, tbl);
+                EXECUTE format('CREATE TRIGGER %I BEFORE UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only()',
+                               part || '_append_only', part);
+                IF tbl = 'events' THEN
+                    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_insert_through_parent()',
+                                   part || '_through_parent', part);
+                END IF;
+            END LOOP;
+            INSERT INTO rewind_partitions(lower, upper) VALUES (low, low + span);
+        END $$;
+        DO $$
+        DECLARE
+            fk text;
+        BEGIN
+            FOR fk IN SELECT conname FROM pg_constraint
+                      WHERE conrelid = 'events'::regclass AND contype = 'f' AND confrelid = 'sessions'::regclass
+            LOOP
+                EXECUTE format('ALTER TABLE events DROP CONSTRAINT %I', fk);
+            END LOOP;
+        END $$;
+        CREATE OR REPLACE FUNCTION rewind_extend_sessions() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            bad record;
+        BEGIN
+            SELECT n.session_id, n.lo, s.id IS NULL AS unknown INTO bad
+            FROM (SELECT session_id, min(seq) AS lo, max(seq) AS hi, count(*) AS rows FROM inserted GROUP BY session_id) n
+            LEFT JOIN sessions s ON s.id = n.session_id
+            WHERE s.id IS NULL
+               OR n.rows <> n.hi - n.lo + 1
+               OR n.lo <> coalesce((SELECT max(e.seq) + 1 FROM events e WHERE e.session_id = n.session_id AND e.seq < n.lo), 0)
+            LIMIT 1;
+            IF FOUND AND bad.unknown THEN
+                RAISE EXCEPTION 'rewind: an event must belong to a session: there is no session %', bad.session_id
+                    USING ERRCODE = 'foreign_key_violation';
+            ELSIF FOUND THEN
+                RAISE EXCEPTION 'rewind: an event must extend its session: seqs are gap-free from 0 (session %, seq %)',
+                    bad.session_id, bad.lo USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            RETURN NULL;
+        END $$;
         """
 }
 

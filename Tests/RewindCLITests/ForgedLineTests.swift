@@ -38,7 +38,7 @@ struct ForgedLineTests {
             Self.expectNoForgedLine(result.stderr, arguments.joined(separator: " ") + " (stderr)")
         }
         let verified = try TeamStore.run(["verify"], db: db)
-        #expect(verified.stdout == #"session 1 ("# + (verified.stdout.dropFirst(11).prefix(8)) + #", Shop\nsession 9 (forged): ok): ok, 2 events, 2 keyframes"# + "\n",
+        #expect(verified.stdout == #"session 1 ("# + (verified.stdout.dropFirst(11).prefix(8)) + #", Shop\nsession 9 (forged): ok): ok, 2 events, 1 keyframes"# + "\n",
                 "\(verified.stdout)")
         let pruned = try TeamStore.run(["prune", "1", "--dry-run"], db: db)
         #expect(pruned.stdout.contains(#"app Shop\nsession 9 (forged): ok, 2 events"#), "\(pruned.stdout)")

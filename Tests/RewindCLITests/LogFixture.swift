@@ -7,6 +7,10 @@ import RewindTestSupport
 /// that read logs. Times are fixed (seq N at 1,700,000,000 + N seconds) and the commands run
 /// with `TZ=UTC`, so their output is exact.
 struct LogFixture {
+    /// The keyframe rule the expected outputs were written for: without the floor of patch bytes
+    /// (issue 42), these tiny states take a keyframe whenever the patches outweigh half of them.
+    static let keyframesAsBefore = KeyframePolicy(minPatchBytes: 0)
+
     let directory: TemporaryDirectory
     let path: String
 
@@ -45,7 +49,7 @@ struct LogFixture {
         let writer = try LogWriter(path: path)
         defer { writer.close() }
         let counter = try writer.openSession(uuid: Self.counterUUID, app: "Counter", startedAt: Self.start, meta: ["version": "1.2"])
-        var builder = EventBuilder(sessionID: counter)
+        var builder = EventBuilder(sessionID: counter, policy: Self.keyframesAsBefore)
         var events = [builder.initial(state: Self.counterStates[0], at: Self.start)]
         for seq in 1..<Self.counterStates.count {
             let at = Self.start.addingTimeInterval(Double(seq))
@@ -85,7 +89,7 @@ struct LogFixture {
         let writer = try LogWriter(path: path)
         defer { writer.close() }
         let id = try writer.openSession(uuid: uuid, app: "Counter", startedAt: startedAt)
-        var builder = EventBuilder(sessionID: id)
+        var builder = EventBuilder(sessionID: id, policy: Self.keyframesAsBefore)
         var events = [builder.initial(state: ["count": 0], at: startedAt)]
         for n in 1..<max(count, 1) {
             events.append(builder.next(action: ["type": "increment"], state: ["count": .number(JSONNumber(n))],

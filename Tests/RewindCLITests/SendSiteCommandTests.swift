@@ -19,7 +19,7 @@ struct SendSiteCommandTests {
         let cart = try writer.openSession(uuid: "aaaa0000-1", app: "Cart", startedAt: start, run: "run11111-x")
         let other = try writer.openSession(uuid: "bbbb0000-2", app: "Other", startedAt: start.addingTimeInterval(1))
         let profile = try writer.openSession(uuid: "cccc0000-3", app: "Profile", startedAt: start.addingTimeInterval(2), run: "run11111-x")
-        var builder = EventBuilder(sessionID: cart)
+        var builder = EventBuilder(sessionID: cart, policy: LogFixture.keyframesAsBefore)
         var events = [builder.initial(state: ["n": 0], at: start)]
         var first = builder.next(action: ["type": "add"], state: ["n": 1], at: start.addingTimeInterval(1))
         first.site = SendSite(file: "Cart/CartView.swift", line: 42, function: "body")
@@ -29,7 +29,7 @@ struct SendSiteCommandTests {
         events.append(builder.next(action: ["type": "reset"], state: ["n": 0], at: start.addingTimeInterval(3)))
         writer.append(events)
         for id in [other, profile] {
-            var builder = EventBuilder(sessionID: id)
+            var builder = EventBuilder(sessionID: id, policy: LogFixture.keyframesAsBefore)
             writer.append([builder.initial(state: ["x": 0], at: start)])
         }
         try writer.flush()

@@ -67,8 +67,9 @@ struct EventBuilderTests {
 
     @Test("a keyframe is due once patches outweigh half the state")
     func keyframeWhenPatchesOutweighState() {
-        var builder = EventBuilder(sessionID: 1)
-        // A small state whose every change is a large share of it.
+        var builder = EventBuilder(sessionID: 1, policy: KeyframePolicy(minPatchBytes: 0))
+        // A small state whose every change is a large share of it (no floor of patch bytes:
+        // KeyframePolicyTests checks the floor).
         _ = builder.initial(state: ["text": "a"], at: t0)
         var keyframes = 0
         for k in 1...10 {

@@ -69,7 +69,7 @@ struct PartitionTests {
         let store = try PostgresLogStore(url: url)
         let writer = try store.openWriter()
         defer { writer.close() }
-        #expect(try Self.cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM rewind_schema", database: url) == "1,2,3")
+        #expect(try Self.cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM rewind_schema", database: url) == "1,2,3,4")
         #expect(try Self.everyRow(url) == before)
         // Every table with a row per event is partitioned now; the old tables are gone.
         #expect(try Self.cluster.psql("""
@@ -77,6 +77,11 @@ struct PartitionTests {
             WHERE relname IN ('events', 'keyframes', 'non_finite', 'send_sites', 'events_v2', 'keyframes_v2')
             """, database: url) == "events:p,keyframes:p,non_finite:p,send_sites:p")
         #expect(try Self.ranges(url).registry == ["0-1024", "1024-2048"])
+        // Schema 4: every events partition the migration made compresses its rows' text.
+        #expect(try Self.cluster.psql("""
+            SELECT count(*) FILTER (WHERE c.reloptions @> ARRAY['toast_tuple_target=128']), count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'events'::regclass
+            """, database: url) == "2|2")
 
         // Read back through the store: every session, and its last state rebuilt.
         let reader = try store.openReader()
@@ -99,6 +104,47 @@ struct PartitionTests {
         #expect(gap?.description.contains("seq 9") == true, "\(gap?.description ?? "")")
         #expect(throws: PostgresTestClusterError.self) { try Self.cluster.psql("DELETE FROM events_p0 WHERE session_id = 1", database: url) }
         #expect(try Self.cluster.psql("SELECT count(*) FROM events WHERE session_id = 1", database: url) != "0")
+    }
+
+    @Test("an event's text is kept compressed in its row and a keyframe's state compressed with lz4; both read back byte for byte")
+    func compressedRows() throws {
+        let url = try Self.databaseWithRangesOf4(prefix: "compact")
+        defer { try? Self.cluster.dropDatabase(url) }
+        let store = try PostgresLogStore(url: url)
+        let writer = try store.openWriter()
+        defer { writer.close() }
+        // Sessions in the first range and in ranges made later by rewind_ensure_partition.
+        var written: [Int64: [LogEvent]] = [:]
+        for index in 0..<6 {
+            let id = try writer.openSession(uuid: "c\(index)", app: "Notes", startedAt: Events.start)
+            var builder = EventBuilder(sessionID: id)
+            var events = [builder.initial(state: ["note": .string(String(repeating: "start ", count: 800))], at: Events.start)]
+            for k in 1..<12 {
+                events.append(builder.next(action: ["type": "note/edit", "text": .string(String(repeating: "word\(k) ", count: 200))],
+                                           state: ["note": .string(String(repeating: "text \(k) ", count: 300))], at: Events.start))
+            }
+            try appendCommitted(writer, events)
+            written[id] = events
+        }
+        // 11 events a session with an action, patch and inverse of 1.5-2.4 KB: each compressed
+        // in place with lz4, none moved to a TOAST table (seq 0's patch, `[]`, is too short).
+        #expect(try Self.cluster.psql("""
+            SELECT count(*) FROM events WHERE pg_column_compression(action) = 'lz4' AND pg_column_compression(patch) = 'lz4'
+                AND pg_column_compression(inverse) = 'lz4' AND pg_column_size(patch) < octet_length(patch) / 4
+            """, database: url) == "66")
+        #expect(try Self.cluster.psql("""
+            SELECT count(*) FILTER (WHERE pg_column_compression(state) = 'lz4') = count(*) AND count(*) >= 6 FROM keyframes
+            """, database: url) == "t")
+        #expect(try Self.cluster.psql("""
+            SELECT coalesce(sum(pg_relation_size(c.reltoastrelid)), 0) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'events'::regclass AND c.reltoastrelid <> 0
+            """, database: url) == "0")
+        #expect(try Self.ranges(url).events.count >= 2)
+        let reader = try store.openReader()
+        for (id, events) in written {
+            #expect(try reader.events(session: id, includeKeyframes: true) == events, "session \(id)")
+            #expect(try Timeline(reader: reader, session: id).state(at: 11) == ["note": .string(String(repeating: "text 11 ", count: 300))])
+        }
     }
 
     @Test("prune drops a range whose sessions all go (its four tables), deletes row by row only in ranges that keep a session, skips a session another instance writes, and never drops the newest range")
@@ -171,6 +217,17 @@ struct PartitionTests {
                 """, database: url)
         }
         #expect(holed?.reason.contains("an event must extend its session") == true, "\(holed?.reason ?? "")")
+        // An event of no session is refused by the same statement check (schema 4: no foreign
+        // key a row), and nothing of its statement is stored.
+        #expect(try Self.cluster.psql("SELECT count(*) FROM pg_constraint WHERE conrelid = 'events'::regclass AND contype = 'f'", database: url) == "0")
+        let orphan = #expect(throws: PostgresTestClusterError.self) {
+            try Self.cluster.psql("""
+                INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash)
+                VALUES (15, 3, 0, 'x', '{}', '[]', '[]', 0), (17, 0, 0, 'x', '{}', '[]', '[]', 0)
+                """, database: url)
+        }
+        #expect(orphan?.reason.contains("an event must belong to a session: there is no session 17") == true, "\(orphan?.reason ?? "")")
+        #expect(try Self.cluster.psql("SELECT count(*) FROM events WHERE session_id IN (15, 17) AND seq >= 3", database: url) == "0")
         _ = try Self.cluster.psql("""
             INSERT INTO events(session_id, seq, at, action_type, action, patch, inverse, hash)
             VALUES (15, 4, 0, 'x', '{}', '[]', '[]', 0), (15, 3, 0, 'x', '{}', '[]', '[]', 0)
