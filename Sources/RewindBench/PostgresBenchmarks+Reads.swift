@@ -13,13 +13,8 @@ extension PostgresBenchmarks {
     /// answered as fast as before.
     static func reads(_ cluster: BenchPostgresCluster, served: String, session: Int64, eventsFile: String,
                       previousKeyframesFile: String) throws -> [BenchResult] {
-        let older = try cluster.createDatabase("bench_reads_schema3")
+        let (older, _) = try olderDatabase(cluster, "bench_reads_schema3", through: 3, session: String(session))
         defer { cluster.dropDatabase(older) }
-        let olderConnection = try cluster.connect(database: older)
-        try PostgresSchema.migrate(olderConnection, through: 3)
-        guard try olderConnection.scalarText("""
-            INSERT INTO sessions(uuid, app, started_at) VALUES ('\(UUID().uuidString)', 'bench', 1763700000) RETURNING id
-            """) == String(session) else { throw BenchFailure("the schema 3 database's session is not \(session)") }
         try cluster.psql(#"\copy events(\#(ProcessRoles.eventColumns)) FROM '\#(eventsFile)'"#, database: older)
         try cluster.psql(#"\copy keyframes(\#(ProcessRoles.keyframeColumns)) FROM '\#(previousKeyframesFile)'"#, database: older)
         // Both as autovacuum leaves a table in time (statistics, the visibility map): the served

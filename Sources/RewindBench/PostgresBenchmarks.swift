@@ -116,13 +116,8 @@ enum PostgresBenchmarks {
 
         // Issue 42's baseline: the same COPY into the layout of the release before this one
         // (schema 2: not partitioned, seqs checked once a row).
-        let older = try cluster.createDatabase("bench_ingest_copy_schema2")
+        let (older, olderTarget) = try olderDatabase(cluster, "bench_ingest_copy_schema2", through: 2, session: id)
         defer { cluster.dropDatabase(older) }
-        let olderTarget = try cluster.connect(database: older)
-        try PostgresSchema.migrate(olderTarget, through: 2)
-        guard try olderTarget.scalarText("""
-            INSERT INTO sessions(uuid, app, started_at) VALUES ('\(UUID().uuidString)', 'bench', 1763700000) RETURNING id
-            """) == id else { throw BenchFailure("the schema 2 database's session is not \(id)") }
         try cluster.checkpoint()
         let olderBefore = cluster.cpuSeconds()
         _ = try Child(ProcessServerBenchmarks.bench, ["--role", "copy", cluster.url(database: older), eventsFile, previousKeyframesFile, "0"]).finish()
@@ -152,6 +147,22 @@ enum PostgresBenchmarks {
                         baseline: micro(copySchema2Postgres), ratio: server.postgres / copySchema2Postgres,
                         note: "baseline: COPY of the same events and the previous release's \(previousKeyframes.count) keyframes into its layout; goal ≤ 0.4 × (issue 42)"),
         ] + readResults
+    }
+
+    /// A fresh database in an earlier release's layout (schema `version`) holding one session,
+    /// which must get the id `session` (the rows exported carry it).
+    static func olderDatabase(_ cluster: BenchPostgresCluster, _ prefix: String, through version: Int,
+                              session: String) throws -> (name: String, connection: PGConnection) {
+        let name = try cluster.createDatabase(prefix)
+        let connection = try cluster.connect(database: name)
+        try PostgresSchema.migrate(connection, through: version)
+        guard try connection.scalarText("""
+            INSERT INTO sessions(uuid, app, started_at) VALUES ('\(UUID().uuidString)', 'bench', 1763700000) RETURNING id
+            """) == session else {
+            cluster.dropDatabase(name)
+            throw BenchFailure("the schema \(version) database's session is not \(session)")
+        }
+        return (name, connection)
     }
 
     /// The keyframe rows (COPY text, session `session`) of the ingest's events under the

@@ -182,6 +182,39 @@ package enum PostgresSchema {
             """
     }
 
+    /// `rewind_ensure_partition`: version 3 made it, version 4 (`compact`) has it give each
+    /// partition its storage settings (`rewind_compact_partition`) as it makes it.
+    static func ensurePartitionFunction(create: String, compact: Bool) -> String {
+        """
+        \(create) FUNCTION rewind_ensure_partition(session bigint) RETURNS void LANGUAGE plpgsql AS $$
+        DECLARE
+            span  bigint := rewind_partition_span();
+            low   bigint := floor(session::numeric / span)::bigint * span;
+            tbl   text;
+            part  text;
+        BEGIN
+            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_xact_lock(21111, 2);
+            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
+                RETURN;
+            END IF;
+            FOREACH tbl IN ARRAY ARRAY['events', 'keyframes', 'non_finite', 'send_sites'] LOOP
+                part := tbl || '_p' || low;
+                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)', part, tbl, low, low + span);\(compact ? "\n                PERFORM rewind_compact_partition(part, tbl);" : "")
+                EXECUTE format('CREATE TRIGGER %I BEFORE UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only()',
+                               part || '_append_only', part);
+                IF tbl = 'events' THEN
+                    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_insert_through_parent()',
+                                   part || '_through_parent', part);
+                END IF;
+            END LOOP;
+            INSERT INTO rewind_partitions(lower, upper) VALUES (low, low + span);
+        END $$;
+        """
+    }
+
     /// Sessions a range of partitions holds unless the database says otherwise (``version3``):
     /// a team's day or so, so that retention drops a range a day.
     static let defaultPartitionSessions = 1024
@@ -248,32 +281,7 @@ package enum PostgresSchema {
         -- The partitions of the range holding session `session`, made when missing (instances
         -- take turns on an advisory lock). Each partition refuses UPDATE, DELETE and TRUNCATE
         -- itself too: a parent's statement triggers do not fire for a statement on a partition.
-        CREATE FUNCTION rewind_ensure_partition(session bigint) RETURNS void LANGUAGE plpgsql AS $$
-        DECLARE
-            span  bigint := rewind_partition_span();
-            low   bigint := floor(session::numeric / span)::bigint * span;
-            tbl   text;
-            part  text;
-        BEGIN
-            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
-                RETURN;
-            END IF;
-            PERFORM pg_advisory_xact_lock(21111, 2);
-            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
-                RETURN;
-            END IF;
-            FOREACH tbl IN ARRAY ARRAY['events', 'keyframes', 'non_finite', 'send_sites'] LOOP
-                part := tbl || '_p' || low;
-                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)', part, tbl, low, low + span);
-                EXECUTE format('CREATE TRIGGER %I BEFORE UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only()',
-                               part || '_append_only', part);
-                IF tbl = 'events' THEN
-                    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_insert_through_parent()',
-                                   part || '_through_parent', part);
-                END IF;
-            END LOOP;
-            INSERT INTO rewind_partitions(lower, upper) VALUES (low, low + span);
-        END $$;
+        \(ensurePartitionFunction(create: "CREATE", compact: false))
         -- The ranges of the next session's id and the one after, made before a session is
         -- inserted, in a transaction of their own: made in the session's (it holds a lock on
         -- `sessions` that the DDL of another instance's partition waits for) two instances could
@@ -361,33 +369,7 @@ extension PostgresSchema {
         SELECT rewind_compact_partition(c.relname, p.relname)
             FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
             WHERE p.relname IN ('events', 'keyframes');
-        CREATE OR REPLACE FUNCTION rewind_ensure_partition(session bigint) RETURNS void LANGUAGE plpgsql AS $$
-        DECLARE
-            span  bigint := rewind_partition_span();
-            low   bigint := floor(session::numeric / span)::bigint * span;
-            tbl   text;
-            part  text;
-        BEGIN
-            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
-                RETURN;
-            END IF;
-            PERFORM pg_advisory_xact_lock(21111, 2);
-            IF EXISTS (SELECT 1 FROM rewind_partitions WHERE lower <= session AND session < upper) THEN
-                RETURN;
-            END IF;
-            FOREACH tbl IN ARRAY ARRAY['events', 'keyframes', 'non_finite', 'send_sites'] LOOP
-                part := tbl || '_p' || low;
-                EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%s) TO (%s)', part, tbl, low, low + span);
-                PERFORM rewind_compact_partition(part, tbl);
-                EXECUTE format('CREATE TRIGGER %I BEFORE UPDATE OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_append_only()',
-                               part || '_append_only', part);
-                IF tbl = 'events' THEN
-                    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT ON %I FOR EACH STATEMENT EXECUTE FUNCTION rewind_insert_through_parent()',
-                                   part || '_through_parent', part);
-                END IF;
-            END LOOP;
-            INSERT INTO rewind_partitions(lower, upper) VALUES (low, low + span);
-        END $$;
+        \(ensurePartitionFunction(create: "CREATE OR REPLACE", compact: true))
         DO $$
         DECLARE
             fk text;
