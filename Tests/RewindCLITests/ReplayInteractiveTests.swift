@@ -184,13 +184,14 @@ struct ReplayInteractiveTests {
     func readerErrorRestores() throws {
         let fixture = try LogFixture()
         defer { fixture.cleanup() }
-        // Session 2's keyframe at seq 50 is damaged: the list loads, the state after 50 does not.
+        // Session 2's keyframe at seq 50 is damaged: the list loads, the state after 60 (rebuilt
+        // from that keyframe, the nearest; the next is at 100) does not.
         try fixture.corrupt("UPDATE keyframes SET state = 'not json' WHERE session_id = 2 AND seq = 50")
         let session = try Session(["2"], fixture: fixture, columns: 250)
         defer { session.pane.kill() }
         #expect(session.pane.wait(for: Self.keysLine).ok)
         session.pane.send([":"])
-        session.pane.send(["50"], literal: true)
+        session.pane.send(["60"], literal: true)
         session.pane.send(["Enter"])
         let settings = session.sttySettings()
         let after = session.pane.wait(for: "replay exited 2")

@@ -47,7 +47,11 @@ final class RecorderEngine<State: Encodable & Sendable, Action: Sendable>: @unch
         self.redactor = redactor
         self.status = status
         self.initialState = initialState
-        self.builder = EventBuilder(sessionID: 0, hashVersion: session.hashVersion)
+        // No floor of patch bytes (issue 42's floor is the stores'): a server link that lost
+        // track of the state (a patch it could not apply to its copy, a state nesting past its
+        // parser) sends states again from the next keyframe, which a small state then gets
+        // within an event or two, not 16 KiB of patches later.
+        self.builder = EventBuilder(sessionID: 0, policy: KeyframePolicy(minPatchBytes: 0), hashVersion: session.hashVersion)
     }
 
     func run() {
