@@ -1,4 +1,5 @@
 import Foundation
+import RewindSupport
 import RewindTestSupport
 
 /// Runs the built `rewind` executable as a child process, the way a user would.
@@ -34,17 +35,19 @@ struct CLIRunner {
         // thread of its own: a blocking read on a thread of the shared pool would hold it for as
         // long as the child runs.
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        let out = child.standardOutput!
-        let err = child.standardError!
-        startThread(named: "test-reader") {
-            outData = out.readDataToEndOfFile()
-            done.signal()
-        }
-        startThread(named: "test-reader") {
-            errData = err.readDataToEndOfFile()
-            done.signal()
+        // Read piece by piece, so that what came before a deadline can be said (a crash report
+        // a backtracer was writing when it hung, holding the pipe).
+        let outRead = Mutex(Data())
+        let errRead = Mutex(Data())
+        for (handle, data) in [(child.standardOutput!, outRead), (child.standardError!, errRead)] {
+            startThread(named: "test-reader") {
+                while true {
+                    let piece = handle.availableData
+                    if piece.isEmpty { break }
+                    data.withLock { $0.append(piece) }
+                }
+                done.signal()
+            }
         }
         let input = child.standardInput!
         // Written with write(2), not FileHandle.write, which stops the process on EPIPE: a child
@@ -70,10 +73,14 @@ struct CLIRunner {
             let grace = DispatchTime.now() + .seconds(10)
             while ended < 2, done.wait(timeout: grace) == .success { ended += 1 }
             let readersEnded = ended == 2
-            let said = readersEnded ? String(decoding: errData, as: UTF8.self) : "(its output is held by another process)"
-            return Output(status: -1, stdout: readersEnded ? String(decoding: outData, as: UTF8.self) : "",
+            let errData = errRead.withLock { $0 }
+            let said = readersEnded ? String(decoding: errData, as: UTF8.self)
+                : "(its output is held by another process; what it wrote before: \(String(decoding: errData.suffix(8_192), as: UTF8.self)))"
+            return Output(status: -1, stdout: String(decoding: outRead.withLock { $0 }, as: UTF8.self),
                           stderr: "CLIRunner: \(program.lastPathComponent) \(arguments.joined(separator: " ")) still ran after \(deadlineSeconds) s and was killed; stderr: \(said)")
         }
+        let outData = outRead.withLock { $0 }
+        let errData = errRead.withLock { $0 }
         return Output(
             status: child.waitUntilExit(),
             stdout: String(decoding: outData, as: UTF8.self),
