@@ -4,7 +4,7 @@ import RewindJSON
 /// One `events` row (with its keyframe, when asked for) as a replay walks a session, read from
 /// SQLite column by column only when asked.
 ///
-/// A view is lent to the visitor of ``LogReader/walkEvents(session:from:to:descending:includeKeyframes:keyframeAt:_:)``
+/// A view is lent to the visitor of ``LogReader/walkEvents(session:from:to:descending:includeKeyframes:_:)``
 /// and is valid only while the visitor runs: the next step of the walk overwrites it.
 package struct EventRowView {
     private let statement: any SQLRows
@@ -18,17 +18,11 @@ package struct EventRowView {
     }
 
     /// The SQL of a walk; the columns are read by index below.
-    /// With `keyframeAt`, only the row of seq `?4` carries its keyframe, read by a subquery run
-    /// once (a rebuild's start): cheaper for PostgreSQL to plan and run than a join.
-    static func sql(descending: Bool, includeKeyframes: Bool, keyframeAt: Bool = false) -> String {
+    static func sql(descending: Bool, includeKeyframes: Bool) -> String {
         var sql = "SELECT e.seq, e.at, e.action_type, e.hash, e.coalesced, e.patch, e.inverse, e.action, e.duration_ns, e.cause"
-        if keyframeAt {
-            sql += ", CASE WHEN e.seq = ?4 THEN (SELECT state FROM keyframes WHERE session_id = ?1 AND seq = ?4) END FROM events e"
-        } else {
-            sql += includeKeyframes
-                ? ", k.state FROM events e LEFT JOIN keyframes k ON k.session_id = e.session_id AND k.seq = e.seq"
-                : " FROM events e"
-        }
+        sql += includeKeyframes
+            ? ", k.state FROM events e LEFT JOIN keyframes k ON k.session_id = e.session_id AND k.seq = e.seq"
+            : " FROM events e"
         sql += " WHERE e.session_id = ?1 AND e.seq BETWEEN ?2 AND ?3 ORDER BY e.seq " + (descending ? "DESC" : "ASC")
         return sql
     }
@@ -71,9 +65,6 @@ package struct EventRowView {
     /// `true` when a keyframe is stored at this seq (always `false` when the walk did not ask for keyframes).
     package var hasKeyframe: Bool { includesKeyframe && !statement.isNull(10) }
 
-    /// Bytes of the keyframe's stored text at this seq (0 without one).
-    package var keyframeBytes: Int { hasKeyframe ? statement.withBytes(10) { $0.count } : 0 }
-
     /// The keyframe stored at this seq and the bytes of its text, or `nil`.
     package func keyframe() throws(LogError) -> (state: JSONValue, bytes: Int)? {
         guard hasKeyframe else { return nil }
@@ -89,25 +80,20 @@ extension LogReader {
     /// The reader's lock is held for the whole walk, so `visit` must not call this reader. One
     /// cached statement serves every walk of the same shape, so a short walk (one step from a
     /// cached state) costs an index probe, not a compile.
-    /// With `keyframeAt`, the row of that seq alone carries its keyframe (`includeKeyframes`
-    /// gives every row its own).
     package func walkEvents(session: Int64, from: Int64, to: Int64, descending: Bool = false, includeKeyframes: Bool = false,
-                            keyframeAt: Int64? = nil, _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
-        let sql = EventRowView.sql(descending: descending, includeKeyframes: includeKeyframes, keyframeAt: keyframeAt != nil)
-        let withKeyframes = includeKeyframes || keyframeAt != nil
+                            _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
+        let sql = EventRowView.sql(descending: descending, includeKeyframes: includeKeyframes)
         if dialect == .postgres {
             // A PostgreSQL query's rows are read whole: a long walk goes a page of seqs at a
             // time, so a session of a million events never sits in memory at once.
-            try walkInPages(sql, session: session, from: from, to: to, descending: descending, includeKeyframes: withKeyframes,
-                            keyframeAt: keyframeAt, visit)
+            try walkInPages(sql, session: session, from: from, to: to, descending: descending, includeKeyframes: includeKeyframes, visit)
             return
         }
         try withStatement(sql) { statement throws(LogError) in
             try statement.bind(session, at: 1)
             try statement.bind(from, at: 2)
             try statement.bind(to, at: 3)
-            if let keyframeAt { try statement.bind(keyframeAt, at: 4) }
-            let row = EventRowView(statement: statement, path: path, includesKeyframe: withKeyframes)
+            let row = EventRowView(statement: statement, path: path, includesKeyframe: includeKeyframes)
             while try statement.step() {
                 guard try visit(row) else { return }
             }
@@ -142,7 +128,7 @@ extension LogReader {
     static let walkPage: Int64 = 2_000
 
     private func walkInPages(_ sql: String, session: Int64, from: Int64, to: Int64, descending: Bool, includeKeyframes: Bool,
-                             keyframeAt: Int64?, _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
+                             _ visit: (EventRowView) throws(LogError) -> Bool) throws(LogError) {
         // The walk's real ends: seqs start at 0 and stop at the session's last, so a range given
         // as Int64.min…Int64.max is not walked in pages of nothing.
         let from = max(from, 0)
@@ -158,7 +144,6 @@ extension LogReader {
                 try statement.bind(session, at: 1)
                 try statement.bind(low, at: 2)
                 try statement.bind(high, at: 3)
-                if let keyframeAt { try statement.bind(keyframeAt, at: 4) }
                 let row = EventRowView(statement: statement, path: path, includesKeyframe: includeKeyframes)
                 while try statement.step() {
                     guard try visit(row) else { return false }

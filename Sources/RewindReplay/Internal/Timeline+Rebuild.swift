@@ -24,34 +24,12 @@ extension Timeline {
         else {
             throw .brokenChain(session: sessionID, seq: seq, reason: "the session has no keyframe to start from")
         }
-        var state: JSONValue = .null
-        var bytes = 0
-        let descending = plan.from > plan.target
-        switch plan.start {
-        case .cached:
-            guard let cached = memo.cache.state(at: plan.from) else {
-                preconditionFailure("the plan starts from seq \(plan.from), which the cache no longer holds")
-            }
-            (state, bytes) = cached
-            if plan.from != plan.target {
-                let range = descending ? (plan.target + 1, plan.from) : (plan.from + 1, plan.target)
-                try walkChain(from: range.0, to: range.1, descending: descending, unparsable: .doesNotApply, state: &state) { row, _, _ in
-                    bytes = Self.bytes(bytes, after: row, descending: descending)
-                    return true
-                }
-            }
-        case .keyframe:
-            // The keyframe comes with the walk's first row (its seq's), in the same query.
-            let range = descending ? (plan.target + 1, plan.from) : (plan.from, plan.target)
-            let keyframeSeq = plan.from
-            try walkChain(from: range.0, to: range.1, descending: descending, unparsable: .doesNotApply, keyframeAt: keyframeSeq,
-                          state: &state) { row, _, _ in
-                if row.seq == keyframeSeq {
-                    // Set to the keyframe's own size by the walk (patched after, descending).
-                    bytes = max(2, row.keyframeBytes - (descending ? row.patchBytes - row.inverseBytes : 0))
-                } else {
-                    bytes = Self.bytes(bytes, after: row, descending: descending)
-                }
+        var (state, bytes) = try startingState(plan, memo: &memo)
+        if plan.from != plan.target {
+            let descending = plan.from > plan.target
+            let range = descending ? (plan.target + 1, plan.from) : (plan.from + 1, plan.target)
+            try walkChain(from: range.0, to: range.1, descending: descending, unparsable: .doesNotApply, state: &state) { row, _, _ in
+                bytes = Self.bytes(bytes, after: row, descending: descending)
                 return true
             }
         }
@@ -118,6 +96,22 @@ extension Timeline {
         let found = try readingLog { () throws(LogError) in try reader.keyframeSeqs(around: seq, session: session) }
         if let before = found.0, let after = found.1 { memo.keyframeBracket = (before, after) }
         return found
+    }
+
+    private func startingState(_ plan: RebuildPlan, memo: inout Memo) throws(ReplayError) -> (JSONValue, Int) {
+        switch plan.start {
+        case .cached:
+            guard let cached = memo.cache.state(at: plan.from) else {
+                preconditionFailure("the plan starts from seq \(plan.from), which the cache no longer holds")
+            }
+            return cached
+        case .keyframe:
+            let keyframe = try readingLog { () throws(LogError) in try reader.keyframeState(session: sessionID, seq: plan.from) }
+            guard let keyframe else {
+                throw .brokenChain(session: sessionID, seq: plan.target, reason: "the keyframe at seq \(plan.from) vanished")
+            }
+            return keyframe
+        }
     }
 
     /// The size of the state after `row` is applied to one of `bytes`: an add's patch carries

@@ -32,9 +32,6 @@ extension Timeline {
     /// - Parameters:
     ///   - startsAtKeyframe: `state` is the keyframe of seq `from` itself, so that row's patch is
     ///     not applied and `visit` gets it with no patch.
-    ///   - keyframeAt: the walk's first row (`from`, or `to` descending) has a keyframe that
-    ///     `state` is set to, read in the walk's own query: ascending, that row's patch is not
-    ///     applied (`visit` gets it with no patch); descending, its inverse is applied to it.
     ///   - willApply: hears each row with its patch and the state before it is applied.
     ///   - visit: hears each row with its patch and the state after it; `false` stops the walk.
     ///     The row is valid only while it runs. Both lend `state` in place, for reading: passing
@@ -43,7 +40,7 @@ extension Timeline {
     @discardableResult
     func walkChain(
         from: Int64, to: Int64, descending: Bool = false, startsAtKeyframe: Bool = false,
-        unparsable wording: UnparsablePatchWording = .notAJSONPatch, keyframeAt: Int64? = nil, state: inout JSONValue,
+        unparsable wording: UnparsablePatchWording = .notAJSONPatch, state: inout JSONValue,
         willApply: ((_ row: EventRowView, _ patch: JSONPatch, _ before: inout JSONValue) -> Void)? = nil,
         _ visit: (_ row: EventRowView, _ patch: JSONPatch?, _ after: inout JSONValue) throws(LogError) -> Bool
     ) throws(ReplayError) -> Int64 {
@@ -52,22 +49,14 @@ extension Timeline {
         var failure: ReplayError?
         var stopped = false
         try readingLog { () throws(LogError) in
-            try reader.walkEvents(session: session, from: from, to: to, descending: descending,
-                                  keyframeAt: keyframeAt) { row throws(LogError) in
+            try reader.walkEvents(session: session, from: from, to: to, descending: descending) { row throws(LogError) in
                 guard row.seq == expected else {
                     failure = .brokenChain(session: session, seq: expected, reason: "seq \(expected) is missing")
                     return false
                 }
                 expected += descending ? -1 : 1
-                if row.seq == keyframeAt {
-                    guard let keyframe = try row.keyframe() else {
-                        failure = .brokenChain(session: session, seq: row.seq, reason: "the keyframe at seq \(row.seq) vanished")
-                        return false
-                    }
-                    state = keyframe.state
-                }
                 let goOn: Bool
-                if (startsAtKeyframe && row.seq == from) || (!descending && row.seq == keyframeAt) {
+                if startsAtKeyframe && row.seq == from {
                     goOn = try visit(row, nil, &state)
                 } else {
                     let text = try descending ? row.inverse() : row.patch()
