@@ -68,6 +68,8 @@ public final class ServerSink: SessionSink, @unchecked Sendable {
     /// were decided (the timer's and the link's failures come from different threads).
     let reportOrder = Mutex()
     let shared = Mutex(Shared())
+    /// Where the first attempt's 2 s check and a fixed answer to a command run (``ServerLink/queue``).
+    let queue = DispatchQueue(label: "rewind.server-sink")
     /// The server the last welcome came from (an index in `servers`): new sessions start there.
     /// A lock of its own, taken last (a link sets it while holding its own lock, and nothing is
     /// locked while it is held; `shared`'s is held while links are stopped), so the welcome is
@@ -223,7 +225,7 @@ public final class ServerSink: SessionSink, @unchecked Sendable {
         if let outbox { catchUp(outbox, app: session.app) }
         link.connect()
         // A first attempt with no answer within 2 s is said at once; it goes on trying.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 2) { [weak self, weak link] in
+        queue.asyncAfter(deadline: .now() + 2) { [weak self, weak link] in
             guard let self, let link else { return }
             let status = link.status
             guard status.connections == 0, !status.finished else { return }
@@ -305,9 +307,9 @@ public final class ServerSink: SessionSink, @unchecked Sendable {
         case .anywhere(let handler):
             Task { link.reply(await handler(command)) }
         case nil:
-            // No Swift task for a fixed answer: the shared pool has one thread a core, and an app
-            // that holds them all would leave the server waiting for this reply.
-            DispatchQueue.global().async {
+            // No Swift task for a fixed answer, and not the global queue: both have one thread a
+            // core (on Linux), and an app that holds them all would leave the server waiting.
+            queue.async {
                 link.reply(AppMessage.CommandResult(id: command.id, ok: false, message: "this app does not take commands"))
             }
         }

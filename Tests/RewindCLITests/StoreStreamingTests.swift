@@ -41,7 +41,7 @@ struct StoreStreamingTests {
         defer { server.cleanup() }
         let tail = try RunningCLI(["tail", "--server", server.url, "--diff"])
         defer { tail.stop() }
-        #expect(await Task.detached { tail.waitForError("waiting for a session to start") }.value)
+        #expect(await onOwnThread { tail.waitForError("waiting for a session to start") })
 
         let store = Store(initialState: ShopState(), reducer: shopReducer)
         let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port)")!), app: "Shop")
@@ -49,11 +49,11 @@ struct StoreStreamingTests {
         let count = 40
         Self.shop(store, count: count)
         recorder.flush()
-        #expect(await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(20)) }.value)
-        let done = await Task.detached { tail.wait { out, _ in printedSeqs(out).last == Int64(count) } }.value
+        #expect(await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(20)) })
+        let done = await onOwnThread { tail.wait { out, _ in printedSeqs(out).last == Int64(count) } }
         #expect(done, "stdout: \(tail.stdout)\nstderr: \(tail.stderr)")
         tail.signal(SIGINT)
-        #expect(await Task.detached { tail.waitForExit() }.value == 0)
+        #expect(await onOwnThread { tail.waitForExit() } == 0)
         store.stopRecording()
 
         #expect(printedSeqs(tail.stdout) == Array(0...Int64(count)))
@@ -90,7 +90,7 @@ struct StoreStreamingTests {
         Self.shop(original, count: 25)
         first.flush()
         let firstSink = try #require(first.sinks.first as? ServerSink)
-        #expect(await Task.detached { firstSink.waitForAcknowledgements(timeout: .seconds(20)) }.value)
+        #expect(await onOwnThread { firstSink.waitForAcknowledgements(timeout: .seconds(20)) })
         let recorded = original.state
         original.stopRecording()
 
@@ -100,11 +100,11 @@ struct StoreStreamingTests {
         live.send(.add(1))
         second.flush()
         let secondSink = try #require(second.sinks.first as? ServerSink)
-        #expect(await Task.detached { secondSink.waitForAcknowledgements(timeout: .seconds(20)) }.value)
+        #expect(await onOwnThread { secondSink.waitForAcknowledgements(timeout: .seconds(20)) })
 
         let arguments = ["replay", first.session.uuid, "--into", second.session.uuid, "--server", "ws://127.0.0.1:\(server.port)/inspect",
                          "--db", server.db]
-        let result = try await Task.detached { try CLIRunner.run(arguments) }.value
+        let result = try await onOwnThread { try CLIRunner.run(arguments) }
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("sending 25 actions (seq 1…25"))
         #expect(result.stdout.contains("replayed 25 actions"))

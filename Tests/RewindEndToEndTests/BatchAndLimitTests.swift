@@ -60,7 +60,7 @@ struct BatchAndLimitTests {
         let peer = try ProtocolPeer(port: port)
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 60) { peer.state.events.count == 3_001 })
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         var state = peer.state
         #expect(state.problems.isEmpty)
         #expect(state.duplicates == 0)
@@ -99,7 +99,7 @@ struct BatchAndLimitTests {
         let server = try RewindServer(configuration: RewindServerConfiguration(logPath: log, port: port))
         try server.start()
         defer { server.shutdown() }
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(60)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(60)) }))
         #expect(sink.lastServerError == nil)
         #expect(sink.connectionCount == 1)
         server.shutdown()
@@ -130,7 +130,7 @@ struct BatchAndLimitTests {
         var model = BlobState()
         var expected = [try LogStates.json(model)]
         expected += try send([.add(1), .fill(28_000_000), .add(2)], to: store, model: &model)
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(120)) }.value),
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(120)) }),
                 "\(sink.unacknowledgedCount) unacked; \(String(describing: sink.lastServerError))")
         #expect(sink.connectionCount == 1)
         #expect(sink.lastServerError == nil)
@@ -167,7 +167,7 @@ struct BatchAndLimitTests {
         var model = BlobState()
         var expected = [try LogStates.json(model)]
         expected += try send([.add(1)], to: store, model: &model)
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
 
         // Seq 2 makes the state 2 MiB, seq 3 keeps it there, seq 4 brings it back. Each flush
         // hands what was sent to the sink first: the link has only the newest state to send
@@ -177,9 +177,9 @@ struct BatchAndLimitTests {
         #expect(await waitUntil(timeout: 30) { !reports.all.isEmpty })
         expected += try send([.clear], to: store, model: &model)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         expected += try send([.add(3), .add(4)], to: store, model: &model)
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
 
         // Nothing loops: watched for 2 s, in which a reconnect loop (0.1 s doubling) would
         // reconnect several times.
@@ -241,7 +241,7 @@ struct BatchAndLimitTests {
         // An action too large for any message.
         expected += try send([.note(String(repeating: "a", count: 100 << 10)), .add(5)], to: store, model: &model)
         #expect(await waitUntil { peer.state.events.count == 406 })
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
 
         let state = peer.state
         #expect(state.problems.isEmpty)

@@ -30,7 +30,7 @@ struct EndToEndTests {
         let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos", version: "2.0")
         let sink = try #require(recorder.sinks.first as? ServerSink)
         let expected = try sendActions(300, to: store)
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(10)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(10)) }))
         store.stopRecording()
         // `end` has no reply: the log shows it once the server has handled it.
         #expect(await waitUntil {
@@ -55,14 +55,14 @@ struct EndToEndTests {
         let recorder = store.record(to: .server(URL(string: "ws://127.0.0.1:\(server.port!)")!), app: "Todos")
         let sink = try #require(recorder.sinks.first as? ServerSink)
         var expected = try sendActions(20, to: store)
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         try writer.limitPages(0)
         expected += try sendActions(200, to: store).dropFirst()
         #expect(await waitUntil(timeout: 30) { sink.lastServerError?.contains("could not be stored") == true },
                 "\(String(describing: sink.lastServerError))")
         #expect(sink.unacknowledgedCount > 0)
         try writer.limitPages(nil)
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(60)) }.value), "\(sink.unacknowledgedCount) unacked")
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(60)) }), "\(sink.unacknowledgedCount) unacked")
         store.stopRecording()
         #expect(await waitUntil {
             (try? LogReader(path: log).session(named: recorder.session.uuid).endedAt) != nil
@@ -93,7 +93,7 @@ struct EndToEndTests {
             recorder.record(["type": "step", "n": .number(JSONNumber(n))], state: state)
         }
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value), "\(sink.unacknowledgedCount) unacked")
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }), "\(sink.unacknowledgedCount) unacked")
         #expect(sink.lastServerError?.contains("event 5 of Deep") == true, "\(String(describing: sink.lastServerError))")
         #expect(sink.lastServerError?.contains("deeper than the 997 the server reads") == true, "\(String(describing: sink.lastServerError))")
         #expect(sink.connectionCount == 1, "\(sink.connectionCount) connections")
@@ -152,7 +152,7 @@ struct EndToEndTests {
         let sink = try #require(recorder.sinks.first as? ServerSink)
         defer { sink.disconnect() }
         let expected = try sendActions(10, to: store)
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(10)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(10)) }))
 
         let inspector = try InspectorClient(port: server.port!)
         defer { inspector.close() }
@@ -196,7 +196,7 @@ struct EndToEndTests {
         #expect(dispatched["ok"] == true)
         #expect(store.state.count == before + 7)
         // Recorded as sent from the inspector, not from a file of Rewind's (issue 41).
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(10)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(10)) }))
         inspector.send(["type": "events", "id": 50, "session": session, "from": 11, "limit": 10])
         _ = await waitUntil(timeout: 30) { inspector.reply(id: 50) != nil }
         let seven = try #require(inspector.reply(id: 50)?["events"]?.arrayValue?.first { $0["action"] == ["add": ["_0": 7]] })

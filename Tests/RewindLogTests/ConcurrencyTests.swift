@@ -14,7 +14,9 @@ struct ConcurrencyTests {
         let batch = 25
         let total = 4_000
         let events = Fixture.events(session: id, seqs: 0..<Int64(total))
-        let producer = Task.detached {
+        // On a thread of its own: a detached task waits for the shared pool, which other tests'
+        // blocking waits can hold for longer than the readers look (they once saw nothing).
+        async let produced: Void = onOwnThread {
             for start in stride(from: 0, to: total, by: batch) {
                 writer.append(Array(events[start..<start + batch]))
             }
@@ -42,7 +44,7 @@ struct ConcurrencyTests {
             for try await seen in group { all.append(seen) }
             return all
         }
-        try await producer.value
+        try await produced
         for seen in observations {
             #expect(seen.last == total)
             #expect(seen == seen.sorted(), "counts never go backwards")

@@ -33,7 +33,7 @@ struct FailoverTests {
         let recorder = store.record(to: .sinks([sink]), app: "Todos")
         let expected = try sendActions(120, to: store)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value),
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }),
                 "\(sink.unacknowledgedCount) unacked")
         let state = peer.state
         #expect(state.events.map(\.seq) == Array(0...120))
@@ -54,7 +54,7 @@ struct FailoverTests {
         let secondRecorder = second.record(to: .sinks([sink]), app: "Todos")
         _ = try sendActions(3, to: second)
         secondRecorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         #expect(peer.state.sessions[secondRecorder.session.uuid]?.events.count == 4)
         #expect(sink.connectAttempts - attemptsBefore == 1)
     }
@@ -77,7 +77,7 @@ struct FailoverTests {
         let uuid = recorder.session.uuid
         var expected = try sendActions(50, to: store)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         #expect(first.state.sessions[uuid]?.events.count == 51)
         #expect(sink.currentServer == Self.app(firstPort))
         // The app forgot what the first server acknowledged; only its local log still has it.
@@ -87,7 +87,7 @@ struct FailoverTests {
         var model = store.state
         expected += try send(appActions(40), to: store, reducer: appReducer, model: &model)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value),
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }),
                 "\(sink.unacknowledgedCount) unacked; \(String(describing: sink.lastServerError)); \(reports.all)")
         // The second server asked for seq 0 and got every event once, each state whole and right.
         let stored = try #require(second.state.sessions[uuid])
@@ -126,11 +126,11 @@ struct FailoverTests {
         let uuid = recorder.session.uuid
         var expected = try sendActions(10, to: store)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         var model = store.state
         expected += try send(appActions(40), to: store, reducer: appReducer, model: &model)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value),
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }),
                 "\(sink.unacknowledgedCount) unacked; \(reports.all)")
         // Everything is on the first server, once; the second got a hello and nothing else.
         let stored = try #require(first.state.sessions[uuid])

@@ -19,7 +19,7 @@ struct ServerSinkTests {
         let recorder = store.record(to: .sinks([sink]), app: "Todos", version: "1.0")
         let expected = try sendActions(200, to: store)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         #expect(sink.unacknowledgedCount == 0)
 
         let state = peer.state
@@ -53,7 +53,7 @@ struct ServerSinkTests {
         defer { sink.disconnect() }
         let expected = try sendActions(100, to: store)
         recorder.flush()
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value), "\(sink.unacknowledgedCount) unacked")
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }), "\(sink.unacknowledgedCount) unacked")
         let state = peer.state
         // Refused once; the next connection sent seq 40 without its change, and the state after
         // the last action whole, so the server ends where the app is.
@@ -76,7 +76,7 @@ struct ServerSinkTests {
         defer { sink.disconnect() }
         let expected = try sendActions(300, to: store)
         #expect(await waitUntil(timeout: 10) { peer.state.events.count == 301 })
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
 
         let state = peer.state
         #expect(state.events.map(\.seq) == Array(0...300))
@@ -125,7 +125,7 @@ struct ServerSinkTests {
         let peer = try await Self.peer(on: port, within: .seconds(10))
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 15) { peer.state.events.count == 41 })
-        #expect((await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
         #expect(sink.isConnected)
 
         let state = peer.state
@@ -173,7 +173,7 @@ struct ServerSinkTests {
         let recorder = store.record(to: .sinks([sink]), app: "Todos")
         _ = try sendActions(30, to: store)
         recorder.stop()
-        #expect((await Task.detached { sink.waitUntilEnded(timeout: .seconds(10)) }.value))
+        #expect((await onOwnThread { sink.waitUntilEnded(timeout: .seconds(10)) }))
         // The `end` frame has left this process (written, connection closed); the server reads
         // it from the socket.
         #expect(await waitUntil { peer.state.sessions[recorder.session.uuid]?.ended == true })

@@ -23,7 +23,7 @@ struct SinkPublicSurfaceTests {
         let recorder = store.record(to: .sinks([sink]), app: "Todos")
         _ = try sendActions(40, to: store)
         recorder.flush()
-        #expect((await Task.detached { sink.waitUntilDelivered(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitUntilDelivered(timeout: .seconds(30)) }))
         let status = sink.status
         #expect(status.isConnected)
         #expect(status.server == peer.url.appendingPathComponent("app"))
@@ -34,7 +34,7 @@ struct SinkPublicSurfaceTests {
 
         // Ended: the wait covers the end too, which the peer then holds.
         store.stopRecording()
-        #expect((await Task.detached { sink.waitUntilDelivered(timeout: .seconds(30)) }.value))
+        #expect((await onOwnThread { sink.waitUntilDelivered(timeout: .seconds(30)) }))
         #expect(peer.state.sessions[recorder.session.uuid]?.ended == true)
     }
 
@@ -51,7 +51,7 @@ struct SinkPublicSurfaceTests {
         _ = try sendActions(5, to: store)
         recorder.flush()
         let started = ContinuousClock.now
-        #expect(!(await Task.detached { sink.waitUntilDelivered(timeout: .milliseconds(600)) }.value))
+        #expect(!(await onOwnThread { sink.waitUntilDelivered(timeout: .milliseconds(600)) }))
         #expect(ContinuousClock.now - started >= .milliseconds(600))
         #expect(await waitUntil(timeout: 10) { sink.status.problem?.contains("127.0.0.1:\(port)") == true },
                 "\(String(describing: sink.status.problem))")

@@ -32,7 +32,7 @@ struct TransportTests {
         #expect(failure.hasSuffix("on Linux use ServerTransport.automatic or .libwebsockets"), "\(failure)")
         // Given up after the one attempt: nothing to wait for, nothing reached the server.
         #expect(sink.connectAttempts == 1)
-        #expect(!(await Task.detached { sink.waitForAcknowledgements(timeout: .seconds(1)) }.value))
+        #expect(!(await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(1)) }))
         #expect(sink.connectAttempts == 1)
         #expect(!sink.isConnected)
         #expect(peer.state.sessions.isEmpty)

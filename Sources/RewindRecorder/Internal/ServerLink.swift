@@ -38,6 +38,11 @@ final class ServerLink: @unchecked Sendable {
     /// gives up on servers that never answered) the welcomes and rounds to change; ``change(_:)``
     /// wakes them when one does.
     let state: Condition<State>
+    /// Where the link's timers (a retry's backoff, the gathering window, the wait for `ended`)
+    /// and its work off the lock run: a serial queue of its own, which libdispatch gives a thread
+    /// of its own when it has work. The global queue has one thread a core on Linux, and an app
+    /// that holds them (or Swift's pool on it) would hold a reconnection back.
+    let queue = DispatchQueue(label: "rewind.server-link")
 
     struct State {
         var events: UnackedEvents
@@ -182,7 +187,7 @@ final class ServerLink: @unchecked Sendable {
         guard !sentences.isEmpty else { return }
         let failures = self.failures
         let said = sentences
-        DispatchQueue.global().async {
+        queue.async {
             for (sentence, url) in said { failures(TransportFailure(reason: sentence, aboutEvents: true), url) }
         }
     }
@@ -222,7 +227,7 @@ final class ServerLink: @unchecked Sendable {
             guard !state.gatherScheduled else { return }
             state.gatherScheduled = true
             let wait = Self.gatherWindow &- min(Self.gatherWindow, now &- state.lastSendAt)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(max(wait, 100_000)))) { [weak self] in
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(max(wait, 100_000)))) { [weak self] in
                 self?.sendGatheredNow()
             }
         }
@@ -361,10 +366,10 @@ final class ServerLink: @unchecked Sendable {
         // A refusal is the previous server's: another may hold another `nextSeq`.
         if state.server != before { state.refusal = nil }
         guard let delay else {
-            DispatchQueue.global().async { [weak self] in self?.connect() }
+            queue.async { [weak self] in self?.connect() }
             return
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
     }
 
     fileprivate func didConnect(attempt: Int) {
@@ -446,7 +451,7 @@ final class ServerLink: @unchecked Sendable {
                 state.phase = .restoring
                 let attempt = state.attempt
                 let limits = state.events.limits
-                DispatchQueue.global().async { [weak self] in
+                queue.async { [weak self] in
                     // Read and made into entries here, off the lock: the recorder's thread appends on.
                     let restored = Result { try history(nextSeq, firstHeld) }.map {
                         UnackedEvents.restoring($0, from: nextSeq, before: firstHeld, limits: limits)
@@ -522,7 +527,7 @@ final class ServerLink: @unchecked Sendable {
         _ = client.send(text: AppMessage.end(id: 2, at: state.endedAt).json.serialized())
         state.phase = .ending
         let attempt = state.attempt
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.endedTimeout) { [weak self] in
+        queue.asyncAfter(deadline: .now() + Self.endedTimeout) { [weak self] in
             self?.change { state in
                 guard attempt == state.attempt, state.phase == .ending else { return }
                 // A server from before `ended` never says it: taken at its word, as then.
