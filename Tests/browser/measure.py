@@ -8,6 +8,8 @@ performance.now() around the render (window.__rewindPerf):
   - click on a row → its state rendered (p50/p99 over ~200 clicks; clicks whose state had to come
     from the server, after a far scroll, are reported apart as `fetched`);
   - slider step (arrow key on the slider) → state rendered;
+  - far slider jump (a click somewhere else on the slider, twenty times) → state rendered, the
+    state and the list's rows there asked of the server;
   - DOM node count and JS heap (performance.memory) before and after streaming the app at
     ~--rate events/s for --live-seconds with the live session open and following.
 With --screenshot, saves the inspector (the app's session, state tree expanded, a diff visible)
@@ -20,6 +22,7 @@ import statistics
 import time
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 import harness
@@ -89,6 +92,23 @@ def measure_slider(d, steps=200):
     return js(d, "return {slider: window.__rewindPerf.slider, fetched: window.__rewindPerf.fetched, start: arguments[0]}", start)
 
 
+def measure_far_slider(d, rng, jumps=20):
+    """Clicks the slider at random places, each far from the last: every jump's state comes from
+    the server (and the list's rows there too). One sample a jump, in `fetched`."""
+    js(d, "for (const k in window.__rewindPerf) window.__rewindPerf[k].length = 0")
+    slider = d.find_element(By.ID, "slider")
+    width = slider.rect["width"]
+    for jump in range(jumps):
+        before = slider.get_attribute("value")
+        # Each click on the other half of the slider from the last: a jump of 5 % of the session or more.
+        offset = int((1 if jump % 2 else -1) * (0.05 + 0.4 * rng.random()) * width)
+        ActionChains(d).move_to_element_with_offset(slider, offset, 0).click().perform()
+        wait_until(lambda: slider.get_attribute("value") != before)
+        wait_until(lambda: js(d, "return document.getElementById('state-pane').dataset.seq") == slider.get_attribute("value")
+                   and not js(d, "return document.getElementById('state-pane').classList.contains('pending')"))
+    return js(d, "return window.__rewindPerf.fetched")
+
+
 def memory(d):
     return js(d, """return {nodes: document.getElementsByTagName('*').length,
         heapMB: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : null,
@@ -123,6 +143,7 @@ def main():
         print(summary("slider step → state", slider["slider"]))
         if slider["fetched"]:
             print(summary("slider (fetched)", slider["fetched"]))
+        print(summary("far slider jump", measure_far_slider(d, rng)))
 
         # `rewind demo`'s users wait on a pretend back end (a few dozen actions a second at most):
         # the stand-in app makes the 1,000 a second this measures.

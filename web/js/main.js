@@ -141,10 +141,12 @@ function select(seq, source, { center = false } = {}) {
   if (source !== 'live') list.scrollToIndex(index, center ? 'center' : 'nearest');
   $('slider').value = seq;
   $('slider-label').textContent = `#${seq}`;
+  // The state first: a far seq's is asked of the server before the list asks for its rows there,
+  // and the server answers an inspector's requests in turn (a far slider jump waited for them).
+  const ready = page.timeline.goto(seq);
   list.render();
   // Without a compared pair, the diff follows the state shown (renderState draws both).
   if (page.compare !== null) requestDiff();
-  const ready = page.timeline.goto(seq);
   if (ready) {
     renderState();
     record(source, performance.now() - t0);
