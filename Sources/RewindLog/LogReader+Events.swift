@@ -28,10 +28,10 @@ extension LogReader {
             if match != nil { sql += " AND e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?5)" }
         case .postgres:
             // A GLOB as the anchored regular expression it means; the words through the
-            // expression index on to_tsvector('simple', action) (RewindPostgres's schema).
+            // expression index on them (RewindPostgres's schema 5).
             if glob != nil { sql += " AND e.action_type ~ CAST(?4 AS TEXT)" }
             match = text.flatMap(TextQuery.tsquery)
-            if match != nil { sql += " AND \(TextQuery.postgresDocument("e.action")) @@ to_tsquery('simple', CAST(?5 AS TEXT))" }
+            if match != nil { sql += " AND \(TextQuery.postgresDocument(alias: "e")) @@ to_tsquery('simple', CAST(?5 AS TEXT))" }
         }
         sql += " ORDER BY e.seq LIMIT ?6"
         let events = try withStatement(sql) { statement throws(LogError) in

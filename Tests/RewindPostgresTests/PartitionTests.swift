@@ -69,7 +69,7 @@ struct PartitionTests {
         let store = try PostgresLogStore(url: url)
         let writer = try store.openWriter()
         defer { writer.close() }
-        #expect(try Self.cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM rewind_schema", database: url) == "1,2,3,4")
+        #expect(try Self.cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM rewind_schema", database: url) == "1,2,3,4,5")
         #expect(try Self.everyRow(url) == before)
         // Every table with a row per event is partitioned now; the old tables are gone.
         #expect(try Self.cluster.psql("""
@@ -99,7 +99,14 @@ struct PartitionTests {
         // And it takes sessions as before, the triggers guarding the new tables.
         let id = try writer.openSession(uuid: "after-migration", app: "Todos", startedAt: Events.start)
         #expect(id == 6)
-        try appendCommitted(writer, Events.events(session: id, seqs: 0..<5))
+        try appendCommitted(writer, Events.events(session: id, seqs: 0..<4) + [Events.event(session: id, seq: 4, text: "Crème brûlée, s'il vous plaît")])
+        // Schema 5: the rows written before keep no words and are found through their action
+        // (above: café); the new ones carry the writer's words, and are found through them.
+        #expect(try Self.cluster.psql("SELECT count(*) FILTER (WHERE words IS NULL), count(*) FROM events", database: url) == "85|90")
+        let words = try Self.cluster.psql("SELECT words FROM events WHERE session_id = \(id) AND seq = 4", database: url)
+        #expect(words == "type counter increment payload step 4 note creme brulee s il vous plait", "\(words)")
+        #expect(try reader.events(session: id, text: "brulee").map(\.seq) == [4])
+        #expect(try reader.events(session: id, text: "counter/INCREMENT").count == 5)
         let gap = #expect(throws: LogError.self) { try appendCommitted(writer, [Events.event(session: id, seq: 9)]) }
         #expect(gap?.description.contains("seq 9") == true, "\(gap?.description ?? "")")
         #expect(throws: PostgresTestClusterError.self) { try Self.cluster.psql("DELETE FROM events_p0 WHERE session_id = 1", database: url) }
