@@ -64,6 +64,7 @@ enum PostgresBenchmarks {
         defer { try? FileManager.default.removeItem(at: files) }
         let eventsFile = files.appendingPathComponent("events.copy").path
         let keyframesFile = files.appendingPathComponent("keyframes.copy").path
+        let eventsWithWordsFile = files.appendingPathComponent("events-words.copy").path
         let previousKeyframesFile = files.appendingPathComponent("keyframes-previous.copy").path
 
         // Through rewind serve: one app streams as fast as the acks allow, as in server-process.
@@ -98,6 +99,8 @@ enum PostgresBenchmarks {
             """) else { throw BenchFailure("no session in the COPY database") }
         try cluster.psql(#"\copy (SELECT \#(id), seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced FROM events WHERE session_id = \#(session) ORDER BY seq) TO '\#(eventsFile)'"#,
                          database: served)
+        try cluster.psql(#"\copy (SELECT \#(id), seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced, words FROM events WHERE session_id = \#(session) ORDER BY seq) TO '\#(eventsWithWordsFile)'"#,
+                         database: served)
         try cluster.psql(#"\copy (SELECT \#(id), seq, state FROM keyframes WHERE session_id = \#(session) ORDER BY seq) TO '\#(keyframesFile)'"#,
                          database: served)
         // The keyframes the release before issue 42 stored: one whenever the patches since the
@@ -106,7 +109,7 @@ enum PostgresBenchmarks {
         try Data(previousKeyframes.rows).write(to: URL(fileURLWithPath: previousKeyframesFile))
         try cluster.checkpoint()
         let postgresBefore = cluster.cpuSeconds()
-        let copy = try Child(ProcessServerBenchmarks.bench, ["--role", "copy", cluster.url(database: copied), eventsFile, keyframesFile, "0"]).finish()
+        let copy = try Child(ProcessServerBenchmarks.bench, ["--role", "copy", cluster.url(database: copied), eventsWithWordsFile, keyframesFile, "0", "words"]).finish()
         let copyPostgres = cluster.cpuSeconds() - postgresBefore
         guard try target.scalarText("SELECT count(*) FROM events") == String(ingestEvents),
               try target.scalarText("SELECT count(*) FROM keyframes") == storedKeyframes else {

@@ -4,20 +4,24 @@ import RewindPostgres
 import RewindSupport
 
 extension ProcessRoles {
-    /// The columns `PostgresLogWriter` copies into, in its order; the exported rows have them.
+    /// The columns of an event before schema 5; the exported rows for the previous layouts have them.
     static let eventColumns = "session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced"
+    /// The columns `PostgresLogWriter` copies into since schema 5, in its order (the writer's words last).
+    static let eventColumnsWithWords = eventColumns + ", words"
     static let keyframeColumns = "session_id, seq, state"
 
-    /// `copy URL EVENTS KEYFRAMES CHUNK`: the limit `rewind serve`'s ingest is compared with. Loads
+    /// `copy URL EVENTS KEYFRAMES CHUNK [words]`: the limit `rewind serve`'s ingest is compared with. Loads
     /// the rows in the two files (COPY's text format, as `\copy … TO` wrote them) into `events`
     /// and `keyframes` of the database at URL with `COPY … FROM STDIN` over libpq, in one
     /// transaction, CHUNK rows per COPY statement (0: one statement per table). The files are
     /// read and cut before the clock starts. Reports the time from BEGIN to the end of COMMIT and
-    /// the CPU time of the connection's backend process over it.
+    /// the CPU time of the connection's backend process over it. With `words`, the events' rows
+    /// carry the writer's words (this layout), else not (the previous ones).
     static func copy(_ arguments: [String]) throws -> JSONValue {
-        guard arguments.count == 4, let chunk = Int(arguments[3]), chunk >= 0 else {
-            throw BenchFailure("copy URL EVENTS KEYFRAMES CHUNK")
+        guard arguments.count == 4 || (arguments.count == 5 && arguments[4] == "words"), let chunk = Int(arguments[3]), chunk >= 0 else {
+            throw BenchFailure("copy URL EVENTS KEYFRAMES CHUNK [words]")
         }
+        let columns = arguments.count == 5 ? eventColumnsWithWords : eventColumns
         let connection = try PGConnection(url: PostgresURL(arguments[0]), applicationName: "rewind-bench-copy")
         let events = try chunks(of: arguments[1], rows: chunk)
         let keyframes = try chunks(of: arguments[2], rows: chunk)
@@ -28,7 +32,7 @@ extension ProcessRoles {
         let start = MonotonicClock.seconds()
         try connection.execute("BEGIN")
         for piece in events {
-            try connection.copy(into: "events(\(eventColumns))") { $0.append(contentsOf: piece) }
+            try connection.copy(into: "events(\(columns))") { $0.append(contentsOf: piece) }
         }
         for piece in keyframes {
             try connection.copy(into: "keyframes(\(keyframeColumns))") { $0.append(contentsOf: piece) }

@@ -31,7 +31,11 @@ extension LogReader {
             // expression index on them (RewindPostgres's schema 5).
             if glob != nil { sql += " AND e.action_type ~ CAST(?4 AS TEXT)" }
             match = text.flatMap(TextQuery.tsquery)
-            if match != nil { sql += " AND \(TextQuery.postgresDocument(alias: "e")) @@ to_tsquery('simple', CAST(?5 AS TEXT))" }
+            if match != nil {
+                sql += " AND \(postgresTextDocument) @@ to_tsquery('simple', CAST(?5 AS TEXT))"
+                // How many events the words match decides the plan (SQLPlanning.eachTime).
+                sql = SQLPlanning.eachTime + sql
+            }
         }
         sql += " ORDER BY e.seq LIMIT ?6"
         let events = try withStatement(sql) { statement throws(LogError) in

@@ -41,8 +41,16 @@ public final class LogReader: @unchecked Sendable {
             sessionColumns = Self.sessionQuery(withRun: true, withHashVersion: true)
             indexesSessionMeta = true
             hasOwners = true
+            // The text index's expression: on the writer's words since schema 5; the benchmark
+            // reads the previous release's layout too, through that layout's own expression.
+            let hasWords = try connection.scalarInt("""
+                SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('events') AND attname = 'words' AND NOT attisdropped
+                """) == 1
+            postgresTextDocument = hasWords ? TextQuery.postgresDocument(alias: "e")
+                : "to_tsvector('simple', \(TextQuery.postgresDocumentFromAction("e.action")))"
             return
         }
+        postgresTextDocument = ""
         hasOwners = try connection.scalarInt("SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'owner'") == 1
         // An older file opened read-only keeps its schema: it has no marks or sites to read.
         marksNonFinite = try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'non_finite'") == 1
@@ -58,6 +66,8 @@ public final class LogReader: @unchecked Sendable {
 
     /// Whether the file has the `non_finite` table (schema 2 and later).
     let marksNonFinite: Bool
+    /// A team store's text document for an event `e`, as its text index has it (empty for SQLite).
+    let postgresTextDocument: String
     /// Whether the log has `sessions.owner` and `sessions.secret` (schema 7 and later).
     let hasOwners: Bool
 

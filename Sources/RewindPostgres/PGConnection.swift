@@ -98,9 +98,20 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
             throw LogError(kind: .postgres(sqlstate: "57014"), message: "the query's time budget was spent", sql: sql, path: location)
         }
         return try retryingOnce { () throws(LogError) -> OpaquePointer in
-            let name = try preparedName(for: sql)
-            let result = Self.withCStrings(parameters) { values in
-                PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            let result: OpaquePointer?
+            if sql.hasPrefix(SQLPlanning.eachTime) {
+                // Planned for these values each time (the unnamed statement), not once for any.
+                let translation = translated(sql)
+                var types = [Oid](repeating: 0, count: translation.parameters)
+                for number in translation.unused { types[number - 1] = 25 }  // text
+                result = Self.withCStrings(parameters) { values in
+                    PQexecParams(handle, translation.sql, Int32(values.count), types, values, nil, nil, 0)
+                }
+            } else {
+                let name = try preparedName(for: sql)
+                result = Self.withCStrings(parameters) { values in
+                    PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+                }
             }
             do throws(LogError) {
                 try check(result, sql: sql)
