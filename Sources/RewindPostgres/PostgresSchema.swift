@@ -334,6 +334,32 @@ package enum PostgresSchema {
 }
 
 extension PostgresSchema {
+
+    /// `rewind_compact_partition(part, tbl)`: an `events` partition's `textColumns` stored
+    /// `MAIN` with lz4 and its `toast_tuple_target` 128, a `keyframes` partition's state lz4
+    /// (version 4 made it for the event's text, version 5 adds its words). lz4 is skipped where
+    /// the server was built without it.
+    static func compactPartitionFunction(create: String, textColumns: [String]) -> String {
+        let storage = textColumns.map { "ALTER COLUMN \($0) SET STORAGE MAIN" }.joined(separator: ", ")
+        let compression = textColumns.map { "ALTER COLUMN \($0) SET COMPRESSION lz4" }.joined(separator: ", ")
+        return """
+            \(create) FUNCTION rewind_compact_partition(part text, tbl text) RETURNS void LANGUAGE plpgsql AS $$
+            BEGIN
+                IF tbl = 'events' THEN
+                    EXECUTE format('ALTER TABLE %I \(storage), SET (toast_tuple_target = 128)', part);
+                END IF;
+                BEGIN
+                    IF tbl = 'events' THEN
+                        EXECUTE format('ALTER TABLE %I \(compression)', part);
+                    ELSIF tbl = 'keyframes' THEN
+                        EXECUTE format('ALTER TABLE %I ALTER COLUMN state SET COMPRESSION lz4', part);
+                    END IF;
+                EXCEPTION WHEN feature_not_supported THEN
+                    NULL;
+                END;
+            END $$;
+            """
+    }
     /// Version 4: an event's cost to the database (issue 42). Each event row checked its session
     /// with a foreign key, a query and a row lock per row; the statement check that already
     /// keeps seqs gap-free (``version3``'s `rewind_extend_sessions`, once a COPY) now also
@@ -349,23 +375,7 @@ extension PostgresSchema {
     /// Existing rows stay as they were; partitions made after take the settings
     /// (`rewind_compact_partition`, called by `rewind_ensure_partition`).
     static let version4 = """
-        CREATE FUNCTION rewind_compact_partition(part text, tbl text) RETURNS void LANGUAGE plpgsql AS $$
-        BEGIN
-            IF tbl = 'events' THEN
-                EXECUTE format('ALTER TABLE %I ALTER COLUMN action SET STORAGE MAIN, ALTER COLUMN patch SET STORAGE MAIN, '
-                               'ALTER COLUMN inverse SET STORAGE MAIN, SET (toast_tuple_target = 128)', part);
-            END IF;
-            BEGIN
-                IF tbl = 'events' THEN
-                    EXECUTE format('ALTER TABLE %I ALTER COLUMN action SET COMPRESSION lz4, ALTER COLUMN patch SET COMPRESSION lz4, '
-                                   'ALTER COLUMN inverse SET COMPRESSION lz4', part);
-                ELSIF tbl = 'keyframes' THEN
-                    EXECUTE format('ALTER TABLE %I ALTER COLUMN state SET COMPRESSION lz4', part);
-                END IF;
-            EXCEPTION WHEN feature_not_supported THEN
-                NULL;
-            END;
-        END $$;
+        \(compactPartitionFunction(create: "CREATE", textColumns: ["action", "patch", "inverse"]))
         SELECT rewind_compact_partition(c.relname, p.relname)
             FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
             WHERE p.relname IN ('events', 'keyframes');
@@ -417,24 +427,7 @@ extension PostgresSchema {
         ALTER TABLE events ADD COLUMN words text;
         DROP INDEX events_action_words;
         CREATE INDEX events_words ON events USING gin (\(TextQuery.postgresDocument(alias: "events")));
-        CREATE OR REPLACE FUNCTION rewind_compact_partition(part text, tbl text) RETURNS void LANGUAGE plpgsql AS $$
-        BEGIN
-            IF tbl = 'events' THEN
-                EXECUTE format('ALTER TABLE %I ALTER COLUMN action SET STORAGE MAIN, ALTER COLUMN patch SET STORAGE MAIN, '
-                               'ALTER COLUMN inverse SET STORAGE MAIN, ALTER COLUMN words SET STORAGE MAIN, '
-                               'SET (toast_tuple_target = 128)', part);
-            END IF;
-            BEGIN
-                IF tbl = 'events' THEN
-                    EXECUTE format('ALTER TABLE %I ALTER COLUMN action SET COMPRESSION lz4, ALTER COLUMN patch SET COMPRESSION lz4, '
-                                   'ALTER COLUMN inverse SET COMPRESSION lz4, ALTER COLUMN words SET COMPRESSION lz4', part);
-                ELSIF tbl = 'keyframes' THEN
-                    EXECUTE format('ALTER TABLE %I ALTER COLUMN state SET COMPRESSION lz4', part);
-                END IF;
-            EXCEPTION WHEN feature_not_supported THEN
-                NULL;
-            END;
-        END $$;
+        \(compactPartitionFunction(create: "CREATE OR REPLACE", textColumns: ["action", "patch", "inverse", "words"]))
         SELECT rewind_compact_partition(c.relname, p.relname)
             FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
             WHERE p.relname = 'events';
