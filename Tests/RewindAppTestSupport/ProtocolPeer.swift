@@ -235,3 +235,19 @@ func waitUntil(timeout: Double = 20, _ condition: () -> Bool) async -> Bool {
     }
     return true
 }
+
+extension ProtocolPeer {
+    /// A peer listening on `port`, tried again while the port is still in use, until `within`:
+    /// a test that lets a reserved port go and listens there next may find it held a moment
+    /// longer (a full run once saw `Address already in use` there).
+    static func listening(on port: Int, within limit: Duration = .seconds(10)) async throws -> ProtocolPeer {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            do {
+                return try ProtocolPeer(port: port)
+            } catch where ContinuousClock.now < deadline && "\(error)".contains("Address already in use") {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+}

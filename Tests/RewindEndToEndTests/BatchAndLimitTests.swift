@@ -57,7 +57,7 @@ struct BatchAndLimitTests {
         #expect(await waitUntil(timeout: 30) { sink.unacknowledgedCount == 3_001 })
 
         reserved.release()
-        let peer = try ProtocolPeer(port: port)
+        let peer = try await ProtocolPeer.listening(on: port)
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 60) { peer.state.events.count == 3_001 })
         #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))

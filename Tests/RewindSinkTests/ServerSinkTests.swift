@@ -122,7 +122,7 @@ struct ServerSinkTests {
         reserved.release()
         // Another process may hold the port for a moment after it is let go (a full run once saw
         // `Address already in use` here): tried again for up to 10 s.
-        let peer = try await Self.peer(on: port, within: .seconds(10))
+        let peer = try await ProtocolPeer.listening(on: port, within: .seconds(10))
         defer { peer.shutdown() }
         #expect(await waitUntil(timeout: 15) { peer.state.events.count == 41 })
         #expect((await onOwnThread { sink.waitForAcknowledgements(timeout: .seconds(30)) }))
@@ -216,16 +216,5 @@ struct ServerSinkTests {
         #expect(state.states == expected)
     }
 
-    /// A peer listening on `port`, tried again while the port is still in use, until `within`.
-    static func peer(on port: Int, within limit: Duration) async throws -> ProtocolPeer {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            do {
-                return try ProtocolPeer(port: port)
-            } catch where ContinuousClock.now < deadline && "\(error)".contains("Address already in use") {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-    }
 }
 
