@@ -334,7 +334,6 @@ package enum PostgresSchema {
 }
 
 extension PostgresSchema {
-
     /// `rewind_compact_partition(part, tbl)`: an `events` partition's `textColumns` stored
     /// `MAIN` with lz4 and its `toast_tuple_target` 128, a `keyframes` partition's state lz4
     /// (version 4 made it for the event's text, version 5 adds its words). lz4 is skipped where
@@ -360,6 +359,7 @@ extension PostgresSchema {
             END $$;
             """
     }
+
     /// Version 4: an event's cost to the database (issue 42). Each event row checked its session
     /// with a foreign key, a query and a row lock per row; the statement check that already
     /// keeps seqs gap-free (``version3``'s `rewind_extend_sessions`, once a COPY) now also
@@ -421,7 +421,7 @@ extension PostgresSchema {
     /// (`words`: ``TextQuery/postgresWords(_:)``), and the index is on them, or, for a row stored
     /// before this version (`words` null), on the words the old expression makes of its action:
     /// nothing is rewritten, and every event is found as before. The migration builds the new
-    /// index over the stored events, as version 1 built the old one (minutes for tens of millions).
+    /// index over the stored events, as version 1 built the old one (Docs/Deploying.md).
     /// `words` is compressed in place like the action (``version4``).
     static let version5 = """
         ALTER TABLE events ADD COLUMN words text;
