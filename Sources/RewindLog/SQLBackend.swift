@@ -2,6 +2,13 @@ import Foundation
 
 /// Which SQL a log's connection speaks: the reader writes each query once, in SQLite's SQL, and
 /// asks the dialect only where the two differ (catalog probes, type globs, text search, JSON).
+package enum SQLDialect: Sendable, Equatable {
+    /// The embedded file (CSQLite).
+    case sqlite
+    /// A team store (RewindPostgres, through libpq).
+    case postgres
+}
+
 /// How a team store plans a query the reader asks again and again.
 package enum SQLPlanning {
     /// A query whose SQL begins with this comment is planned for its values every time it runs,
@@ -10,13 +17,6 @@ package enum SQLPlanning {
     /// session it intersected two bitmaps of the whole session (35 ms) where reading in seq
     /// order and stopping at the hundredth match takes 0.3 ms.
     package static let eachTime = "/* rewind: planned each time */ "
-}
-
-package enum SQLDialect: Sendable, Equatable {
-    /// The embedded file (CSQLite).
-    case sqlite
-    /// A team store (RewindPostgres, through libpq).
-    case postgres
 }
 
 /// One prepared query's rows, as the log's readers use them: bind (1-based), step, read columns

@@ -102,8 +102,7 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
             if sql.hasPrefix(SQLPlanning.eachTime) {
                 // Planned for these values each time (the unnamed statement), not once for any.
                 let translation = translated(sql)
-                var types = [Oid](repeating: 0, count: translation.parameters)
-                for number in translation.unused { types[number - 1] = 25 }  // text
+                let types = Self.parameterTypes(translation)
                 result = Self.withCStrings(parameters) { values in
                     PQexecParams(handle, translation.sql, Int32(values.count), types, values, nil, nil, 0)
                 }
@@ -219,14 +218,20 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
         nextName += 1
         let name = "rw\(nextName)"
         let translation = translated(sql)
-        // A parameter the SQL skips (a filter left out) has no type to infer: call it text.
-        var types = [Oid](repeating: 0, count: translation.parameters)
-        for number in translation.unused { types[number - 1] = 25 }  // text
+        let types = Self.parameterTypes(translation)
         let result = PQprepare(handle, name, translation.sql, Int32(types.count), types)
         defer { PQclear(result) }
         try check(result, sql: sql)
         prepared[sql] = name
         return name
+    }
+
+    /// The parameters' types for libpq: inferred (0), but a parameter the SQL skips (a filter
+    /// left out) has no type to infer: text.
+    private static func parameterTypes(_ translation: (sql: String, parameters: Int, unused: [Int])) -> [Oid] {
+        var types = [Oid](repeating: 0, count: translation.parameters)
+        for number in translation.unused { types[number - 1] = 25 }  // text
+        return types
     }
 
     private func translated(_ sql: String) -> (sql: String, parameters: Int, unused: [Int]) {

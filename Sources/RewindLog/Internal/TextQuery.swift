@@ -59,25 +59,19 @@ extension TextQuery {
         var words: [UInt8] = []
         words.reserveCapacity(text.count)
         var pendingSpace = false
-        var ascii = true
         for byte in text.prefix(postgresIndexedCharacters) {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
                 if pendingSpace, !words.isEmpty { words.append(0x20) }
                 pendingSpace = false
-                words.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                if pendingSpace, !words.isEmpty { words.append(0x20) }
-                pendingSpace = false
-                words.append(byte | 0x20)
+                words.append(byte | (byte >= UInt8(ascii: "A") ? 0x20 : 0))  // lowercase; digits unchanged
             case 0x80...:
-                ascii = false
+                return Array(postgresWordsByCharacters(String(decoding: text, as: UTF8.self)).utf8)
             default:
                 pendingSpace = true
             }
-            if !ascii { break }
         }
-        return ascii ? words : Array(postgresWordsByCharacters(String(decoding: text, as: UTF8.self)).utf8)
+        return words
     }
 
     /// ``postgresWords(_:)`` by Unicode's characters, for text past ASCII: its first characters
