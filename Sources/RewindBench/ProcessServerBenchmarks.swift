@@ -15,7 +15,14 @@ enum ProcessServerBenchmarks {
         var results: [BenchResult] = []
         results += try ingest(apps: 1, eachEvents: 100_000)
         results += try ingest(apps: 4, eachEvents: 50_000)
-        results += try latency(inspectors: 1)
+        let unpaced = try unpacedInspected()
+        let paced = try latency(inspectors: 1)
+        results += paced
+        if let steady = paced.first(where: { $0.name == "server-process/server CPU per event, 5,000/s, 1 inspector" })?.value {
+            results.append(BenchResult(name: "server-process/server CPU per event, 5,000/s against unpaced, 1 inspector", value: steady, unit: "µs",
+                                       baseline: unpaced, ratio: steady / unpaced,
+                                       note: "baseline: the same 15,000 events and inspector, sent as fast as acks allow; goal ratio ≤ 1.25"))
+        }
         results += try latency(inspectors: 10)
         results += try latency(inspectors: 1, shape: .action)
         return results
@@ -40,6 +47,26 @@ enum ProcessServerBenchmarks {
                 BenchResult(name: "server-process/server CPU per event, ingest, \(label)", value: (cpu / total * 1e7).rounded() / 10, unit: "µs",
                             note: "utime+stime of rewind serve over the run, /proc/PID/stat"),
             ]
+        }
+    }
+
+    /// The server's CPU an event for the work of ``latency(inspectors:shape:)`` with one inspector
+    /// (the same 15,000 stamped events, each pushed to the inspector), sent as fast as the acks
+    /// allow instead of at 5,000/s: the baseline of the steady-rate cost.
+    static func unpacedInspected() throws -> Double {
+        try withServer { server in
+            let events = 15_000
+            let watcher = try Child(bench, ["--role", "inspector", String(server.port), String(events)])
+            try watcher.waitFor("ready")
+            let before = server.cpuSeconds()
+            let app = try Child(bench, ["--role", "app", String(server.port), String(events), "0", "1"])
+            _ = try app.finish()
+            let report = try watcher.finish()
+            let cpu = server.cpuSeconds() - before
+            guard (report["received"]?.numberValue?.int64Value ?? 0) >= Int64(events) else {
+                throw BenchFailure("the inspector of the unpaced run missed events")
+            }
+            return (cpu / Double(events) * 1e7).rounded() / 10
         }
     }
 

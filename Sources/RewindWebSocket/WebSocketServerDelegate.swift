@@ -25,6 +25,14 @@ public protocol WebSocketServerDelegate: AnyObject, Sendable {
     /// closed first, or ``WebSocketCloseCode/abnormalClosure`` when the link just dropped.
     func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode)
 
+    /// A pass of the service loop that delivered messages (``didReceive(_:from:)``) ended.
+    /// `readLittle`: the pass read less than half of what one read may take, so the server's
+    /// input is light (with ``WebSocketServerConfiguration/receiveGathering`` it now waits that
+    /// long before its next look). Quick work on what the pass delivered may be done here, on
+    /// the service thread, where handing it to another thread would cost a wake-up more than
+    /// the work. Default: does nothing.
+    func didFinishServicePass(readLittle: Bool)
+
     /// The answer to a plain `GET` or `HEAD` request. Return ``HTTPResponse/deferred(_:)`` for
     /// an answer that takes long to make. Default: ``HTTPResponse/notFound``.
     func respond(to request: HTTPRequest) -> HTTPResponse
@@ -43,6 +51,8 @@ extension WebSocketServerDelegate {
     public func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {}
     /// Default: does nothing.
     public func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {}
+    /// Default: does nothing.
+    public func didFinishServicePass(readLittle: Bool) {}
     /// Default: ``HTTPResponse/notFound``.
     public func respond(to request: HTTPRequest) -> HTTPResponse { .notFound }
 }

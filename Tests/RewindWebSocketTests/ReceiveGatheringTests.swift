@@ -86,6 +86,89 @@ struct ReceiveGatheringTests {
         #expect(took < .seconds(10), "the flood took \(took) to read")
     }
 
+    /// Records what the service thread tells it, in order; at the end of each pass it answers
+    /// every message of the pass with `echo:` and the message.
+    private final class PassDelegate: WebSocketServerDelegate {
+        enum Heard: Equatable, Sendable {
+            case message(Int)
+            case passEnded(readLittle: Bool)
+        }
+
+        let heard = Recorder([Heard]())
+        /// The messages of the current pass (service thread).
+        private let pass = Recorder([(WebSocketConnection, WebSocketMessage)]())
+
+        func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+            heard.update { $0.append(.message(message.bytes.count)) }
+            pass.update { $0.append((connection, message)) }
+        }
+
+        func didFinishServicePass(readLittle: Bool) {
+            heard.update { $0.append(.passEnded(readLittle: readLittle)) }
+            let messages = pass.update { pass in
+                defer { pass.removeAll() }
+                return pass
+            }
+            for (connection, message) in messages where message.bytes.count < 1_024 {
+                _ = connection.send(text: "echo: " + String(decoding: message.bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    @Test("each pass that delivered messages ends with one call after them: a light one says it read little, a flood's does not")
+    func passEnds() throws {
+        let delegate = PassDelegate()
+        var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
+        configuration.receiveGathering = .milliseconds(1)
+        let server = WebSocketServer(configuration: configuration, delegate: delegate)
+        try server.start()
+        defer { server.shutdown() }
+        let port = try #require(server.port)
+        let (client, clientDelegate) = try connectClient(port: port) { configuration in
+            configuration.queueLimits = WebSocketQueueLimits(maxMessages: 10_000, maxBytes: 64 << 20)
+        }
+        defer { client.close() }
+        #expect(clientDelegate.waitForConnect())
+        #expect(client.send(text: "one") == .enqueued)
+        try #require(delegate.heard.wait { $0.contains(.passEnded(readLittle: true)) })
+        #expect(delegate.heard.value == [.message(3), .passEnded(readLittle: true)])
+        // 4 MiB at once: passes that read 64 KiB each.
+        for _ in 0..<128 { #expect(client.send(.binary([UInt8](repeating: 7, count: 32_768))) == .enqueued) }
+        try #require(delegate.heard.wait(timeout: .seconds(60)) { heard in
+            heard.filter { $0 == .message(32_768) }.count == 128 && heard.last.map { $0 != .message(32_768) } == true
+        })
+        let heard = delegate.heard.value
+        #expect(heard.contains(.passEnded(readLittle: false)))
+        // Never two ends in a row: a pass that delivered nothing is not reported.
+        func isEnd(_ heard: PassDelegate.Heard) -> Bool { if case .passEnded = heard { true } else { false } }
+        #expect(zip(heard, heard.dropFirst()).allSatisfy { !(isEnd($0.0) && isEnd($0.1)) })
+    }
+
+    @Test("what the delegate sends at the end of a light pass goes out before the server's wait, not after it")
+    func passEndOutputBeforeWait() throws {
+        let delegate = PassDelegate()
+        var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
+        configuration.receiveGathering = .milliseconds(100)
+        let server = WebSocketServer(configuration: configuration, delegate: delegate)
+        try server.start()
+        defer { server.shutdown() }
+        let port = try #require(server.port)
+        let (client, clientDelegate) = try connectClient(port: port)
+        defer { client.close() }
+        #expect(clientDelegate.waitForConnect())
+        // Written only after the wait, every answer would take 100 ms or more; written before it,
+        // an answer takes a round trip. The fastest of five rounds leaves room for a loaded machine.
+        var fastest = Duration.seconds(60)
+        for round in 0..<5 {
+            let sent = ContinuousClock.now
+            #expect(client.send(text: "ping \(round)") == .enqueued)
+            try #require(clientDelegate.state.wait { $0.received.count == round + 1 })
+            fastest = min(fastest, ContinuousClock.now - sent)
+        }
+        #expect(clientDelegate.state.value.received == (0..<5).map { .text(Array("echo: ping \($0)".utf8)) })
+        #expect(fastest < .milliseconds(50), "the fastest answer took \(fastest)")
+    }
+
     @Test("receiveGathering outside 0...100 ms is refused before anything listens", arguments: [
         Duration.milliseconds(-1), .milliseconds(101), .seconds(5),
     ])

@@ -55,6 +55,9 @@ final class AppIngest: LocalApps, @unchecked Sendable {
         /// A drain is scheduled on the ingest queue or running: it takes whatever arrives before
         /// it finds the inbox empty.
         var drainScheduled = false
+        /// The drain scheduled is left to the end of the service pass that read its first message
+        /// (``servicePassEnded(readLittle:)``), which runs it there or hands it to the queue.
+        var awaitingPassEnd = false
     }
 
     private let inbox = Mutex(Inbox())
@@ -141,19 +144,50 @@ final class AppIngest: LocalApps, @unchecked Sendable {
 
     /// Hands work to the ingest queue in each connection's arrival order; one drain is scheduled
     /// per burst rather than one dispatch per message, which would cost a wake-up per event.
+    /// A message's drain starts when the service pass that read it ends; a close's at once (a
+    /// close may come while the server stops, with no pass after it).
     private func enqueue(_ item: Inbound, from connection: WebSocketConnection, bytes: Int, mayPause: Bool = true) {
+        let isClose = if case .closed = item { true } else { false }
         let (schedule, pause) = inbox.withLock { inbox -> (Bool, Bool) in
             let pause = inbox.fifos.append(item, to: connection.id, bytes: bytes, mayPause: mayPause).paused
+            if isClose && inbox.awaitingPassEnd {
+                inbox.awaitingPassEnd = false
+                return (true, pause)
+            }
             if inbox.drainScheduled { return (false, pause) }
             inbox.drainScheduled = true
-            return (true, pause)
+            if isClose { return (true, pause) }
+            inbox.awaitingPassEnd = true
+            return (false, pause)
         }
         if pause { applyFlow(to: connection) }
-        // One drain per burst: the socket thread reads a burst in one pass when the server
-        // gathers its input (`receiveGathering`), so at a steady few thousand events a second the
-        // drain takes several at a time: one wake-up of this queue, one writer hand-over and one
-        // batched write to each inspector for all of them (Docs/BenchmarkHistory.md, "Out of process").
         if schedule { queue.async { self.drainInbox() } }
+    }
+
+    /// Service thread: the pass that delivered messages ended. One drain takes what the pass read:
+    /// the socket thread reads a burst in one pass when the server gathers its input
+    /// (`receiveGathering`), so at a steady few thousand events a second a drain takes several
+    /// at a time (one writer hand-over and one batched write to each inspector for all of them).
+    ///
+    /// After a pass that read little, the drain runs here, on the service thread, for as long as
+    /// its items are cheap (``serviceThreadCost(of:)``): waking the ingest queue's thread costs
+    /// more than checking a few small events (Docs/BenchmarkHistory.md, "the steady-rate cost").
+    /// The first item that is not cheap, and everything after it, goes to the ingest queue, which
+    /// keeps the drain: a hello that reads the log or an event on a large state never holds up
+    /// every socket of the server.
+    func servicePassEnded(readLittle: Bool) {
+        let start = inbox.withLock { inbox -> Bool in
+            defer { inbox.awaitingPassEnd = false }
+            return inbox.awaitingPassEnd
+        }
+        guard start else { return }
+        if readLittle {
+            // The queue is idle (this drain was not started, and nothing else runs on it but a
+            // short `letGo`), so `sync` runs the drain on this thread.
+            queue.sync { self.drainInbox(onServiceThread: true) }
+        } else {
+            queue.async { self.drainInbox() }
+        }
     }
 
     /// Serializes ``applyFlow(to:)``.
@@ -174,7 +208,10 @@ final class AppIngest: LocalApps, @unchecked Sendable {
     private func nextTurn() -> [Inbound] {
         let turns = inbox.withLock { inbox -> [FairInbox<UInt64, Inbound>.Turn] in
             let turns = inbox.fifos.nextRound()
-            if turns.isEmpty { inbox.drainScheduled = false }
+            if turns.isEmpty {
+                inbox.drainScheduled = false
+                inbox.awaitingPassEnd = false
+            }
             return turns
         }
         for turn in turns where turn.resumed {
@@ -186,22 +223,31 @@ final class AppIngest: LocalApps, @unchecked Sendable {
 
     // MARK: - On the ingest queue
 
-    private func drainInbox() {
+    /// Takes what the inbox holds, round by round, until it is empty. `onServiceThread`: run by
+    /// ``servicePassEnded(readLittle:)`` inside `queue.sync`, it hands the rest to the queue at
+    /// the first item that is not cheap or past the pass's budget.
+    private func drainInbox(onServiceThread: Bool = false) {
+        var budget = onServiceThread ? Self.serviceThreadBudget : Int.max
         while true {
             let items = nextTurn()
             if items.isEmpty {
                 flow.flush()
                 return
             }
-            for item in items {
-                switch item {
-                case .message(let bytes, let connection):
-                    handle(bytes, from: connection)
-                    flow.counted(messageBytes: bytes.count)
-                case .closed(let connection):
-                    flow.flush()
-                    handleClose(connection)
+            for (index, item) in items.enumerated() {
+                if onServiceThread {
+                    guard let cost = serviceThreadCost(of: item), cost <= budget else {
+                        let rest = items[index...]
+                        queue.async {
+                            for item in rest { self.take(item) }
+                            if self.flow.isFull { self.flow.flush() }
+                            self.drainInbox()
+                        }
+                        return
+                    }
+                    budget -= cost
                 }
+                take(item)
             }
             // One app alone streams in batches (one commit for many events); several apps take
             // turns, and a change of session hands the batch over anyway. The byte bound keeps
@@ -209,6 +255,51 @@ final class AppIngest: LocalApps, @unchecked Sendable {
             if flow.isFull { flow.flush() }
         }
     }
+
+    private func take(_ item: Inbound) {
+        switch item {
+        case .message(let bytes, let connection):
+            handle(bytes, from: connection)
+            flow.counted(messageBytes: bytes.count)
+        case .closed(let connection):
+            flow.flush()
+            handleClose(connection)
+        }
+    }
+
+    /// The JSON bytes one service pass may check on the service thread: its messages and the
+    /// states their events change (an event's check hashes its session's whole state, ~2 ms a
+    /// megabyte), about half a millisecond of work.
+    static let serviceThreadBudget = 256 << 10
+    /// The largest message, and the largest session state, whose event is checked on the
+    /// service thread.
+    static let serviceThreadMessageBytes = 16 << 10
+    static let serviceThreadStateBytes = 64 << 10
+
+    /// What taking `item` on the service thread costs, in bytes of JSON (the message and the
+    /// state its event changes); `nil` when it must go to the ingest queue: a close, a message
+    /// of a connection with no open session (a hello reads the log and waits for the writer),
+    /// of a session whose state is large or not measured yet, a large message, or a message
+    /// that is not an event (`end` waits for the writer).
+    private func serviceThreadCost(of item: Inbound) -> Int? {
+        guard case .message(let bytes, let connection) = item, bytes.count <= Self.serviceThreadMessageBytes,
+              let session = apps[connection.id]?.session, let state = session.stateBytes,
+              state <= Self.serviceThreadStateBytes, Self.looksLikeEvent(bytes) else { return nil }
+        return bytes.count + state
+    }
+
+    /// Whether `bytes` begin as an app's `event` or `events` message does,
+    /// `{"type":"event"` or `{"type":"events"`, as the recorder writes it (compact, `type`
+    /// first). Anything else (another order, spaces, another type) is not cheap: it goes to
+    /// the queue, where it is handled as always.
+    static func looksLikeEvent(_ bytes: [UInt8]) -> Bool {
+        let prefix = Self.eventPrefix
+        guard bytes.count > prefix.count + 1, bytes.starts(with: prefix) else { return false }
+        let next = bytes[prefix.count]
+        return next == UInt8(ascii: "\"") || (next == UInt8(ascii: "s") && bytes[prefix.count + 1] == UInt8(ascii: "\""))
+    }
+
+    private static let eventPrefix = Array(#"{"type":"event"#.utf8)
 
     private func handleClose(_ connection: WebSocketConnection) {
         guard let app = apps.removeValue(forKey: connection.id) else { return }

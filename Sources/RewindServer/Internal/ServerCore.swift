@@ -136,6 +136,10 @@ final class ServerCore: WebSocketServerDelegate, @unchecked Sendable {
         }
     }
 
+    func didFinishServicePass(readLittle: Bool) {
+        ingest.servicePassEnded(readLittle: readLittle)
+    }
+
     func didClose(_ connection: WebSocketConnection, code: WebSocketCloseCode) {
         if connection.path == AppMessage.path {
             ingest.closed(connection)

@@ -223,19 +223,51 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
             if force { break }
             if let requested, shutdownCode == nil { beginShutdown(code: requested) }
             if shutdownCode != nil, connections.isEmpty, transfers.isEmpty { break }
-            passBytes = 0
-            if lws_service(pointer, 0) < 0 { break }
+            let pass = servicePass(pointer)
+            if pass.serviced < 0 { break }
             // A pass that read a little waits before the next look, so that what arrives
             // meanwhile is read in one pass (see `receiveGathering`). Each wake-up of this thread
             // costs more than reading a small frame; under a flood passes read a lot and never wait.
-            if gatheringMicroseconds > 0, passBytes > 0, passBytes < Self.lightPassBytes {
+            if gatheringMicroseconds > 0, pass.bytes > 0, pass.bytes < Self.lightPassBytes {
+                // What the pass's own work queued (the delegate may take light input on this
+                // thread at the end of the pass: the pushes of the events it read) is written
+                // before the wait rather than after it.
+                if waker.hasPending {
+                    for core in waker.takePending() { WebSocketIO.wake(core) }
+                    let writing = servicePass(pointer, finishing: false)
+                    if writing.serviced < 0 { break }
+                    if writing.messages > 0 {
+                        // What this writing pass read is the delegate's at the end of the next
+                        // pass, with what arrives meanwhile; that pass must not wait for input.
+                        carriedMessages = true
+                        waker.wake()
+                    }
+                }
                 usleep(gatheringMicroseconds)
             }
         }
     }
 
+    /// One `lws_service` call, then (when `finishing`) the delegate's
+    /// ``WebSocketServerDelegate/didFinishServicePass(readLittle:)`` if it or the writing pass
+    /// before it delivered messages.
+    private func servicePass(_ pointer: OpaquePointer, finishing: Bool = true) -> (serviced: Int32, bytes: Int, messages: Int) {
+        passBytes = 0
+        passMessages = 0
+        let serviced = lws_service(pointer, 0)
+        if finishing, passMessages > 0 || carriedMessages {
+            carriedMessages = false
+            delegate?.didFinishServicePass(readLittle: passBytes < Self.lightPassBytes)
+        }
+        return (serviced, passBytes, passMessages)
+    }
+
+    /// A writing pass (see `serviceLoop`) delivered messages whose pass end is the next pass's.
+    private var carriedMessages = false
     /// WebSocket payload bytes read in the current service pass (service thread).
     private var passBytes = 0
+    /// Messages delivered to the delegate in the current service pass (service thread).
+    private var passMessages = 0
     /// The accepted connections that have not sent their request yet (service thread).
     private lazy var gate = HandshakeGate(limits: configuration.handshakeLimits)
 
@@ -330,6 +362,7 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
         outputBudget.received(length)
         var closeNow = false
         if let message = WebSocketIO.receive(on: connection.core, wsi: wsi, input: input, length: length, closeNow: &closeNow) {
+            passMessages += 1
             delegate?.didReceive(message, from: connection)
         }
         return closeNow ? -1 : 0
