@@ -95,10 +95,14 @@ struct ReceiveGatheringTests {
         }
 
         let heard = Recorder([Heard]())
+        /// When each message was delivered.
+        let readAt = Recorder([ContinuousClock.Instant]())
         /// The messages of the current pass (service thread).
         private let pass = Recorder([(WebSocketConnection, WebSocketMessage)]())
 
         func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+            let now = ContinuousClock.now
+            readAt.update { $0.append(now) }
             heard.update { $0.append(.message(message.bytes.count)) }
             pass.update { $0.append((connection, message)) }
         }
@@ -153,20 +157,40 @@ struct ReceiveGatheringTests {
         try server.start()
         defer { server.shutdown() }
         let port = try #require(server.port)
-        let (client, clientDelegate) = try connectClient(port: port)
+        let answers = AnswerTimes()
+        let client = try WebSocketClient(configuration: WebSocketClientConfiguration(url: "ws://127.0.0.1:\(port)/app", subprotocol: "rewind.app.v1"))
+        try client.connect(delegate: answers)
         defer { client.close() }
-        #expect(clientDelegate.waitForConnect())
-        // Written only after the wait, every answer would take 100 ms or more; written before it,
-        // an answer takes a round trip. The fastest of five rounds leaves room for a loaded machine.
-        var fastest = Duration.seconds(60)
+        try #require(answers.received.wait { $0.connected })
+        // From the pass that read a ping to its answer: written after the wait, 100 ms or more
+        // every time; written before it, a moment. The fastest of five leaves room for a loaded
+        // machine.
         for round in 0..<5 {
-            let sent = ContinuousClock.now
             #expect(client.send(text: "ping \(round)") == .enqueued)
-            try #require(clientDelegate.state.wait { $0.received.count == round + 1 })
-            fastest = min(fastest, ContinuousClock.now - sent)
+            try #require(answers.received.wait { $0.answers.count == round + 1 })
         }
-        #expect(clientDelegate.state.value.received == (0..<5).map { .text(Array("echo: ping \($0)".utf8)) })
-        #expect(fastest < .milliseconds(50), "the fastest answer took \(fastest)")
+        let read = delegate.readAt.value, answered = answers.received.value.answers
+        #expect(answered.map(\.message) == (0..<5).map { .text(Array("echo: ping \($0)".utf8)) })
+        try #require(read.count == 5)
+        let fastest = zip(read, answered).map { $0.1.at - $0.0 }.min() ?? .seconds(60)
+        #expect(fastest < .milliseconds(50), "the fastest answer left \(fastest) after its ping was read")
+    }
+
+    /// A client that notes when each message arrives, on its own thread.
+    private final class AnswerTimes: WebSocketClientDelegate {
+        struct Received: Sendable {
+            var connected = false
+            var answers: [(message: WebSocketMessage, at: ContinuousClock.Instant)] = []
+        }
+
+        let received = Recorder(Received())
+
+        func didConnect(_ connection: WebSocketConnection) { received.update { $0.connected = true } }
+
+        func didReceive(_ message: WebSocketMessage, from connection: WebSocketConnection) {
+            let now = ContinuousClock.now
+            received.update { $0.answers.append((message, now)) }
+        }
     }
 
     @Test("receiveGathering outside 0...100 ms is refused before anything listens", arguments: [
