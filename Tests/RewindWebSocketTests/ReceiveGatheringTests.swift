@@ -33,12 +33,18 @@ struct ReceiveGatheringTests {
         }
     }
 
-    private static func start(gathering: Duration) throws -> Running {
-        let delegate = ArrivalDelegate()
+    /// A started server with Rewind's endpoints, gathering for `gathering`.
+    private static func server(gathering: Duration, delegate: some WebSocketServerDelegate) throws -> WebSocketServer {
         var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
         configuration.receiveGathering = gathering
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         try server.start()
+        return server
+    }
+
+    private static func start(gathering: Duration) throws -> Running {
+        let delegate = ArrivalDelegate()
+        let server = try server(gathering: gathering, delegate: delegate)
         let (client, clientDelegate) = try connectClient(port: try #require(server.port)) { configuration in
             configuration.queueLimits = WebSocketQueueLimits(maxMessages: 10_000, maxBytes: 64 << 20)
         }
@@ -122,10 +128,7 @@ struct ReceiveGatheringTests {
     @Test("each pass that delivered messages ends with one call after them: a light one says it read little, a flood's does not")
     func passEnds() throws {
         let delegate = PassDelegate()
-        var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
-        configuration.receiveGathering = .milliseconds(1)
-        let server = WebSocketServer(configuration: configuration, delegate: delegate)
-        try server.start()
+        let server = try Self.server(gathering: .milliseconds(1), delegate: delegate)
         defer { server.shutdown() }
         let port = try #require(server.port)
         let (client, clientDelegate) = try connectClient(port: port) { configuration in
@@ -151,10 +154,7 @@ struct ReceiveGatheringTests {
     @Test("what the delegate sends at the end of a light pass goes out before the server's wait, not after it")
     func passEndOutputBeforeWait() throws {
         let delegate = PassDelegate()
-        var configuration = WebSocketServerConfiguration(endpoints: rewindEndpoints)
-        configuration.receiveGathering = .milliseconds(100)
-        let server = WebSocketServer(configuration: configuration, delegate: delegate)
-        try server.start()
+        let server = try Self.server(gathering: .milliseconds(100), delegate: delegate)
         defer { server.shutdown() }
         let port = try #require(server.port)
         let answers = AnswerTimes()
