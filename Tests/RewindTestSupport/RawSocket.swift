@@ -111,6 +111,8 @@ public final class RawSocket {
             guard poll(&poller, 1, max(1, milliseconds)) > 0 else { continue }
             let want = byteAtATime ? 1 : chunk.count
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, want, 0) }
+            // A signal (a child process of another test ending) interrupts a read, not the peer.
+            if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             received.append(contentsOf: chunk[0..<n])
         }
