@@ -63,7 +63,8 @@ struct ServiceThreadIngestTests {
         inspector.send(["type": "subscribe", "id": 1, "session": "*"])
         #expect(inspector.waitForReply(id: 1)?["session"] == "*")
         // A 48 KB state is cheap enough for the socket thread, and six of its events fill what one
-        // pass may check there: a burst of 200 leaves most of them to the queue, mid-round.
+        // pass may check there: each group of twenty below (ten of each app), read in one small
+        // pass, leaves the rest to the queue mid-round.
         let app = try App(fixture, initial: ["n": 0, "text": .string(String(repeating: "t", count: 48 << 10))])
         defer { app.client.close() }
         // A second app, cheap too, streams beside it: the two take turns in each round.
@@ -71,9 +72,14 @@ struct ServiceThreadIngestTests {
         defer { other.client.close() }
         let count = 200
         let first = try Self.events(of: app, count: count), second = try Self.events(of: other, count: count)
-        for (a, b) in zip(first, second) {
-            app.client.send(a)
-            other.client.send(b)
+        for group in stride(from: 0, to: count, by: 10) {
+            for index in group..<(group + 10) {
+                app.client.send(first[index])
+                other.client.send(second[index])
+            }
+            // Acked before the next group leaves: each group is a pass of its own, not a burst.
+            let acked = Int64(group + 10)
+            #expect(app.client.waitForAck(acked, timeout: 60) && other.client.waitForAck(acked, timeout: 60), "group \(group)")
         }
         let last = Int64(count)
         #expect(app.client.waitForAck(last, timeout: 60))
