@@ -50,9 +50,11 @@ struct TransportTests {
 
     @Test("nothing listening: one sentence saying the connection was refused, reported once while the sink retries")
     func refusedIsReportedOnce() async throws {
-        let probe = try ProtocolPeer()
-        let port = probe.port
-        probe.shutdown()
+        // Held for the whole test: a port let go could be another test's server a moment later
+        // (CI once saw this sink reach one, "read failed").
+        let reserved = try ReservedPort()
+        defer { reserved.release() }
+        let port = reserved.port
         let reports = Reports()
         let url = URL(string: "ws://127.0.0.1:\(port)")!
         let sink = ServerSink(url: url, report: { reports.append($0) })
