@@ -232,8 +232,9 @@ final class ServerEngine: LWSEventHandler, @unchecked Sendable {
                 // What the pass's own work queued (the delegate may take light input on this
                 // thread at the end of the pass: the pushes of the events it read) is written
                 // before the wait rather than after it.
-                if waker.hasPending {
-                    for core in waker.takePending() { WebSocketIO.wake(core) }
+                let pending = waker.takePending()
+                if !pending.isEmpty {
+                    for core in pending { WebSocketIO.wake(core) }
                     let writing = servicePass(pointer, finishing: false)
                     if writing.serviced < 0 { break }
                     if writing.messages > 0 {

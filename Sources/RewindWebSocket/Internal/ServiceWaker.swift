@@ -48,9 +48,6 @@ final class ServiceWaker: @unchecked Sendable {
         }
     }
 
-    /// Whether connections are queued for the service thread.
-    var hasPending: Bool { state.withLock { !$0.pending.isEmpty } }
-
     /// The connections queued since the last call (service thread).
     func takePending() -> [ConnectionCore] {
         state.withLock { state in
