@@ -9,7 +9,7 @@ import RewindTestSupport
 /// After a service pass that read little, the server checks the events it read on its socket
 /// thread instead of waking the ingest queue (issue 42, the steady-rate cost). Only cheap events
 /// go there: these tests hold it to that, and to the order of what it hands on.
-@Suite("Ingest on the service thread")
+@Suite("Ingest on the service thread", .ownThreads)
 struct ServiceThreadIngestTests {
     typealias App = HostileInput.HostileStateTests.App
 
