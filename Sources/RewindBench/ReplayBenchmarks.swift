@@ -62,22 +62,22 @@ enum ReplayBenchmarks {
 
     /// Seconds from the first event built to the return of `flush`; the events built, for the baseline.
     static func record(_ app: (initial: JSONValue, steps: [(action: JSONValue, state: JSONValue)]), batch: Int,
-                       path: String) throws -> (seconds: Double, events: [LogEvent]) {
+                       path: String, keepEvents: Bool = false) throws -> (seconds: Double, events: [LogEvent]) {
         let writer = try LogWriter(path: path)
         defer { writer.close() }
-        let session = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date())
+        let session = try writer.openSession(uuid: "bench", app: "Bench", startedAt: Date(), hashVersion: .v2)
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         var built: [LogEvent] = []
-        built.reserveCapacity(app.steps.count + 1)
+        if keepEvents { built.reserveCapacity(app.steps.count + 1) }
         let started = MonotonicClock.seconds()
-        var builder = EventBuilder(sessionID: session)
+        var builder = EventBuilder(sessionID: session, hashVersion: .v2)
         var pending = [builder.initial(state: app.initial, at: start)]
         for (index, step) in app.steps.enumerated() {
             pending.append(builder.next(action: step.action, state: step.state, at: start.addingTimeInterval(Double(index) / 100),
                                         durationNs: 1_200))
             if pending.count >= batch {
                 writer.append(pending)
-                built += pending
+                if keepEvents { built += pending }
                 pending.removeAll(keepingCapacity: true)
             }
         }
@@ -94,7 +94,7 @@ enum ReplayBenchmarks {
             run += 1
             return directory.appendingPathComponent("record\(run).db").path
         }
-        let events = try record(app, batch: 1, path: freshPath()).events
+        let events = try record(app, batch: 1, path: freshPath(), keepEvents: true).events
         let rows = try events.map { try EncodedEvent($0) }
         let stateBytes = app.steps[0].state.serializedBytes().count
         var results: [BenchResult] = []
@@ -117,15 +117,19 @@ enum ReplayBenchmarks {
             name: "replay/append prebuilt events, batch 1", value: (Double(events.count) / writerOnly).rounded(), unit: "events/s",
             baseline: (Double(events.count) / plain).rounded(), ratio: plain / writerOnly,
             note: "LogWriter alone: the ceiling of the record figure"))
-        // Where the builder's time goes, one part at a time, on the same states.
+        // Where the caller's time goes, one part at a time, on the same states: the builder (with
+        // the recorder's hash, version 2) and the encoding `append` does before the hand-over.
         var previous = app.initial
+        var builtEvents: [LogEvent] = []
+        builtEvents.reserveCapacity(app.steps.count)
         let parts = Measure.median(minRuns: 3) {
-            var builder = EventBuilder(sessionID: 1)
+            builtEvents.removeAll(keepingCapacity: true)
+            var builder = EventBuilder(sessionID: 1, hashVersion: .v2)
             _ = builder.initial(state: app.initial, at: Date())
-            for step in app.steps { blackHole(builder.next(action: step.action, state: step.state, at: Date())) }
+            for step in app.steps { builtEvents.append(builder.next(action: step.action, state: step.state, at: Date())) }
         }
         let hashOnly = Measure.median(minRuns: 3) {
-            for step in app.steps { blackHole(step.state.stableHash) }
+            for step in app.steps { blackHole(step.state.treeHash) }
         }
         let diffOnly = Measure.median(minRuns: 3) {
             previous = app.initial
@@ -134,9 +138,13 @@ enum ReplayBenchmarks {
                 previous = step.state
             }
         }
+        let encodeOnly = try Measure.median(minRuns: 3) {
+            for event in builtEvents { blackHole(try EncodedEvent(event)) }
+        }
         let perEvent = { (seconds: Double) in seconds / Double(app.steps.count) * 1e6 }
+        let format = { (seconds: Double) in String(format: "%.2f", perEvent(seconds)) }
         results.append(BenchResult(name: "replay/EventBuilder.next", value: perEvent(parts), unit: "µs/event",
-                                   note: "of which stable hash \(String(format: "%.2f", perEvent(hashOnly))) µs, diff \(String(format: "%.2f", perEvent(diffOnly))) µs"))
+                                   note: "of which tree hash \(format(hashOnly)) µs, diff \(format(diffOnly)) µs; then encoding for append \(format(encodeOnly)) µs"))
         return results
     }
 
