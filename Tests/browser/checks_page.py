@@ -4,6 +4,7 @@ import json
 import os
 import time
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
@@ -135,6 +136,54 @@ def test_big_session_scrolls(ctx):
     assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.big["uuid"], seq=BIG)["value"]
     nodes = js(d, "return document.getElementsByTagName('*').length")
     assert nodes < 3000, f"{nodes} DOM nodes"
+
+
+def test_far_jump_moves_the_list_with_its_state(ctx):
+    """A slider jump whose state the page must ask the server for moves the list when the state
+    arrives, in the same task, not before (the state's reply would wait for the list's frame);
+    a state that does not come lets the list move alone after a moment and dims the old state."""
+    d = ctx.driver
+    open_session(ctx, ctx.big["id"])
+    wait(d, lambda d: shown_seq(d) == BIG, message=f"the last seq {BIG} shown")
+    d.find_element(By.ID, "follow").click()  # not following: the list stays where it is put
+    assert not d.find_element(By.ID, "follow").is_selected()
+    # Run after the page's own handlers: what the list drew when the page handled the input, and
+    # which selected row is drawn at the moment the state pane changes seq.
+    js(d, """
+        const list = document.getElementById('list'), slider = document.getElementById('slider');
+        const selectedRows = () => [...list.querySelectorAll('.row.selected')].filter(r => !r.hidden).map(r => Number(r.dataset.seq));
+        window.__far = {input: [], shown: []};
+        slider.addEventListener('input', () => window.__far.input.push({target: Number(slider.value), selected: selectedRows()}));
+        new MutationObserver(() => window.__far.shown.push({seq: Number(document.getElementById('state-pane').dataset.seq), selected: selectedRows()}))
+            .observe(document.getElementById('state-pane'), {attributes: true, attributeFilter: ['data-seq']});
+    """)
+    fetched = len(js(d, "return window.__rewindPerf.fetched"))
+    slider = d.find_element(By.ID, "slider")
+    width = slider.rect["width"]
+    ActionChains(d).move_to_element_with_offset(slider, int(-0.4 * width), 0).click().perform()
+    wait(d, lambda d: js(d, "return window.__far.input.length") == 1, message="the slider's input")
+    target = js(d, "return window.__far.input[0].target")
+    assert target < BIG // 2, f"the click went to #{target}"
+    wait(d, lambda d: shown_seq(d) == target, message=f"state #{target} shown")
+    assert len(js(d, "return window.__rewindPerf.fetched")) == fetched + 1, "the state did not come from the server"
+    assert js(d, "return window.__far.input[0].selected") == [], "the list moved before its state arrived"
+    shown = js(d, "return window.__far.shown")
+    assert shown[-1] == {"seq": target, "selected": [target]}, f"the list had not moved when the state was shown: {shown}"
+    assert shown_state(d) == ctx.inspector.ask(type="state", session=ctx.big["uuid"], seq=target)["value"]
+    # The server's state replies held back: the list goes alone, the old state dims.
+    js(d, """
+        const c = window.__rewind.connection, request = c.request.bind(c);
+        c.request = (body) => body.type === 'state' ? new Promise(() => {}) : request(body);
+    """)
+    slider = d.find_element(By.ID, "slider")
+    ActionChains(d).move_to_element_with_offset(slider, int(0.4 * width), 0).click().perform()
+    wait(d, lambda d: js(d, "return window.__far.input.length") == 2, message="the second input")
+    held = js(d, "return window.__far.input[1].target")
+    assert held > BIG // 2, f"the click went to #{held}"
+    wait(d, lambda d: any(r["seq"] == held for r in dom_rows(d)), message=f"the list at #{held} without its state")
+    wait(d, lambda d: js(d, "return document.getElementById('state-pane').classList.contains('pending')"), message="the old state dimmed")
+    assert shown_seq(d) == target
+    assert f"#{held} (loading" in d.find_element(By.ID, "state-title").text
 
 
 def test_export_downloads(ctx):

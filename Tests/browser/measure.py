@@ -2,17 +2,18 @@
 """Measures the inspector page (not a test: nothing is asserted).
 
 Usage: measure.py PATH_TO_REWIND_BINARY [--live-seconds 60] [--rate 1000] [--screenshot PATH]
+                  [--web DIR] [--far-jumps 20]
 
 Opens a 100,000-event session (imported) and reports, from timings the page takes itself with
 performance.now() around the render (window.__rewindPerf):
   - click on a row → its state rendered (p50/p99 over ~200 clicks; clicks whose state had to come
     from the server, after a far scroll, are reported apart as `fetched`);
   - slider step (arrow key on the slider) → state rendered;
-  - far slider jump (a click somewhere else on the slider, twenty times) → state rendered, the
-    state and the list's rows there asked of the server;
+  - far slider jump (a click somewhere else on the slider, --far-jumps times) → state rendered,
+    the state and the list's rows there asked of the server (the list drawn there with the state);
   - DOM node count and JS heap (performance.memory) before and after streaming the app at
     ~--rate events/s for --live-seconds with the live session open and following.
-With --screenshot, saves the inspector (the app's session, state tree expanded, a diff visible)
+--web serves another checkout's page (a before/after with one binary, alternated). With --screenshot, saves the inspector (the app's session, state tree expanded, a diff visible)
 at 1400x900.
 """
 import argparse
@@ -122,12 +123,15 @@ def main():
     parser.add_argument("--rate", type=float, default=1000)
     parser.add_argument("--screenshot")
     parser.add_argument("--demo", action="store_true", help="stream `rewind demo --app images` instead of the stand-in")
+    parser.add_argument("--web", default=os.path.join(harness.REPO, "web"),
+                        help="the page's folder to serve (another checkout's, for a before/after); default this one's")
+    parser.add_argument("--far-jumps", type=int, default=20, help="far slider jumps to measure (one sample each)")
     args = parser.parse_args()
     folder = harness.new_folder()
     big = os.path.join(folder, "big.jsonl")
     harness.gallery_jsonl(big, 100_000)
     harness.import_file(os.path.abspath(args.binary), os.path.join(folder, "rewind.db"), big, "big")
-    server = harness.Server(os.path.abspath(args.binary), folder)
+    server = harness.Server(os.path.abspath(args.binary), folder, web=os.path.abspath(args.web))
     app = driver = inspector = None
     try:
         inspector = harness.Inspector(server.port)
@@ -143,7 +147,7 @@ def main():
         print(summary("slider step → state", slider["slider"]))
         if slider["fetched"]:
             print(summary("slider (fetched)", slider["fetched"]))
-        print(summary("far slider jump", measure_far_slider(d, rng)))
+        print(summary("far slider jump", measure_far_slider(d, rng, args.far_jumps)))
 
         # `rewind demo`'s users wait on a pretend back end (a few dozen actions a second at most):
         # the stand-in app makes the 1,000 a second this measures.

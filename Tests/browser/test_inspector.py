@@ -23,7 +23,7 @@ import harness
 from checks_app import (test_a_missed_live_event_is_read_from_the_log, test_branch_beside_its_original, test_copied_binary_serves_its_page, test_page_over_https, test_dispatch_and_replay_reach_the_app, test_jump_and_resume_reach_the_app, test_replay_range_after_sessions_reload,
                         test_replay_too_large_is_refused,
                         test_reconnects_and_resubscribes, test_token_through_the_cookie)
-from checks_page import (BIG, test_big_session_scrolls, test_big_state_renders_lazily, test_blame_lists_the_changes,
+from checks_page import (BIG, test_big_session_scrolls, test_far_jump_moves_the_list_with_its_state, test_big_state_renders_lazily, test_blame_lists_the_changes,
                          test_click_shows_state_and_diff, test_compare_two_actions, test_export_downloads,
                          test_keyboard_moves_selection, test_live_events_appear, test_slider_moves_state,
                          test_action_pane, test_find_in_history, test_plot_a_number_across_the_session, test_this_should_be_gives_the_test_command, test_labels_placeholders_and_dispatch_example, test_layout_at_1280_and_1400,
@@ -40,7 +40,7 @@ class Context:
 
 TESTS = [test_live_events_appear, test_click_shows_state_and_diff, test_slider_moves_state, test_jump_and_resume_reach_the_app,
          test_dispatch_and_replay_reach_the_app, test_replay_too_large_is_refused, test_replay_range_after_sessions_reload,
-         test_type_filter, test_text_filter, test_big_session_scrolls, test_export_downloads, test_keyboard_moves_selection, test_copied_binary_serves_its_page,
+         test_type_filter, test_text_filter, test_big_session_scrolls, test_far_jump_moves_the_list_with_its_state, test_export_downloads, test_keyboard_moves_selection, test_copied_binary_serves_its_page,
          test_compare_two_actions, test_blame_lists_the_changes, test_special_keys_match_the_server, test_big_state_renders_lazily, test_token_through_the_cookie, test_page_over_https,
          test_reconnects_and_resubscribes, test_send_site_and_runs, test_find_in_history, test_plot_a_number_across_the_session, test_this_should_be_gives_the_test_command, test_follow_keeps_state_and_diff_together, test_action_pane, test_branch_beside_its_original,
          test_labels_placeholders_and_dispatch_example, test_layout_at_1280_and_1400, test_rows_of_one_type_show_payload_hints, test_non_finite_numbers_are_shown_as_numbers,

