@@ -41,6 +41,7 @@ enum PostgresBenchmarks {
         defer { cluster.stop() }
         var results: [BenchResult] = []
         results += try ingest(cluster)
+        results += try textIndexInput(cluster)
         // Paced: the same 5,000 events/s on one instance and spread over two; then one instance
         // at the 2,500/s each of the two carries, which tells the cost of being two from the
         // cost of a lower rate per instance (fewer events to share each wake-up and commit).
@@ -99,7 +100,7 @@ enum PostgresBenchmarks {
             """) else { throw BenchFailure("no session in the COPY database") }
         try cluster.psql(#"\copy (SELECT \#(id), seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced FROM events WHERE session_id = \#(session) ORDER BY seq) TO '\#(eventsFile)'"#,
                          database: served)
-        try cluster.psql(#"\copy (SELECT \#(id), seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced, words FROM events WHERE session_id = \#(session) ORDER BY seq) TO '\#(eventsWithWordsFile)'"#,
+        try cluster.psql(#"\copy (SELECT \#(id), seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced, words, lexemes FROM events WHERE session_id = \#(session) ORDER BY seq) TO '\#(eventsWithWordsFile)'"#,
                          database: served)
         try cluster.psql(#"\copy (SELECT \#(id), seq, state FROM keyframes WHERE session_id = \#(session) ORDER BY seq) TO '\#(keyframesFile)'"#,
                          database: served)

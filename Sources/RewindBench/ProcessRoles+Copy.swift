@@ -6,8 +6,9 @@ import RewindSupport
 extension ProcessRoles {
     /// The columns of an event before schema 5; the exported rows for the previous layouts have them.
     static let eventColumns = "session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced"
-    /// The columns `PostgresLogWriter` copies into since schema 5, in its order (the writer's words last).
-    static let eventColumnsWithWords = eventColumns + ", words"
+    /// The columns `PostgresLogWriter` copies into since schema 6, in its order (the writer's words
+    /// and lexemes last).
+    static let eventColumnsWithWords = eventColumns + ", words, lexemes"
     static let keyframeColumns = "session_id, seq, state"
 
     /// `copy URL EVENTS KEYFRAMES CHUNK [words]`: the limit `rewind serve`'s ingest is compared with. Loads
@@ -16,7 +17,7 @@ extension ProcessRoles {
     /// transaction, CHUNK rows per COPY statement (0: one statement per table). The files are
     /// read and cut before the clock starts. Reports the time from BEGIN to the end of COMMIT and
     /// the CPU time of the connection's backend process over it. With `words`, the events' rows
-    /// carry the writer's words (this layout), else not (the previous ones).
+    /// carry the writer's words and lexemes (this layout), else neither (the previous ones).
     static func copy(_ arguments: [String]) throws -> JSONValue {
         guard arguments.count == 4 || (arguments.count == 5 && arguments[4] == "words"), let chunk = Int(arguments[3]), chunk >= 0 else {
             throw BenchFailure("copy URL EVENTS KEYFRAMES CHUNK [words]")

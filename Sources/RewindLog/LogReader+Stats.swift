@@ -34,7 +34,7 @@ extension LogReader {
                 pageCount: Int(stored / 8_192), freePages: 0,
                 eventBytes: try scalar("SELECT \(size("pg_table_size", "events")) + \(size("pg_relation_size", "events_pkey"))"),
                 keyframeBytes: try scalar("SELECT \(size("pg_total_relation_size", "keyframes"))"),
-                textIndexBytes: try scalar("SELECT \(size("pg_relation_size", "events_words"))"),
+                textIndexBytes: try scalar("SELECT \(size("pg_relation_size", "events_lexemes"))"),
                 eventPayloadBytes: eventPayload, keyframePayloadBytes: keyframePayload, measuredByPages: true,
                 databaseBytes: try scalar("SELECT pg_database_size(current_database())"))
         }

@@ -41,12 +41,14 @@ public final class LogReader: @unchecked Sendable {
             sessionColumns = Self.sessionQuery(withRun: true, withHashVersion: true)
             indexesSessionMeta = true
             hasOwners = true
-            // The text index's expression: on the writer's words since schema 5; the benchmark
-            // reads the previous release's layout too, through that layout's own expression.
-            let hasWords = try connection.scalarInt("""
-                SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('events') AND attname = 'words' AND NOT attisdropped
-                """) == 1
-            postgresTextDocument = hasWords ? TextQuery.postgresDocument(alias: "e")
+            // The text index's expression: on the writer's lexemes since schema 6, its words
+            // since schema 5; the benchmark reads earlier layouts too, through their own.
+            let columns = try connection.scalarInt("""
+                SELECT count(*) FILTER (WHERE attname = 'words') + 2 * count(*) FILTER (WHERE attname = 'lexemes')
+                FROM pg_attribute WHERE attrelid = to_regclass('events') AND NOT attisdropped
+                """) ?? 0
+            postgresTextDocument = columns & 2 != 0 ? TextQuery.postgresLexemeDocument(alias: "e")
+                : columns & 1 != 0 ? TextQuery.postgresDocument(alias: "e")
                 : "to_tsvector('simple', \(TextQuery.postgresDocumentFromAction("e.action")))"
             return
         }

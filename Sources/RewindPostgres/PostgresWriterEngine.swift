@@ -211,7 +211,7 @@ final class PostgresWriterEngine: @unchecked Sendable {
                 throw LogError(kind: .sessionLeased(session: String(lost.sessionID)), message: "its lease was lost while the database was away",
                                path: connection.location)
             }
-            try connection.copy(into: "events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced, words)") { buffer in
+            try connection.copy(into: "events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced, words, lexemes)") { buffer in
                 for event in events {
                     CopyText.field(event.sessionID, &buffer)
                     CopyText.field(event.seq, &buffer)
@@ -224,8 +224,15 @@ final class PostgresWriterEngine: @unchecked Sendable {
                     CopyText.field(event.durationNs, &buffer)
                     if let cause = event.cause { CopyText.field(cause, &buffer) } else { CopyText.null(&buffer) }
                     CopyText.field(Int64(event.coalesced ? 1 : 0), &buffer)
-                    // The words the text index takes (schema 5), made here rather than by the database.
-                    CopyText.field(TextQuery.postgresWords(event.action), &buffer, last: true)
+                    // What the text index takes, made here rather than by the database: the
+                    // action's lexemes (schema 6), or its words where they cannot be made (schema 5).
+                    if let lexemes = TextQuery.postgresLexemes(event.action) {
+                        CopyText.null(&buffer)
+                        CopyText.field(lexemes, &buffer, last: true)
+                    } else {
+                        CopyText.field(TextQuery.postgresWords(event.action), &buffer)
+                        CopyText.null(&buffer, last: true)
+                    }
                 }
             }
             try copyText(\.keyframe, of: events, into: "keyframes(session_id, seq, state)")

@@ -69,7 +69,7 @@ struct PartitionTests {
         let store = try PostgresLogStore(url: url)
         let writer = try store.openWriter()
         defer { writer.close() }
-        #expect(try Self.cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM rewind_schema", database: url) == "1,2,3,4,5")
+        #expect(try Self.cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM rewind_schema", database: url) == "1,2,3,4,5,6")
         #expect(try Self.everyRow(url) == before)
         // Every table with a row per event is partitioned now; the old tables are gone.
         #expect(try Self.cluster.psql("""
@@ -99,14 +99,29 @@ struct PartitionTests {
         // And it takes sessions as before, the triggers guarding the new tables.
         let id = try writer.openSession(uuid: "after-migration", app: "Todos", startedAt: Events.start)
         #expect(id == 6)
-        try appendCommitted(writer, Events.events(session: id, seqs: 0..<4) + [Events.event(session: id, seq: 4, text: "Crème brûlée, s'il vous plaît")])
-        // Schema 5: the rows written before keep no words and are found through their action
-        // (above: café); the new ones carry the writer's words, and are found through them.
-        #expect(try Self.cluster.psql("SELECT count(*) FILTER (WHERE words IS NULL), count(*) FROM events", database: url) == "85|90")
-        let words = try Self.cluster.psql("SELECT words FROM events WHERE session_id = \(id) AND seq = 4", database: url)
-        #expect(words == "type counter increment payload step 4 note creme brulee s il vous plait", "\(words)")
+        try appendCommitted(writer, Events.events(session: id, seqs: 0..<4) + [Events.event(session: id, seq: 4, text: "Crème brûlée, s'il vous plaît"),
+                                                                               Events.event(session: id, seq: 5, text: "milk, eggs and bread for the week")])
+        // Schemas 5 and 6: the rows written before keep neither words nor lexemes and are found
+        // through their action (above: café); of the new ones, an ASCII action of eight words or
+        // more carries the writer's lexemes (PostgreSQL's own), any other its words, and each is
+        // found through them.
+        #expect(try Self.cluster.psql("""
+            SELECT count(*) FILTER (WHERE words IS NULL AND lexemes IS NULL), count(*) FILTER (WHERE lexemes IS NOT NULL), count(*) FROM events
+            """, database: url) == "85|1|91")
+        let words = try Self.cluster.psql("SELECT words, lexemes IS NULL FROM events WHERE session_id = \(id) AND seq = 4", database: url)
+        #expect(words == "type counter increment payload step 4 note creme brulee s il vous plait|t", "\(words)")
+        #expect(try Self.cluster.psql("SELECT words FROM events WHERE session_id = \(id) AND seq = 3", database: url)
+                == "type counter increment payload step 3")
+        #expect(try Self.cluster.psql("""
+            SELECT words IS NULL AND lexemes = to_tsvector('simple', \(TextQuery.postgresDocumentFromAction("action"))) FROM events WHERE session_id = \(id) AND seq = 5
+            """, database: url) == "t")
         #expect(try reader.events(session: id, text: "brulee").map(\.seq) == [4])
-        #expect(try reader.events(session: id, text: "counter/INCREMENT").count == 5)
+        #expect(try reader.events(session: id, text: "counter/INCREMENT").count == 6)
+        #expect(try reader.events(session: id, text: "step").count == 6)
+        #expect(try reader.events(session: id, text: "bread for").map(\.seq) == [5])
+        #expect(try reader.events(session: id, text: "for bread").map(\.seq) == [5], "words in any order")
+        #expect(try reader.events(session: id, text: "eggs-and-bread").map(\.seq) == [5], "one word's tokens next to each other")
+        #expect(try reader.events(session: id, text: "eggs-bread").isEmpty, "not next to each other")
         let gap = #expect(throws: LogError.self) { try appendCommitted(writer, [Events.event(session: id, seq: 9)]) }
         #expect(gap?.description.contains("seq 9") == true, "\(gap?.description ?? "")")
         #expect(throws: PostgresTestClusterError.self) { try Self.cluster.psql("DELETE FROM events_p0 WHERE session_id = 1", database: url) }

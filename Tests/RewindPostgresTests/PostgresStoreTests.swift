@@ -168,7 +168,7 @@ struct PostgresStoreTests {
             return nil
         }
         #expect(failures == [])
-        #expect(try Self.cluster.psql("SELECT version, count(*) FROM rewind_schema GROUP BY version ORDER BY version", database: url) == "1|1\n2|1\n3|1\n4|1\n5|1")
+        #expect(try Self.cluster.psql("SELECT version, count(*) FROM rewind_schema GROUP BY version ORDER BY version", database: url) == "1|1\n2|1\n3|1\n4|1\n5|1\n6|1")
         #expect(try PostgresLogStore(url: url).openReader().sessions().count == count)
     }
 
@@ -180,8 +180,8 @@ struct PostgresStoreTests {
         try Self.cluster.psql("INSERT INTO rewind_schema(version, applied_at) VALUES (99, 0)", database: newer)
         let store = try PostgresLogStore(url: newer)
         for error in [#expect(throws: LogError.self) { try store.openWriter() }, #expect(throws: LogError.self) { try store.openReader() }] {
-            #expect(error?.kind == .newerSchema(found: 99, supported: 5))
-            #expect(error?.description == "\(store.location) was written by a newer Rewind (schema 99); this build reads schema 5.")
+            #expect(error?.kind == .newerSchema(found: 99, supported: 6))
+            #expect(error?.description == "\(store.location) was written by a newer Rewind (schema 99); this build reads schema 6.")
         }
 
         let empty = try Self.cluster.createDatabase(prefix: "empty")
@@ -256,13 +256,13 @@ struct PostgresStoreTests {
     }
     #endif
 
-    @Test("text search goes through the GIN index on the action's words, not a scan")
+    @Test("text search goes through the GIN index on the action's lexemes, not a scan")
     func textSearchUsesTheIndex() throws {
         let (url, _, _) = try databaseWithSession()
         defer { try? Self.cluster.dropDatabase(url) }
         let plan = try Self.cluster.psql("""
             SET enable_seqscan = off;
-            EXPLAIN SELECT e.seq FROM events e WHERE \(TextQuery.postgresDocument(alias: "e")) @@ to_tsquery('simple', '''milk''');
+            EXPLAIN SELECT e.seq FROM events e WHERE \(TextQuery.postgresLexemeDocument(alias: "e")) @@ to_tsquery('simple', '''milk''');
             """, database: url)
         // Each range's partition has the index (PostgreSQL names it after the partition).
         #expect(plan.contains("Bitmap Index Scan on events_p0_"), "\(plan)")

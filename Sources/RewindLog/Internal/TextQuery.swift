@@ -50,6 +50,13 @@ extension TextQuery {
         """
     }
 
+    /// The text index's expression on the table `alias` since schema 6: the event's `lexemes`
+    /// (``postgresLexemes(_:)``), or, for a row without them, ``postgresDocument(alias:)``
+    /// (its words, or its action's words for a row stored before schema 5).
+    package static func postgresLexemeDocument(alias: String) -> String {
+        "coalesce(\(alias).lexemes, \(postgresDocument(alias: alias)))"
+    }
+
     /// The words a team store indexes for an action's JSON text (its first
     /// ``postgresIndexedCharacters`` characters): without accents (canonical decomposition, less
     /// U+0300 to U+036F), lowercased, each run of characters that are not letters or digits one
@@ -72,6 +79,90 @@ extension TextQuery {
             }
         }
         return words
+    }
+
+    /// The most words an action's ``postgresLexemes(_:)`` hold: below PostgreSQL's limits on a
+    /// lexeme's positions (256) and on a position (16,383), so the text means what
+    /// `to_tsvector` would have made.
+    package static let postgresLexemeWords = 255
+    /// The longest word ``postgresLexemes(_:)`` writes (`to_tsvector` leaves longer ones out).
+    package static let postgresLexemeBytes = 2_046
+    /// The fewest words an action's ``postgresLexemes(_:)`` hold. For fewer, the words cost
+    /// PostgreSQL no more: a `tsvector` row is larger than its words, and parsing a few words is
+    /// cheap (`rewind-bench --filter server-postgres`, "text index from lexemes": five words
+    /// 0.97–1.15 × the words' cost, about 110 words 0.27–0.29 ×).
+    package static let postgresLexemeMinimumWords = 8
+
+    /// The text index's document for an action (schema 6) as the text of a `tsvector`, made by
+    /// the writer so that PostgreSQL reads lexemes instead of parsing words for every row it
+    /// stores (issue 42): each of ``postgresWords(_:)`` once, with the positions it has among
+    /// them (`'ada':1,4 'login':2`), sorted as PostgreSQL keeps them, the very lexemes
+    /// `to_tsvector('simple', words)` makes.
+    /// `nil` where that is not certain or does not pay, and the row then stores its words
+    /// instead: an action with a byte past ASCII (PostgreSQL's parser reads letters of other
+    /// scripts by its locale), fewer than ``postgresLexemeMinimumWords`` or more than
+    /// ``postgresLexemeWords`` words, a word longer than ``postgresLexemeBytes``, or a word the
+    /// parser splits (`9e6fh1`).
+    package static func postgresLexemes(_ text: [UInt8]) -> [UInt8]? {
+        // The words' letters, lowercased, one after another, and where each word starts and ends.
+        var letters: [UInt8] = []
+        letters.reserveCapacity(text.count)
+        var words: [Range<Int>] = []
+        var wordStart = -1
+        for byte in text.prefix(postgresIndexedCharacters) {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if wordStart < 0 {
+                    guard words.count < postgresLexemeWords else { return nil }
+                    wordStart = letters.count
+                }
+                letters.append(byte | (byte >= UInt8(ascii: "A") ? 0x20 : 0))  // lowercase; digits unchanged
+            case 0x80...:
+                return nil
+            default:
+                if wordStart >= 0 { words.append(wordStart..<letters.count) }
+                wordStart = -1
+            }
+        }
+        if wordStart >= 0 { words.append(wordStart..<letters.count) }
+        guard words.count >= postgresLexemeMinimumWords else { return nil }
+        for word in words where word.count > postgresLexemeBytes || splitByPostgres(letters[word]) { return nil }
+        // In the order PostgreSQL keeps a tsvector's lexemes (their bytes, a prefix first), each
+        // once with its positions in order: what it then reads back without sorting anything.
+        let order = words.indices.sorted { a, b in
+            let x = letters[words[a]], y = letters[words[b]]
+            return x.elementsEqual(y) ? a < b : x.lexicographicallyPrecedes(y)
+        }
+        var lexemes: [UInt8] = []
+        lexemes.reserveCapacity(letters.count + words.count * 5)
+        var previous: Int?
+        for index in order {
+            if let previous, letters[words[previous]].elementsEqual(letters[words[index]]) {
+                lexemes.append(UInt8(ascii: ","))
+            } else {
+                if previous != nil { lexemes.append(0x20) }
+                lexemes.append(UInt8(ascii: "'"))
+                lexemes.append(contentsOf: letters[words[index]])
+                lexemes.append(contentsOf: "':".utf8)
+            }
+            lexemes.append(contentsOf: String(index + 1).utf8)
+            previous = index
+        }
+        return lexemes
+    }
+
+    /// Whether PostgreSQL's parser reads the word (letters and digits) as more than one token:
+    /// digits, `e` and digits make a number in exponent form (`9e6`), and letters or digits
+    /// after it a second token (`9e6fh1` is `9e6` and `fh1`).
+    private static func splitByPostgres(_ word: ArraySlice<UInt8>) -> Bool {
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        guard let first = word.first, isDigit(first) else { return false }
+        var index = word.startIndex
+        while index < word.endIndex, isDigit(word[index]) { index += 1 }
+        guard index + 1 < word.endIndex, word[index] == UInt8(ascii: "e"), isDigit(word[index + 1]) else { return false }
+        index += 1
+        while index < word.endIndex, isDigit(word[index]) { index += 1 }
+        return index < word.endIndex
     }
 
     /// ``postgresWords(_:)`` by Unicode's characters, for text past ASCII: its first characters
