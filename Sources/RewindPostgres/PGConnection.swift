@@ -158,10 +158,12 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
 
     // MARK: COPY
 
-    /// Streams `rows` (already in COPY's text format, one line each) into `COPY target FROM STDIN`.
-    package func copy(into target: String, _ write: (inout [UInt8]) -> Void) throws(LogError) {
+    /// Streams `rows` (already in COPY's text format, one line each) into `COPY target FROM STDIN`;
+    /// with `binary`, the rows `write` adds are in COPY's binary format (``CopyBinary``), and the
+    /// header and trailer are added here.
+    package func copy(into target: String, binary: Bool = false, _ write: (inout [UInt8]) -> Void) throws(LogError) {
         try ensureConnected()
-        let sql = "COPY \(target) FROM STDIN"
+        let sql = "COPY \(target) FROM STDIN" + (binary ? " (FORMAT binary)" : "")
         let start = PQexec(handle, sql)
         guard PQresultStatus(start) == PGRES_COPY_IN else {
             defer { PQclear(start) }
@@ -171,7 +173,9 @@ package final class PGConnection: SQLReadConnection, @unchecked Sendable {
         PQclear(start)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 16)
+        if binary { CopyBinary.header(&buffer) }
         write(&buffer)
+        if binary { CopyBinary.trailer(&buffer) }
         // In pieces of 1 MiB: libpq takes an Int32 length, and a piece at a time keeps its own
         // buffer small.
         let sent = buffer.withUnsafeBufferPointer { raw -> Int32 in

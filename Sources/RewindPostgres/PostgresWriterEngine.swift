@@ -211,27 +211,30 @@ final class PostgresWriterEngine: @unchecked Sendable {
                 throw LogError(kind: .sessionLeased(session: String(lost.sessionID)), message: "its lease was lost while the database was away",
                                path: connection.location)
             }
-            try connection.copy(into: "events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced, words, lexemes)") { buffer in
+            // In COPY's binary format: PostgreSQL neither parses nor unescapes the rows' text.
+            try connection.copy(into: "events(session_id, seq, at, action_type, action, patch, inverse, hash, duration_ns, cause, coalesced, words, lexemes)",
+                                binary: true) { buffer in
                 for event in events {
-                    CopyText.field(event.sessionID, &buffer)
-                    CopyText.field(event.seq, &buffer)
-                    CopyText.field(event.at, &buffer)
-                    CopyText.field(Array(event.actionType.utf8), &buffer)
-                    CopyText.field(event.action, &buffer)
-                    CopyText.field(event.patch, &buffer)
-                    CopyText.field(event.inverse, &buffer)
-                    CopyText.field(event.hash, &buffer)
-                    CopyText.field(event.durationNs, &buffer)
-                    if let cause = event.cause { CopyText.field(cause, &buffer) } else { CopyText.null(&buffer) }
-                    CopyText.field(Int64(event.coalesced ? 1 : 0), &buffer)
+                    CopyBinary.row(fields: 13, &buffer)
+                    CopyBinary.field(event.sessionID, &buffer)
+                    CopyBinary.field(event.seq, &buffer)
+                    CopyBinary.field(event.at, &buffer)
+                    CopyBinary.text(Array(event.actionType.utf8), &buffer)
+                    CopyBinary.text(event.action, &buffer)
+                    CopyBinary.text(event.patch, &buffer)
+                    CopyBinary.text(event.inverse, &buffer)
+                    CopyBinary.field(event.hash, &buffer)
+                    CopyBinary.field(event.durationNs, &buffer)
+                    if let cause = event.cause { CopyBinary.field(cause, &buffer) } else { CopyBinary.null(&buffer) }
+                    CopyBinary.field(Int32(event.coalesced ? 1 : 0), &buffer)
                     // What the text index takes, made here rather than by the database: the
-                    // action's lexemes (schema 6), or its words where they cannot be made (schema 5).
-                    if let lexemes = TextQuery.postgresLexemes(event.action) {
-                        CopyText.null(&buffer)
-                        CopyText.field(lexemes, &buffer, last: true)
+                    // action's lexemes (schema 6), or its words where they are not made (schema 5).
+                    if let lexemes = TextQuery.postgresLexemesBinary(event.action) {
+                        CopyBinary.null(&buffer)
+                        CopyBinary.raw(lexemes, &buffer)
                     } else {
-                        CopyText.field(TextQuery.postgresWords(event.action), &buffer)
-                        CopyText.null(&buffer, last: true)
+                        CopyBinary.text(TextQuery.postgresWords(event.action), &buffer)
+                        CopyBinary.null(&buffer)
                     }
                 }
             }

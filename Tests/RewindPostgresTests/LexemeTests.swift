@@ -58,6 +58,38 @@ struct LexemeTests {
             """, database: url) == "truefalse")
     }
 
+    @Test("the binary form (a binary COPY's) holds the same lexemes and positions as the text")
+    func binaryForm() throws {
+        var generator = SplitMix64(seed: 11)
+        var checked = 0
+        for _ in 0..<1_000 {
+            let words = (0..<(1 + Int(generator.next() % 40))).map { _ in ["a", "b", "ab", "ba", "z9", "10", "1e5", "Q"][Int(generator.next() % 8)] }
+            let bytes = Array(words.joined(separator: generator.next() % 2 == 0 ? " " : "-").utf8)
+            let text = Self.text(TextQuery.postgresLexemes(bytes))
+            let binary = TextQuery.postgresLexemesBinary(bytes)
+            #expect((text == nil) == (binary == nil))
+            guard let text, let binary else { continue }
+            // Read back as tsvectorrecv reads it, written out as the text form.
+            var offset = 0
+            func integer(_ size: Int) -> Int {
+                defer { offset += size }
+                return binary[offset..<(offset + size)].reduce(0) { $0 << 8 | Int($1) }
+            }
+            var lexemes: [String] = []
+            for _ in 0..<integer(4) {
+                let end = try #require(binary[offset...].firstIndex(of: 0))
+                let word = String(decoding: binary[offset..<end], as: UTF8.self)
+                offset = end + 1
+                let positions = (0..<integer(2)).map { _ in String(integer(2)) }
+                lexemes.append("'\(word)':" + positions.joined(separator: ","))
+            }
+            #expect(offset == binary.count)
+            #expect(lexemes.joined(separator: " ") == text, "\(words)")
+            checked += 1
+        }
+        #expect(checked > 500)
+    }
+
     @Test("an action past ASCII, under 8 or past 255 words, or with a word past 2,046 bytes or one the parser splits is left to PostgreSQL")
     func leftToPostgres() {
         #expect(TextQuery.postgresLexemes(Array(#"{"title":"Café"}"#.utf8)) == nil)

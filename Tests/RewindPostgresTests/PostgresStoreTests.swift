@@ -256,6 +256,42 @@ struct PostgresStoreTests {
     }
     #endif
 
+    @Test("an event's fields read back as written through the binary COPY: tabs, newlines, backslashes, quotes, accents, emoji, U+0000 in an action type, no cause, extreme numbers")
+    func binaryCopyRoundTrip() throws {
+        let url = try Self.cluster.createDatabase(prefix: "pg_binary")
+        defer { try? Self.cluster.dropDatabase(url) }
+        let store = try PostgresLogStore(url: url)
+        let writer = try store.openWriter()
+        defer { writer.close() }
+        let id = try writer.openSession(uuid: "binary", app: "A", startedAt: Events.start)
+        var events = Events.events(session: id, seqs: 0..<2)
+        let awkward = "tab\tnewline\ncarriage\rback\\slash \"quote\" 'single' Crème 🍮 \\N \\."
+        var odd = Events.event(session: id, seq: 2, type: "odd\u{0}type", text: awkward)
+        odd.cause = nil
+        odd.coalesced = true
+        odd.durationNs = .max
+        odd.hash = .max
+        odd.at = Date(timeIntervalSince1970: 1_763_700_000.123_456)
+        var long = Events.event(session: id, seq: 3, text: "milk and eggs and bread for the whole week ahead")
+        long.cause = 1
+        events += [odd, long]
+        try appendCommitted(writer, events)
+        let read = try store.openReader().events(session: id)
+        #expect(read.count == 4)
+        let back = try #require(read.first { $0.seq == 2 })
+        #expect(back.action == odd.action)
+        #expect(back.actionType == "odd\u{FFFD}type")
+        #expect(back.patch == odd.patch && back.inverse == odd.inverse)
+        #expect(back.cause == nil && back.coalesced && back.durationNs == .max && back.hash == .max)
+        #expect(back.at == odd.at)
+        #expect(read.first { $0.seq == 3 }?.cause == 1)
+        // Both kinds of search input arrived: words for the short action, lexemes for the long one.
+        #expect(try Self.cluster.psql("SELECT seq, words IS NULL, lexemes IS NULL FROM events ORDER BY seq", database: url)
+                == "0|f|t\n1|f|t\n2|f|t\n3|t|f")
+        #expect(try store.openReader().events(session: id, text: "whole week").map(\.seq) == [3])
+        #expect(try store.openReader().events(session: id, text: "creme").map(\.seq) == [2])
+    }
+
     @Test("text search goes through the GIN index on the action's lexemes, not a scan")
     func textSearchUsesTheIndex() throws {
         let (url, _, _) = try databaseWithSession()

@@ -104,57 +104,44 @@ extension TextQuery {
     /// ``postgresLexemeWords`` words, a word longer than ``postgresLexemeBytes``, or a word the
     /// parser splits (`9e6fh1`).
     package static func postgresLexemes(_ text: [UInt8]) -> [UInt8]? {
-        // The words' letters, lowercased, one after another, and where each word starts and ends.
-        var letters: [UInt8] = []
-        letters.reserveCapacity(text.count)
-        var words: [Range<Int>] = []
-        var wordStart = -1
-        for byte in text.prefix(postgresIndexedCharacters) {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                if wordStart < 0 {
-                    guard words.count < postgresLexemeWords else { return nil }
-                    wordStart = letters.count
-                }
-                letters.append(byte | (byte >= UInt8(ascii: "A") ? 0x20 : 0))  // lowercase; digits unchanged
-            case 0x80...:
-                return nil
-            default:
-                if wordStart >= 0 { words.append(wordStart..<letters.count) }
-                wordStart = -1
+        guard let lexemes = PostgresLexemes(text) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(lexemes.letters.count + lexemes.count * 5)
+        for (index, entry) in lexemes.entries.enumerated() {
+            if index > 0 { out.append(0x20) }
+            out.append(UInt8(ascii: "'"))
+            out.append(contentsOf: lexemes.letters[entry.word])
+            out.append(contentsOf: "':".utf8)
+            for (k, position) in entry.positions.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: String(position).utf8)
             }
         }
-        if wordStart >= 0 { words.append(wordStart..<letters.count) }
-        guard words.count >= postgresLexemeMinimumWords else { return nil }
-        for word in words where word.count > postgresLexemeBytes || splitByPostgres(letters[word]) { return nil }
-        // In the order PostgreSQL keeps a tsvector's lexemes (their bytes, a prefix first), each
-        // once with its positions in order: what it then reads back without sorting anything.
-        let order = words.indices.sorted { a, b in
-            let x = letters[words[a]], y = letters[words[b]]
-            return x.elementsEqual(y) ? a < b : x.lexicographicallyPrecedes(y)
+        return out
+    }
+
+    /// ``postgresLexemes(_:)`` in a `tsvector`'s binary form (what `tsvectorrecv` reads in a
+    /// binary COPY): the number of lexemes, then each lexeme's bytes and a 0, the number of its
+    /// positions and each position, integers big-endian.
+    package static func postgresLexemesBinary(_ text: [UInt8]) -> [UInt8]? {
+        guard let lexemes = PostgresLexemes(text) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(4 + lexemes.letters.count + lexemes.count * 5)
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) } }
+        append(Int32(lexemes.entries.count))
+        for entry in lexemes.entries {
+            out.append(contentsOf: lexemes.letters[entry.word])
+            out.append(0)
+            append(UInt16(entry.positions.count))
+            for position in entry.positions { append(UInt16(position)) }
         }
-        var lexemes: [UInt8] = []
-        lexemes.reserveCapacity(letters.count + words.count * 5)
-        var previous: Int?
-        for index in order {
-            if let previous, letters[words[previous]].elementsEqual(letters[words[index]]) {
-                lexemes.append(UInt8(ascii: ","))
-            } else {
-                if previous != nil { lexemes.append(0x20) }
-                lexemes.append(UInt8(ascii: "'"))
-                lexemes.append(contentsOf: letters[words[index]])
-                lexemes.append(contentsOf: "':".utf8)
-            }
-            lexemes.append(contentsOf: String(index + 1).utf8)
-            previous = index
-        }
-        return lexemes
+        return out
     }
 
     /// Whether PostgreSQL's parser reads the word (letters and digits) as more than one token:
     /// digits, `e` and digits make a number in exponent form (`9e6`), and letters or digits
     /// after it a second token (`9e6fh1` is `9e6` and `fh1`).
-    private static func splitByPostgres(_ word: ArraySlice<UInt8>) -> Bool {
+    static func splitByPostgres(_ word: ArraySlice<UInt8>) -> Bool {
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         guard let first = word.first, isDigit(first) else { return false }
         var index = word.startIndex
@@ -268,5 +255,56 @@ extension TextQuery {
         for single in singles { expression += escaped(single) }
         for (start, end) in ranges { expression += escaped(start) + "-" + escaped(end) }
         return (expression + "]", rest.dropFirst())
+    }
+}
+
+/// An action's words as a `tsvector`'s lexemes (``TextQuery/postgresLexemes(_:)``): each word
+/// once with its positions (from 1, in order), the words in the order PostgreSQL keeps them
+/// (their bytes, a prefix first).
+struct PostgresLexemes {
+    /// The words' letters, lowercased, one after another.
+    let letters: [UInt8]
+    let entries: [(word: Range<Int>, positions: [Int])]
+    /// How many words (positions) there are.
+    let count: Int
+
+    init?(_ text: [UInt8]) {
+        var letters: [UInt8] = []
+        letters.reserveCapacity(text.count)
+        var words: [Range<Int>] = []
+        var wordStart = -1
+        for byte in text.prefix(TextQuery.postgresIndexedCharacters) {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if wordStart < 0 {
+                    guard words.count < TextQuery.postgresLexemeWords else { return nil }
+                    wordStart = letters.count
+                }
+                letters.append(byte | (byte >= UInt8(ascii: "A") ? 0x20 : 0))  // lowercase; digits unchanged
+            case 0x80...:
+                return nil
+            default:
+                if wordStart >= 0 { words.append(wordStart..<letters.count) }
+                wordStart = -1
+            }
+        }
+        if wordStart >= 0 { words.append(wordStart..<letters.count) }
+        guard words.count >= TextQuery.postgresLexemeMinimumWords else { return nil }
+        for word in words where word.count > TextQuery.postgresLexemeBytes || TextQuery.splitByPostgres(letters[word]) { return nil }
+        let order = words.indices.sorted { a, b in
+            let x = letters[words[a]], y = letters[words[b]]
+            return x.elementsEqual(y) ? a < b : x.lexicographicallyPrecedes(y)
+        }
+        var entries: [(word: Range<Int>, positions: [Int])] = []
+        for index in order {
+            if let last = entries.last, letters[last.word].elementsEqual(letters[words[index]]) {
+                entries[entries.count - 1].positions.append(index + 1)
+            } else {
+                entries.append((words[index], [index + 1]))
+            }
+        }
+        self.letters = letters
+        self.entries = entries
+        self.count = words.count
     }
 }
