@@ -436,14 +436,14 @@ extension PostgresSchema {
 
 extension PostgresSchema {
     /// Version 6: the writer hands PostgreSQL an event's lexemes, not its words (issue 42).
-    /// `to_tsvector` parsed every stored row's words again for the text index: 2 µs of
-    /// PostgreSQL's CPU an event (100,000 typical rows copied: 585–594 ms into a table indexed on
-    /// `to_tsvector('simple', words)`, 389–412 ms into one indexed on a `tsvector` column). The
-    /// writer now stores `lexemes` (``TextQuery/postgresLexemes(_:)``, the same lexemes at the
-    /// same positions) and no words for an action it can make them of, and its words for one it
-    /// cannot (past ASCII, or past 255 words); rows stored before keep what they had. The index is
-    /// on the lexemes, else on ``version5``'s document: every event is found as before. The
-    /// migration builds the new index over the stored events (Docs/Deploying.md).
+    /// `to_tsvector` parsed every stored row's words again for the text index (in psql, 100,000
+    /// rows of 8–15 words: 585–594 ms into a table indexed on `to_tsvector('simple', words)`,
+    /// 389–412 ms as `tsvector`; an action of ~110 words costs PostgreSQL 0.27–0.32 × as much to
+    /// store). The writer stores `lexemes` (``TextQuery/postgresLexemes(_:)``: `to_tsvector`'s own
+    /// lexemes and positions) and no words for an ASCII action of 8 to 255 words, and its words
+    /// for any other (a shorter one costs no more as words); rows stored before keep what they
+    /// had. The index is on the lexemes, else on ``version5``'s document: every event is found as
+    /// before. The migration builds the new index over the stored events (Docs/Deploying.md).
     static let version6 = """
         ALTER TABLE events ADD COLUMN lexemes tsvector;
         DROP INDEX events_words;

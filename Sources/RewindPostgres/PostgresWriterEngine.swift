@@ -229,7 +229,7 @@ final class PostgresWriterEngine: @unchecked Sendable {
                     CopyBinary.field(Int32(event.coalesced ? 1 : 0), &buffer)
                     // What the text index takes, made here rather than by the database: the
                     // action's lexemes (schema 6), or its words where they are not made (schema 5).
-                    if let lexemes = TextQuery.postgresLexemesBinary(event.action) {
+                    if let lexemes = TextQuery.postgresLexemes(event.action) {
                         CopyBinary.null(&buffer)
                         CopyBinary.raw(lexemes, &buffer)
                     } else {

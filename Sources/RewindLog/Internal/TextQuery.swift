@@ -93,37 +93,18 @@ extension TextQuery {
     /// 0.97–1.15 × the words' cost, about 110 words 0.27–0.29 ×).
     package static let postgresLexemeMinimumWords = 8
 
-    /// The text index's document for an action (schema 6) as the text of a `tsvector`, made by
-    /// the writer so that PostgreSQL reads lexemes instead of parsing words for every row it
-    /// stores (issue 42): each of ``postgresWords(_:)`` once, with the positions it has among
-    /// them (`'ada':1,4 'login':2`), sorted as PostgreSQL keeps them, the very lexemes
-    /// `to_tsvector('simple', words)` makes.
+    /// The text index's document for an action (schema 6) as a `tsvector`, made by the writer so
+    /// that PostgreSQL reads lexemes instead of parsing words for every row it stores (issue 42):
+    /// each of ``postgresWords(_:)`` once, with the positions it has among them, sorted as
+    /// PostgreSQL keeps them, the very lexemes `to_tsvector('simple', words)` makes. In the
+    /// binary form a binary COPY hands `tsvectorrecv`: the number of lexemes, then each lexeme's
+    /// bytes and a 0, the number of its positions and each position, integers big-endian.
     /// `nil` where that is not certain or does not pay, and the row then stores its words
     /// instead: an action with a byte past ASCII (PostgreSQL's parser reads letters of other
     /// scripts by its locale), fewer than ``postgresLexemeMinimumWords`` or more than
     /// ``postgresLexemeWords`` words, a word longer than ``postgresLexemeBytes``, or a word the
     /// parser splits (`9e6fh1`).
     package static func postgresLexemes(_ text: [UInt8]) -> [UInt8]? {
-        guard let lexemes = PostgresLexemes(text) else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(lexemes.letters.count + lexemes.count * 5)
-        for (index, entry) in lexemes.entries.enumerated() {
-            if index > 0 { out.append(0x20) }
-            out.append(UInt8(ascii: "'"))
-            out.append(contentsOf: lexemes.letters[entry.word])
-            out.append(contentsOf: "':".utf8)
-            for (k, position) in entry.positions.enumerated() {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: String(position).utf8)
-            }
-        }
-        return out
-    }
-
-    /// ``postgresLexemes(_:)`` in a `tsvector`'s binary form (what `tsvectorrecv` reads in a
-    /// binary COPY): the number of lexemes, then each lexeme's bytes and a 0, the number of its
-    /// positions and each position, integers big-endian.
-    package static func postgresLexemesBinary(_ text: [UInt8]) -> [UInt8]? {
         guard let lexemes = PostgresLexemes(text) else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(4 + lexemes.letters.count + lexemes.count * 5)
