@@ -73,7 +73,9 @@ struct DemoCommandTests {
         defer { dir.cleanup() }
         let db = dir.url.appendingPathComponent("demo.db").path
         let states = dir.url.appendingPathComponent("states.jsonl").path
-        let result = try CLIRunner.run(["demo", "--db", db, "--app", "breweries,orders", "--duration", "2", "--rate", "40",
+        // Four seconds: the orders app changes state on its pretend back end's replies (120 to
+        // 900 ms each), and two seconds under the suite's load once gave it only two lines.
+        let result = try CLIRunner.run(["demo", "--db", db, "--app", "breweries,orders", "--duration", "4", "--rate", "40",
                                         "--state-log", states, "--seed", "7"])
         #expect(result.status == 0, "\(result.stderr)")
         let sessions = Self.sessions(in: result.stdout)
