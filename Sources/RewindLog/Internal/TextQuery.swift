@@ -90,7 +90,7 @@ extension TextQuery {
     /// The fewest words an action's ``postgresLexemes(_:)`` hold. For fewer, the words cost
     /// PostgreSQL no more: a `tsvector` row is larger than its words, and parsing a few words is
     /// cheap (`rewind-bench --filter server-postgres`, "text index from lexemes": five words
-    /// 0.97–1.15 × the words' cost, about 110 words 0.27–0.29 ×).
+    /// 0.93–1.31 × the words' cost, about 110 words 0.27–0.32 ×, nine runs).
     package static let postgresLexemeMinimumWords = 8
 
     /// The text index's document for an action (schema 6) as a `tsvector`, made by the writer so
